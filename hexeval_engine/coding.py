@@ -1,0 +1,105 @@
+"""The one object that owns the integer coding of categorical columns.
+
+Explainer libraries (LIME, Anchor, DiCE) want numeric matrices; the model wants the original CSV
+columns. :class:`FeatureCoder` codes raw frames to float matrices (categoricals as integer codes)
+and decodes matrices back to raw frames before every model call, so every explanation speaks in
+the original columns and their real values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class FeatureCoder:
+    """Codes raw feature frames to numeric matrices and back.
+
+    Parameters
+    ----------
+    feature_names : list of str
+        Columns in model order.
+    categories : dict
+        For each categorical feature, the ordered list of its observed raw values. The code of a
+        value is its position in that list.
+    numeric_dtypes : dict
+        Raw dtype of each numeric column, restored on decode (integers stay integers).
+    value_labels : dict
+        Optional human-readable labels per feature and raw value (``{"cp": {0: "typical angina"}}``),
+        used only for display.
+    """
+
+    feature_names: list[str]
+    categories: dict[str, list] = field(default_factory=dict)
+    numeric_dtypes: dict[str, str] = field(default_factory=dict)
+    value_labels: dict[str, dict] = field(default_factory=dict)
+
+    @classmethod
+    def fit(cls, X: pd.DataFrame, categorical_features: list[str], value_labels: dict | None = None) -> "FeatureCoder":
+        categories = {}
+        for col in categorical_features:
+            values = X[col].dropna().unique().tolist()
+            categories[col] = sorted(values, key=lambda v: (str(type(v)), v))
+        numeric_dtypes = {c: str(X[c].dtype) for c in X.columns if c not in categories}
+        return cls(list(X.columns), categories, numeric_dtypes, dict(value_labels or {}))
+
+    @property
+    def categorical_features(self) -> list[str]:
+        return [c for c in self.feature_names if c in self.categories]
+
+    @property
+    def categorical_indices(self) -> list[int]:
+        return [i for i, c in enumerate(self.feature_names) if c in self.categories]
+
+    def encode(self, X: pd.DataFrame) -> np.ndarray:
+        """Raw frame -> float matrix (categoricals as codes; unseen or missing values -> NaN)."""
+        out = np.empty((len(X), len(self.feature_names)), dtype=float)
+        for j, col in enumerate(self.feature_names):
+            if col in self.categories:
+                lookup = {v: i for i, v in enumerate(self.categories[col])}
+                out[:, j] = X[col].map(lookup).astype(float).to_numpy()
+            else:
+                out[:, j] = pd.to_numeric(X[col], errors="coerce").astype(float).to_numpy()
+        return out
+
+    def decode(self, M: np.ndarray) -> pd.DataFrame:
+        """Float matrix -> raw frame with the original columns, values and dtypes."""
+        M = np.atleast_2d(np.asarray(M, dtype=float))
+        cols = {}
+        for j, col in enumerate(self.feature_names):
+            if col in self.categories:
+                cats = self.categories[col]
+                codes = np.clip(np.rint(np.nan_to_num(M[:, j], nan=0.0)), 0, len(cats) - 1).astype(int)
+                values = np.array(cats, dtype=object)[codes]
+                values[np.isnan(M[:, j])] = None
+                cols[col] = pd.Series(values, dtype=_category_dtype(cats))
+            else:
+                cols[col] = _restore_numeric(M[:, j], self.numeric_dtypes.get(col, "float64"))
+        return pd.DataFrame(cols, columns=self.feature_names)
+
+    def label(self, feature: str, value) -> str:
+        """Human-readable form of a raw value (uses value labels when the use case defines them)."""
+        labels = self.value_labels.get(feature, {})
+        for key in (value, str(value)):
+            if key in labels:
+                return str(labels[key])
+        if isinstance(value, float) and not np.isnan(value) and float(value).is_integer() and feature not in self.categories:
+            return str(int(value)) if "int" in self.numeric_dtypes.get(feature, "") else f"{value:g}"
+        if isinstance(value, (float, np.floating)):
+            return "missing" if np.isnan(value) else f"{value:.4g}"
+        return str(value)
+
+
+def _category_dtype(cats: list):
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in cats):
+        return "int64"
+    return object
+
+
+def _restore_numeric(column: np.ndarray, dtype: str) -> pd.Series:
+    if "int" in dtype and not np.isnan(column).any():
+        return pd.Series(np.rint(column).astype(dtype))
+    return pd.Series(column.astype(float))

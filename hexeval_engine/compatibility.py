@@ -1,0 +1,76 @@
+"""``validate_model_data_compatibility``: can this model be evaluated on this data?"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .dataset import Dataset
+from .errors import HexevalError
+from .model_wrapper import HexevalModel
+
+SAMPLE_ROWS = 200
+
+
+def validate_model_data_compatibility(model: HexevalModel, data: Dataset) -> dict:
+    """Check that ``model`` predicts sensible probabilities on ``data``.
+
+    Returns ``{"status": "valid"|"invalid", "errors": [...], "warnings": [...], "checks": {...}}``.
+    """
+    errors, warnings, checks = [], [], {}
+    names = model.feature_names
+    if names is not None:
+        missing = [c for c in names if c not in data.feature_names]
+        extra = [c for c in data.feature_names if c not in names]
+        checks["missing_features"], checks["extra_columns"] = missing, extra
+        if missing:
+            errors.append(f"The model needs feature(s) the CSV lacks: {', '.join(missing)}. Use the CSV the model was trained on.")
+        if extra:
+            warnings.append(f"The CSV has column(s) the model does not use: {', '.join(extra)}. They are ignored by the "
+                            "model but explainers will still vary them; drop them for cleaner explanations.")
+    else:
+        warnings.append("The model file does not record its input column names; HEXEval assumes the CSV's column order.")
+    if not errors:
+        _check_predictions(model, data, errors, warnings, checks)
+    return {"status": "invalid" if errors else "valid", "errors": errors, "warnings": warnings, "checks": checks}
+
+
+def _check_predictions(model, data, errors, warnings, checks) -> None:
+    sample = data.X_test.head(SAMPLE_ROWS)
+    try:
+        proba = model.predict_proba(sample)
+    except HexevalError as err:
+        errors.append(str(err))
+        return
+    except Exception as err:  # any failure of third-party predict code is reported, not raised
+        errors.append(f"The model could not predict on {len(sample)} test rows: {type(err).__name__}: {err}. "
+                      f"{_dtype_hint(sample)}")
+        return
+    checks["sample_rows"] = len(sample)
+    if not np.all(np.isfinite(proba)):
+        errors.append("The model returned NaN or infinite probabilities on the sample; check missing-value handling.")
+        return
+    if proba.min() < -1e-9 or proba.max() > 1 + 1e-9:
+        errors.append(f"The model returned probabilities outside [0, 1] (min {proba.min():.3g}, max {proba.max():.3g}); "
+                      "HEXEval needs calibrated probabilities from predict_proba.")
+        return
+    pred = (proba[:, 1] >= model.threshold).astype(int)
+    checks["predicted_positive_share"] = float(pred.mean())
+    if pred.min() == pred.max():
+        errors.append(f"The model predicts class {pred[0]} for every one of {len(sample)} test rows, so there is nothing "
+                      "to explain. Check that the model matches the data (same target and positive label).")
+        return
+    y = data.y_test.head(SAMPLE_ROWS).to_numpy()
+    accuracy = float((pred == y).mean())
+    checks["sample_accuracy"] = accuracy
+    if accuracy < 0.5:
+        warnings.append(f"Accuracy on the test sample is {accuracy:.0%}, worse than chance: the positive label may be "
+                        "reversed or the model may belong to other data.")
+
+
+def _dtype_hint(sample: pd.DataFrame) -> str:
+    text_cols = [c for c in sample.columns if not pd.api.types.is_numeric_dtype(sample[c])]
+    if text_cols:
+        return (f"Text column(s) {', '.join(text_cols)} reach the model as text: if it expects numbers, save the model "
+                "as a Pipeline that includes its encoder.")
+    return "Check that the model was trained on these columns."

@@ -1,0 +1,93 @@
+"""Read YAML configs safely, merge overrides deeply, validate into :class:`HexevalConfig`."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import yaml
+from pydantic import ValidationError
+
+from ..errors import ConfigError
+from .schema import HexevalConfig
+
+
+def load_config(path=None, overrides: dict | None = None) -> HexevalConfig:
+    """Load and validate a config.
+
+    Parameters
+    ----------
+    path : str or Path, optional
+        YAML file. ``None`` gives the built-in defaults.
+    overrides : dict, optional
+        Nested values merged over the file, e.g. ``{"evaluation": {"sample_size": 50}}``.
+    """
+    raw = read_yaml(path) if path is not None else {}
+    if overrides:
+        if not isinstance(overrides, dict):
+            raise ConfigError(f"config_overrides must be a nested dict such as {{'evaluation': {{'sample_size': 50}}}}; "
+                              f"got {type(overrides).__name__}.")
+        raw = deep_merge(raw, overrides)
+    if path is not None:
+        raw = _resolve_persona_path(raw, Path(path))
+        raw["source"] = str(path)
+    return validate_config(raw, where=str(path) if path else "config")
+
+
+def read_yaml(path) -> dict:
+    path = Path(path)
+    if not path.exists():
+        raise ConfigError(f"The config file {path} does not exist. Check the path or omit it to use the defaults.")
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except yaml.YAMLError as err:
+        raise ConfigError(f"{path.name} is not valid YAML: {err}. Fix the indentation or quoting at that line.") from err
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path.name} is not UTF-8 text. Save it as UTF-8.") from err
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path.name} must contain a mapping of sections (domain, evaluation, personas, ...); "
+                          f"it contains a {type(data).__name__}.")
+    return data
+
+
+def validate_config(raw: dict, *, where: str = "config") -> HexevalConfig:
+    try:
+        return HexevalConfig.model_validate(raw)
+    except ValidationError as err:
+        raise ConfigError(format_validation_error(err, where)) from err
+
+
+def format_validation_error(err: ValidationError, where: str) -> str:
+    lines = []
+    for e in err.errors():
+        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        if e["type"] == "extra_forbidden":
+            lines.append(f"{key}: unknown key (check the spelling against the configuration reference)")
+        else:
+            lines.append(f"{key}: {e['msg']} (got {e.get('input')!r})")
+    return f"Invalid {where}:\n  - " + "\n  - ".join(lines)
+
+
+def deep_merge(base: dict, override: dict) -> dict:
+    """Return ``base`` with ``override`` merged in recursively (neither input is modified)."""
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def _resolve_persona_path(raw: dict, config_path: Path) -> dict:
+    personas = raw.get("personas")
+    if isinstance(personas, dict) and isinstance(personas.get("file"), str):
+        candidate = Path(personas["file"])
+        if not candidate.is_absolute():
+            beside = config_path.parent / candidate
+            if beside.exists():
+                personas = dict(personas, file=str(beside))
+                raw = dict(raw, personas=personas)
+    return raw

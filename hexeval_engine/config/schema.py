@@ -1,0 +1,157 @@
+"""Typed evaluation config. Key paths keep the meaning they had in the original HEXEval config.
+
+Every section forbids unknown keys, so a typo (``sample_sise``) is an error that names the key path
+instead of a silently ignored setting.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class Domain(Section):
+    name: str = "Binary classification"
+    prediction_task: str = "the predicted outcome"
+    decision_verb: str = "decide on"
+    decision_noun: str = "case"
+    stakeholder_context: str = ""
+    end_user_context: str = ""
+    positive_outcome: str = "positive outcome"
+    negative_outcome: str = "negative outcome"
+    terms: dict[str, str] = Field(default_factory=dict)
+    feature_descriptions: dict[str, str] = Field(default_factory=dict, description="feature -> meaning with units")
+    value_labels: dict[str, dict[str, str]] = Field(default_factory=dict, description="feature -> raw value -> label")
+
+
+class DataSettings(Section):
+    target: str | None = None
+    positive_label: str | int | bool | None = None
+    test_size: float = Field(0.2, gt=0, lt=1)
+    categorical_features: list[str] = Field(default_factory=list)
+    drop_duplicates: bool = False
+    plausible_ranges: dict[str, tuple[float, float]] = Field(default_factory=dict)
+
+
+class Fidelity(Section):
+    steps: int = Field(20, ge=2, le=200)
+
+
+class Stability(Section):
+    noise_std: float = Field(0.02, ge=0, le=1, description="noise as a share of each numeric feature's std")
+    repeats: int = Field(3, ge=1, le=50)
+
+
+class ShapSettings(Section):
+    enabled: bool = True
+    background_size: int = Field(100, ge=1, le=10000)
+
+
+class LimeSettings(Section):
+    enabled: bool = True
+    num_samples: int = Field(500, ge=50, le=20000)
+    num_features: int = Field(10, ge=1, le=200)
+    stability_test: bool = True
+    stability_subset: int = Field(10, ge=1, le=1000)
+
+
+class AnchorSettings(Section):
+    enabled: bool = True
+    precision_threshold: float = Field(0.9, gt=0, le=1)
+    max_instances: int = Field(10, ge=1, le=1000)
+
+
+class DiceSettings(Section):
+    enabled: bool = True
+    num_counterfactuals: int = Field(3, ge=1, le=20)
+    max_instances: int = Field(5, ge=1, le=1000)
+    method: Literal["random", "genetic", "kdtree"] = "random"
+    immutable_features: list[str] = Field(default_factory=list, description="features a counterfactual must not change")
+    feature_ranges: dict[str, tuple[float, float]] = Field(default_factory=dict, description="allowed numeric ranges")
+
+
+class Explainers(Section):
+    shap: ShapSettings = Field(default_factory=ShapSettings)
+    lime: LimeSettings = Field(default_factory=LimeSettings)
+    anchor: AnchorSettings = Field(default_factory=AnchorSettings)
+    dice: DiceSettings = Field(default_factory=DiceSettings)
+
+
+class Parallel(Section):
+    backend: Literal["sequential", "loky", "dask"] = "sequential"
+    n_jobs: int = Field(2, ge=1, le=256)
+    scheduler_address: str | None = Field(None, description="dask.distributed scheduler, e.g. tcp://10.0.0.5:8786")
+
+    @model_validator(mode="after")
+    def _dask_needs_address(self):
+        if self.backend == "dask" and not self.scheduler_address:
+            raise ValueError("backend 'dask' needs scheduler_address (e.g. tcp://127.0.0.1:8786)")
+        return self
+
+
+class Evaluation(Section):
+    sample_size: int = Field(100, ge=1, le=100000)
+    random_state: int = 42
+    bootstrap_resamples: int = Field(1000, ge=100, le=100000)
+    confidence_level: float = Field(0.95, gt=0.5, lt=1)
+    fidelity: Fidelity = Field(default_factory=Fidelity)
+    stability: Stability = Field(default_factory=Stability)
+    explainers: Explainers = Field(default_factory=Explainers)
+    parallel: Parallel = Field(default_factory=Parallel)
+
+
+class Personas(Section):
+    enabled: bool = True
+    file: str | None = None
+    rater: Literal["simulated", "openai"] = "simulated"
+    llm_model: str = "gpt-4o-mini"
+    base_url: str | None = None
+    runs_per_method: int = Field(1, ge=1, le=20)
+    sample_instances: int = Field(2, ge=1, le=100)
+    top_k_features: int = Field(5, ge=1, le=50)
+    include: list[str] | None = None
+    show_method_names: bool = False
+    concurrency: int = Field(8, ge=1, le=64)
+    timeout_seconds: float = Field(60.0, gt=0, le=600)
+    max_retries: int = Field(3, ge=0, le=10)
+    temperature: float = Field(0.2, ge=0, le=2)
+    cache: bool = True
+
+
+class Output(Section):
+    dir: str = "outputs"
+    export_formats: list[Literal["csv", "json"]] = Field(default_factory=lambda: ["csv", "json"])
+    save_explanations: bool = True
+
+
+class Weights(Section):
+    technical_fidelity: float = Field(0.3, ge=0)
+    technical_parsimony: float = Field(0.2, ge=0)
+    persona_trust: float = Field(0.3, ge=0)
+    persona_satisfaction: float = Field(0.2, ge=0)
+
+    @model_validator(mode="after")
+    def _not_all_zero(self):
+        if sum(self.model_dump().values()) <= 0:
+            raise ValueError("at least one weight must be positive")
+        return self
+
+
+class Recommendations(Section):
+    enabled: bool = True
+    weights: Weights = Field(default_factory=Weights)
+
+
+class HexevalConfig(Section):
+    domain: Domain = Field(default_factory=Domain)
+    data: DataSettings = Field(default_factory=DataSettings)
+    evaluation: Evaluation = Field(default_factory=Evaluation)
+    personas: Personas = Field(default_factory=Personas)
+    output: Output = Field(default_factory=Output)
+    recommendations: Recommendations = Field(default_factory=Recommendations)
+    source: str | None = Field(None, description="file the config was read from (set by load_config)")

@@ -1,0 +1,141 @@
+"""``load_model``: load a classifier from a file without letting the file run code.
+
+Safe formats are always accepted: skops (``.skops``, checked against a fixed allow-list of trusted
+types) and XGBoost's native ``.json``/``.ubj``. Pickle/joblib files execute code when loaded, so
+they are opened only when the caller passes ``allow_pickle=True`` (the operator's own files: the
+CLI and the bundled use cases), never because a remote user asked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+from pathlib import Path
+
+from .errors import ModelError
+from .model_wrapper import HexevalModel
+
+SAFE_SUFFIXES = (".skops", ".json", ".ubj")
+PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
+
+# Types skops does not trust by default but that carry no code: numpy dtypes, fitted tree
+# structures and XGBoost estimators. Anything else must be reviewed before it is added here.
+TRUSTED_SKOPS_TYPES = frozenset({
+    "numpy.dtype",
+    "builtins.slice",
+    "collections.OrderedDict",
+    "xgboost.core.Booster",
+    "xgboost.sklearn.XGBClassifier",
+    "xgboost.sklearn.XGBRFClassifier",
+    "sklearn.tree._tree.Tree",
+    "sklearn.ensemble._hist_gradient_boosting.predictor.TreePredictor",
+    "sklearn.ensemble._hist_gradient_boosting.binning._BinMapper",
+    "sklearn._loss.link.LogitLink",
+    "sklearn._loss.link.Interval",
+    "sklearn._loss.loss.HalfBinomialLoss",
+    "sklearn.utils._bunch.Bunch",
+})
+
+
+def load_model(path, *, allow_pickle: bool = False, threshold: float | None = None) -> HexevalModel:
+    """Load a binary classifier and wrap it so it predicts on raw CSV columns.
+
+    Parameters
+    ----------
+    path : str or Path
+        ``.skops``, XGBoost ``.json``/``.ubj``, or (with ``allow_pickle``) ``.pkl``/``.joblib``.
+    allow_pickle : bool
+        Open pickle/joblib files. Only for files from the operator's own disk.
+    threshold : float, optional
+        Decision threshold on the positive-class probability (default 0.5, or the artefact's own).
+    """
+    path = Path(path)
+    if not path.exists():
+        raise ModelError(f"The model file {path} does not exist. Check the path (relative paths start at {Path.cwd()}).")
+    suffix = path.suffix.lower()
+    if suffix == ".skops":
+        artefact, kind = _load_skops(path), "skops"
+    elif suffix in (".json", ".ubj"):
+        artefact, kind = _load_xgboost(path), "xgboost"
+    elif suffix in PICKLE_SUFFIXES:
+        if not allow_pickle:
+            raise ModelError(
+                f"Refusing to open the pickle file '{path.name}': loading a pickle/joblib file runs any code it contains, "
+                "so it is accepted only from the operator's own disk. Convert it to a safe format first: "
+                "skops.io.dump(model, 'model.skops') for scikit-learn pipelines, or model.save_model('model.json') "
+                "for a bare XGBoost classifier.")
+        artefact, kind = _load_pickle(path), "pickle"
+    else:
+        raise ModelError(f"Unsupported model file type '{suffix or path.name}'. Use .skops (scikit-learn pipelines), "
+                         ".json/.ubj (XGBoost), or .pkl/.joblib where the operator allows pickles.")
+    return HexevalModel.from_artefact(artefact, source=str(path), kind=kind, sha256=file_sha256(path), threshold=threshold)
+
+
+def file_sha256(path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def is_trusted_skops_type(name: str) -> bool:
+    """True for the fixed allow-list and for scikit-learn estimator classes (they hold no code)."""
+    if name in TRUSTED_SKOPS_TYPES:
+        return True
+    if not name.startswith("sklearn."):
+        return False
+    module_name, _, cls_name = name.rpartition(".")
+    try:
+        cls = getattr(importlib.import_module(module_name), cls_name)
+    except (ImportError, AttributeError):
+        return False
+    from sklearn.base import BaseEstimator
+
+    return isinstance(cls, type) and issubclass(cls, BaseEstimator)
+
+
+def _load_skops(path: Path):
+    import skops.io as sio
+
+    try:
+        requested = sio.get_untrusted_types(file=path)
+    except Exception as err:  # skops raises many types for a corrupt archive
+        raise ModelError(f"'{path.name}' is not a readable skops file ({type(err).__name__}: {err}). "
+                         "Save the model with skops.io.dump(model, 'model.skops').") from err
+    refused = [t for t in requested if not is_trusted_skops_type(t)]
+    if refused:
+        raise ModelError(f"'{path.name}' asks to load type(s) outside HEXEval's allow-list: {', '.join(refused)}. "
+                         "Such types could run code, so the file is refused. Use a pipeline of scikit-learn and "
+                         "XGBoost components, or ask the operator to review and extend the allow-list.")
+    try:
+        return sio.load(path, trusted=list(requested))
+    except Exception as err:
+        raise ModelError(f"Could not load the skops file '{path.name}': {type(err).__name__}: {err}. "
+                         "Re-save it with the installed scikit-learn/skops versions.") from err
+
+
+def _load_xgboost(path: Path):
+    import xgboost as xgb
+
+    clf = xgb.XGBClassifier()
+    try:
+        clf.load_model(path)
+    except Exception as err:  # xgboost raises XGBoostError, ValueError, ...
+        raise ModelError(f"'{path.name}' is not a readable XGBoost model file ({type(err).__name__}: {err}). "
+                         "Save it with model.save_model('model.json').") from err
+    objective = clf.get_booster().attr("objective") or clf.get_xgb_params().get("objective", "")
+    if str(objective).startswith("multi:") or (getattr(clf, "n_classes_", 2) or 2) > 2:
+        raise ModelError(f"'{path.name}' is a multi-class XGBoost model ({objective}). HEXEval evaluates binary "
+                         "classifiers only; train a binary:logistic model.")
+    return clf
+
+
+def _load_pickle(path: Path):
+    import joblib
+
+    try:
+        return joblib.load(path)
+    except Exception as err:  # unpickling can raise anything
+        raise ModelError(f"Could not unpickle '{path.name}': {type(err).__name__}: {err}. Check that the file is a "
+                         "joblib/pickle of a fitted model and that the libraries it needs are installed.") from err

@@ -1,0 +1,147 @@
+"""The engine's single view of a model: ``predict_proba(raw DataFrame) -> (n, 2)``."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .errors import ModelError
+
+
+@dataclass
+class HexevalModel:
+    """A fitted binary classifier that takes the original CSV columns.
+
+    ``estimator`` is the object that produces probabilities; when an artefact keeps its
+    preprocessing apart (the original HEXEval's ``{"model", "preprocessor"}`` dict),
+    ``preprocessor`` transforms raw rows first. ``feature_names`` are the raw columns the model
+    expects (``None`` when the file does not say).
+    """
+
+    estimator: object
+    preprocessor: object | None = None
+    feature_names: list[str] | None = None
+    threshold: float = 0.5
+    class_labels: tuple = (0, 1)
+    source: str = ""
+    kind: str = ""
+    sha256: str = ""
+    calls: int = 0
+    rows: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    @classmethod
+    def from_artefact(cls, artefact, *, source="", kind="", sha256="", threshold=None) -> "HexevalModel":
+        preprocessor, names, art_threshold = None, None, None
+        estimator = artefact
+        if isinstance(artefact, dict):
+            if "model" not in artefact:
+                raise ModelError(f"The model file {source} holds a dict without a 'model' key (keys: {sorted(artefact)}). "
+                                 "Save {'model': fitted_model, 'preprocessor': ..., 'feature_names': [...], 'threshold': 0.5}.")
+            estimator = artefact["model"]
+            preprocessor = artefact.get("preprocessor")
+            names = list(artefact["feature_names"]) if artefact.get("feature_names") is not None else None
+            art_threshold = artefact.get("threshold")
+        _check_estimator(estimator, source)
+        if names is None:
+            raw_in = preprocessor if preprocessor is not None else estimator
+            fitted = getattr(raw_in, "feature_names_in_", None)
+            if fitted is None:
+                booster_names = _booster_feature_names(estimator)
+                fitted = booster_names
+            names = [str(n) for n in fitted] if fitted is not None else None
+        thr = threshold if threshold is not None else (art_threshold if art_threshold is not None else 0.5)
+        if not 0 < float(thr) < 1:
+            raise ModelError(f"Decision threshold {thr} is outside (0, 1). Use a probability such as 0.5.")
+        labels = tuple(getattr(estimator, "classes_", (0, 1)))
+        return cls(estimator, preprocessor, names, float(thr), labels, source, kind, sha256)
+
+    @property
+    def type_name(self) -> str:
+        est = self.estimator
+        steps = getattr(est, "steps", None)
+        if steps:
+            return " → ".join(type(s).__name__ for _, s in steps)
+        prefix = f"{type(self.preprocessor).__name__} → " if self.preprocessor is not None else ""
+        return prefix + type(est).__name__
+
+    @property
+    def final_estimator(self):
+        steps = getattr(self.estimator, "steps", None)
+        return steps[-1][1] if steps else self.estimator
+
+    def transform(self, X: pd.DataFrame):
+        """Raw rows -> the matrix the final estimator sees (preprocessing applied)."""
+        X = self._columns(X)
+        if self.preprocessor is not None:
+            return self.preprocessor.transform(X)
+        steps = getattr(self.estimator, "steps", None)
+        if steps and len(steps) > 1:
+            from sklearn.pipeline import Pipeline
+
+            return Pipeline(steps[:-1]).transform(X)
+        return X
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """Probabilities of (negative, positive) for raw rows; always shape (n, 2)."""
+        X = self._columns(X)
+        inputs = self.preprocessor.transform(X) if self.preprocessor is not None else X
+        proba = np.asarray(self.estimator.predict_proba(inputs), dtype=float)
+        with self._lock:
+            self.calls += 1
+            self.rows += len(X)
+        if proba.ndim == 1:
+            proba = np.column_stack([1 - proba, proba])
+        if proba.shape[1] != 2:
+            raise ModelError(f"The model returned {proba.shape[1]} class probabilities; HEXEval needs a binary classifier.")
+        return proba
+
+    def predict(self, X: pd.DataFrame) -> np.ndarray:
+        """0/1 predictions at the decision threshold."""
+        return (self.predict_proba(X)[:, 1] >= self.threshold).astype(int)
+
+    def reset_counters(self) -> None:
+        with self._lock:
+            self.calls, self.rows = 0, 0
+
+    def _columns(self, X: pd.DataFrame):
+        if not isinstance(X, pd.DataFrame):
+            raise TypeError("HexevalModel expects a pandas DataFrame of raw feature columns")
+        if self.feature_names is None:
+            return X
+        missing = [c for c in self.feature_names if c not in X.columns]
+        if missing:
+            raise ModelError(f"The model needs column(s) {', '.join(missing)}, which the data does not have. "
+                             "Use the CSV the model was trained on, or retrain the model on these columns.")
+        X = X[self.feature_names]
+        if self.preprocessor is None and not hasattr(self.final_estimator, "feature_names_in_") and \
+                getattr(self.estimator, "steps", None) is None and not _is_xgb(self.estimator):
+            return X.to_numpy()
+        return X
+
+
+def _is_xgb(est) -> bool:
+    return type(est).__module__.startswith("xgboost")
+
+
+def _booster_feature_names(est):
+    if _is_xgb(est) and hasattr(est, "get_booster"):
+        try:
+            return est.get_booster().feature_names
+        except Exception as err:  # an unfitted classifier raises NotFittedError
+            raise ModelError(f"The XGBoost model is not fitted ({err}). Save a trained model.") from err
+    return None
+
+
+def _check_estimator(est, source) -> None:
+    if not hasattr(est, "predict_proba"):
+        raise ModelError(f"The model in {source or 'the file'} ({type(est).__name__}) has no predict_proba. HEXEval needs "
+                         "probabilities: use a classifier such as LogisticRegression, RandomForestClassifier or "
+                         "XGBClassifier, or wrap an SVM in CalibratedClassifierCV.")
+    classes = getattr(est, "classes_", None)
+    if classes is not None and len(classes) != 2:
+        raise ModelError(f"The model in {source or 'the file'} was trained on {len(classes)} classes "
+                         f"({list(classes)[:10]}). HEXEval evaluates binary classifiers only.")

@@ -1,0 +1,70 @@
+"""Find the target column and turn its two labels into 0/1."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .errors import DataError
+
+TARGET_NAMES = ("target", "label", "class", "y", "outcome")
+POSITIVE_WORDS = {"1", "true", "yes", "y", "positive", "pos"}
+
+
+def find_target(frame: pd.DataFrame, target_column: str | None) -> str:
+    """Return the target column: the one given, or the only unambiguous candidate."""
+    columns = [str(c) for c in frame.columns]
+    if target_column is not None:
+        if target_column not in frame.columns:
+            raise DataError(f"Target column '{target_column}' is not in the CSV. Its columns are: {', '.join(columns)}. "
+                            "Pick one of these as the target.")
+        return target_column
+    binary = [c for c in frame.columns if frame[c].nunique(dropna=True) == 2]
+    named = [c for c in binary if str(c).strip().lower() in TARGET_NAMES]
+    if len(named) == 1:
+        return named[0]
+    if len(binary) == 1:
+        return binary[0]
+    if not binary:
+        raise DataError("No target column was given and no column has exactly two values, so none can be a binary target. "
+                        f"Columns: {', '.join(columns)}. Pass the target column explicitly.")
+    raise DataError("No target column was given and several columns could be the target: "
+                    f"{', '.join(map(str, binary))}. Pass the target column explicitly (e.g. --target {binary[0]}).")
+
+
+def encode_target(y: pd.Series, positive_label=None) -> tuple[pd.Series, tuple]:
+    """Map a two-valued target to 0/1; return it and (negative label, positive label)."""
+    name = y.name
+    missing = int(y.isna().sum())
+    if missing:
+        rows = y.index[y.isna()][:5].tolist()
+        raise DataError(f"Target column '{name}' has {missing} missing value(s) (e.g. rows {rows}). "
+                        "Drop or fill those rows before evaluating.")
+    values = list(pd.unique(y))
+    if len(values) == 1:
+        raise DataError(f"Target column '{name}' has only one class ({values[0]!r}). A binary classifier needs two classes; "
+                        "check that you picked the right column and that the file is not a filtered subset.")
+    if len(values) > 2:
+        shown = ", ".join(repr(v) for v in values[:10]) + (" ..." if len(values) > 10 else "")
+        raise DataError(f"Target column '{name}' has {len(values)} classes ({shown}). Multi-class targets are not supported yet; "
+                        "HEXEval evaluates binary classifiers. Choose a binary target or merge classes into two.")
+    positive = _pick_positive(y, values, positive_label)
+    negative = next(v for v in values if v != positive)
+    return (y == positive).astype(int), (_plain(negative), _plain(positive))
+
+
+def _pick_positive(y: pd.Series, values: list, positive_label):
+    if positive_label is not None:
+        for v in values:
+            if v == positive_label or str(v) == str(positive_label):
+                return v
+        raise DataError(f"Positive label {positive_label!r} is not a value of target column '{y.name}' "
+                        f"(its values are {values[0]!r} and {values[1]!r}). Use one of those.")
+    for v in values:
+        if str(v).strip().lower() in POSITIVE_WORDS or v is True:
+            return v
+    counts = y.value_counts()
+    return counts.index[-1] if counts.iloc[0] != counts.iloc[-1] else sorted(values, key=str)[-1]
+
+
+def _plain(value):
+    return value.item() if hasattr(value, "item") else value
