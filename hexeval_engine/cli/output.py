@@ -1,0 +1,36 @@
+"""Plain-text rendering of reports for the terminal."""
+
+from __future__ import annotations
+
+from ..dataset import Dataset
+
+
+def print_quality(data: Dataset) -> None:
+    q = data.quality
+    print(f"Data: {data.source}")
+    print(f"  rows {q.n_rows}, columns {q.n_columns}; target '{data.target}' "
+          f"(positive = {data.positive_label!r}); train {len(data.X_train)} / test {len(data.X_test)}")
+    print(f"  numeric: {', '.join(data.numeric_features) or '-'}")
+    print(f"  categorical: {', '.join(data.categorical_features) or '-'}")
+    print(f"  class balance: {q.class_balance}")
+    print(f"  duplicate rows: {q.duplicate_rows} (dropped {q.duplicates_dropped}, "
+          f"test rows also in train: {q.duplicates_crossing_split})")
+    if q.missing_values:
+        print("  missing values: " + ", ".join(f"{c} {n}" for c, n in q.missing_values.items()))
+    if q.warnings:
+        print("Data warnings:")
+        for w in q.warnings:
+            print(f"  - {w}")
+
+
+def print_validation(model, result: dict) -> None:
+    print(f"Model: {model.type_name} ({model.kind}, threshold {model.threshold})")
+    print(f"Validation: {result['status'].upper()}")
+    for e in result["errors"]:
+        print(f"  error: {e}")
+    for w in result["warnings"]:
+        print(f"  warning: {w}")
+    checks = result.get("checks", {})
+    if "sample_accuracy" in checks:
+        print(f"  test-sample accuracy {checks['sample_accuracy']:.1%}, predicted positive share "
+              f"{checks['predicted_positive_share']:.1%} over {checks['sample_rows']} rows")
