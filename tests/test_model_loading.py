@@ -1,0 +1,122 @@
+"""load_model: safe formats always, pickles only when allowed, and a code-running pickle never runs."""
+
+from __future__ import annotations
+
+import os
+import pickle
+
+import joblib
+import numpy as np
+import pandas as pd
+import pytest
+import skops.io as sio
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.preprocessing import FunctionTransformer
+from sklearn.svm import SVC
+from xgboost import XGBClassifier
+
+from hexeval_engine import ModelError, load_data, load_model, validate_model_data_compatibility
+
+
+class _CreatesFile:
+    def __init__(self, path):
+        self.path = path
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.path}",))
+
+
+@pytest.fixture
+def small(tmp_path):
+    rng = np.random.default_rng(1)
+    X = pd.DataFrame({"a": rng.normal(size=80), "b": rng.normal(size=80)})
+    y = (X["a"] + 0.3 * rng.normal(size=80) > 0).astype(int)
+    csv = tmp_path / "d.csv"
+    X.assign(target=y).to_csv(csv, index=False)
+    return X, y, csv
+
+
+def test_malicious_pickle_refused_without_running(tmp_path):
+    marker = tmp_path / "pwned"
+    path = tmp_path / "model.pkl"
+    path.write_bytes(pickle.dumps(_CreatesFile(marker)))
+    with pytest.raises(ModelError, match="Refusing to open the pickle file") as err:
+        load_model(path)
+    assert "skops.io.dump" in str(err.value) and "save_model" in str(err.value)
+    assert not marker.exists()
+
+
+def test_skops_type_outside_allow_list_refused(tmp_path, small):
+    X, y, _ = small
+    model = FunctionTransformer(func=eval)  # a skops file that would hand back eval
+    path = tmp_path / "bad.skops"
+    sio.dump(model, path)
+    with pytest.raises(ModelError, match="outside HEXEval's allow-list: builtins.eval"):
+        load_model(path)
+
+
+def test_skops_and_xgboost_json_load(tmp_path, small):
+    X, y, csv = small
+    path = tmp_path / "lr.skops"
+    sio.dump(LogisticRegression().fit(X, y), path)
+    m = load_model(path)
+    assert m.feature_names == ["a", "b"] and m.predict_proba(X).shape == (80, 2)
+    xgb = XGBClassifier(n_estimators=5).fit(X, y)
+    json_path = tmp_path / "m.json"
+    xgb.save_model(json_path)
+    mx = load_model(json_path)
+    assert mx.feature_names == ["a", "b"] and np.allclose(mx.predict_proba(X), xgb.predict_proba(X))
+    data = load_data(csv, "target")
+    assert validate_model_data_compatibility(mx, data)["status"] == "valid"
+
+
+def test_pickle_dict_artefact_when_allowed(tmp_path, small):
+    X, y, _ = small
+    path = tmp_path / "m.joblib"
+    joblib.dump({"model": LogisticRegression().fit(X.to_numpy(), y), "preprocessor": None,
+                 "feature_names": ["a", "b"], "threshold": 0.4}, path)
+    m = load_model(path, allow_pickle=True)
+    assert m.threshold == 0.4 and m.predict_proba(X).shape == (80, 2)
+
+
+def test_models_that_cannot_be_evaluated(tmp_path, small):
+    X, y, _ = small
+    path = tmp_path / "reg.joblib"
+    joblib.dump(LinearRegression().fit(X, y), path)
+    with pytest.raises(ModelError, match="has no predict_proba"):
+        load_model(path, allow_pickle=True)
+    multi = tmp_path / "multi.joblib"
+    joblib.dump(LogisticRegression().fit(X, np.arange(80) % 3), multi)
+    with pytest.raises(ModelError, match="3 classes"):
+        load_model(multi, allow_pickle=True)
+    svc = tmp_path / "svc.joblib"
+    joblib.dump(SVC().fit(X, y), svc)
+    with pytest.raises(ModelError, match="CalibratedClassifierCV|predict_proba"):
+        load_model(svc, allow_pickle=True).predict_proba(X)
+    with pytest.raises(ModelError, match="Unsupported model file type '.h5'"):
+        (tmp_path / "m.h5").write_bytes(b"x")
+        load_model(tmp_path / "m.h5")
+    with pytest.raises(ModelError, match="not a readable skops file"):
+        (tmp_path / "broken.skops").write_bytes(b"not a zip")
+        load_model(tmp_path / "broken.skops")
+
+
+def test_validation_reports_missing_features_and_constant_predictions(tmp_path, small):
+    X, y, csv = small
+    path = tmp_path / "lr.skops"
+    sio.dump(LogisticRegression().fit(X.assign(c=1.0), y), path)
+    data = load_data(csv, "target")
+    result = validate_model_data_compatibility(load_model(path), data)
+    assert result["status"] == "invalid" and "c" in result["errors"][0]
+    const = tmp_path / "const.skops"
+    sio.dump(LogisticRegression().fit(X, np.r_[np.ones(79), 0].astype(int)), const)
+    result = validate_model_data_compatibility(load_model(const, threshold=0.001), data)
+    assert result["status"] == "invalid" and "for every one of" in result["errors"][0]
+
+
+def test_bundled_models_validate(usecase_bundle):
+    for name in ("heart", "credit_risk"):
+        _, _, data, model = usecase_bundle(name)
+        result = validate_model_data_compatibility(model, data)
+        assert result["status"] == "valid", result
+        assert model.kind == "skops" and len(model.sha256) == 64
