@@ -1,0 +1,112 @@
+"""The persona schema: who rates the explanations, and the attributes the simulated rater weighs.
+
+A persona file is a YAML mapping with one key, ``personas``, holding a list of personas::
+
+    personas:
+      - name: Dr. Sam Okafor
+        role: Lead Cardiologist
+        audience: professional
+        experience_years: 18
+        ...
+
+Free-text fields (``risk_profile``, ``decision_style``, ``mental_model``, ``priorities``,
+``heuristics``, ``explanation_preferences``) are shown to an LLM rater as they are. The six
+*levels* (``ai_comfort``, ``technical_background``, ``need_to_justify``, ``need_to_act``,
+``time_pressure``, ``risk_aversion``) are validated enums that the simulated rater turns into
+numbers (see :data:`LEVEL_VALUES` and ``docs/simulated_rater.md``); the LLM rater sees them too.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+
+class Level(str, Enum):
+    """A five-step ordinal level, written in YAML as ``very_low`` … ``very_high``."""
+
+    very_low = "very_low"
+    low = "low"
+    medium = "medium"
+    high = "high"
+    very_high = "very_high"
+
+    @property
+    def value01(self) -> float:
+        """The level as a number in [0, 1] (``very_low`` = 0, ``medium`` = 0.5, ``very_high`` = 1)."""
+        return LEVEL_VALUES[self.value]
+
+
+LEVEL_VALUES = {"very_low": 0.0, "low": 0.25, "medium": 0.5, "high": 0.75, "very_high": 1.0}
+
+LEVEL_FIELDS = ("ai_comfort", "technical_background", "need_to_justify", "need_to_act", "time_pressure",
+                "risk_aversion")
+
+
+class Persona(BaseModel):
+    """One stakeholder who rates explanations.
+
+    Attributes
+    ----------
+    name : str
+        A (gender-neutral) name, unique within the file.
+    role : str
+        Job or situation, e.g. "Lead Cardiologist", "Loan Applicant".
+    audience : {"professional", "end_user"}
+        ``end_user`` personas are the people the decision is about; their prompt uses the domain's
+        ``end_user_context`` instead of ``stakeholder_context``.
+    experience_years : int
+        Years in the role (0 for an end user without professional experience).
+    risk_profile, decision_style, mental_model, explanation_preferences : str
+        Free text describing how the persona thinks.
+    priorities, heuristics : list of str
+        What the persona needs from an explanation; rules of thumb they apply.
+    ai_comfort, technical_background, need_to_justify, need_to_act, time_pressure, risk_aversion : Level
+        Ordinal attributes weighed by the simulated rater.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    role: str = Field(min_length=1)
+    audience: Literal["professional", "end_user"] = "professional"
+    experience_years: int = Field(ge=0, le=70)
+    risk_profile: str = Field(min_length=1)
+    decision_style: str = Field(min_length=1)
+    mental_model: str = Field(min_length=1)
+    priorities: list[str] = Field(min_length=1)
+    heuristics: list[str] = Field(min_length=1)
+    explanation_preferences: str = Field(min_length=1)
+    ai_comfort: Level
+    technical_background: Level
+    need_to_justify: Level
+    need_to_act: Level
+    time_pressure: Level
+    risk_aversion: Level
+
+    @field_validator("priorities", "heuristics")
+    @classmethod
+    def _no_blank_items(cls, value: list[str]) -> list[str]:
+        if any(not str(v).strip() for v in value):
+            raise ValueError("items must be non-empty text")
+        return value
+
+    @property
+    def is_end_user(self) -> bool:
+        return self.audience == "end_user"
+
+    def level(self, name: str) -> float:
+        """The numeric value in [0, 1] of one of :data:`LEVEL_FIELDS`."""
+        if name not in LEVEL_FIELDS:
+            raise KeyError(f"{name!r} is not a persona level; levels are {', '.join(LEVEL_FIELDS)}")
+        return getattr(self, name).value01
+
+
+class PersonaFile(BaseModel):
+    """The top level of a persona YAML file."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    personas: list[dict] = Field(min_length=1)
