@@ -1,5 +1,212 @@
-"""evaluate / runs / report commands (filled in with the evaluation pipeline)."""
+"""``hexeval evaluate``, ``hexeval runs list|show|compare|delete`` and ``hexeval report``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+from ..paths import default_outputs_root
 
 
 def register(sub, add_inputs) -> None:
-    return None
+    p = sub.add_parser("evaluate", help="run the whole evaluation and save it as a run folder")
+    add_inputs(p)
+    p.add_argument("--output", help="runs root (default: outputs/); the run goes to OUTPUT/<use-case>/<run-id>/")
+    p.add_argument("--rater", choices=["simulated", "openai"], help="persona rater (default: from the config)")
+    p.add_argument("--llm-model", help="LLM model name for --rater openai (default gpt-4o-mini)")
+    p.add_argument("--llm-base-url", help="OpenAI-compatible server, e.g. http://localhost:11434/v1")
+    p.add_argument("--sample-size", type=int, help="instances for the technical evaluation")
+    p.add_argument("--no-personas", action="store_true", help="technical evaluation only")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=evaluate_cmd)
+
+    runs = sub.add_parser("runs", help="list, show, compare or delete saved runs")
+    runs_sub = runs.add_subparsers(dest="runs_command", required=True)
+    r = runs_sub.add_parser("list", help="complete runs, newest first")
+    r.add_argument("--usecase")
+    r.add_argument("--output", help="runs root (default outputs/)")
+    r.set_defaults(func=runs_list)
+    r = runs_sub.add_parser("show", help="one run's summary")
+    r.add_argument("run", help="run folder or run id")
+    r.add_argument("--output")
+    r.set_defaults(func=runs_show)
+    r = runs_sub.add_parser("compare", help="differences between two runs of the same use case")
+    r.add_argument("run_a")
+    r.add_argument("run_b")
+    r.add_argument("--output")
+    r.set_defaults(func=runs_compare)
+    r = runs_sub.add_parser("delete", help="delete a saved run")
+    r.add_argument("run")
+    r.add_argument("--output")
+    r.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    r.set_defaults(func=runs_delete)
+
+    p = sub.add_parser("report", help="write a self-contained HTML report of a run")
+    p.add_argument("run", help="run folder or run id")
+    p.add_argument("--out", help="HTML file to write (default: RUN/report.html)")
+    p.add_argument("--output", help="runs root used to find a run id")
+    p.set_defaults(func=report_cmd)
+
+
+def evaluate_cmd(args: argparse.Namespace) -> int:
+    from ..evaluate import evaluate
+    from .commands import resolve_inputs
+
+    uc, model_path, data_path, target, config_path = resolve_inputs(args)
+    overrides: dict = {}
+    if args.sample_size is not None:
+        overrides.setdefault("evaluation", {})["sample_size"] = args.sample_size
+    personas = overrides.setdefault("personas", {})
+    if args.no_personas:
+        personas["enabled"] = False
+    if args.rater:
+        personas["rater"] = args.rater
+    if args.llm_model:
+        personas["llm_model"] = args.llm_model
+    if args.llm_base_url:
+        personas["base_url"] = args.llm_base_url
+    bar = _ProgressBar(disabled=args.quiet)
+    try:
+        result = evaluate(model_path if uc is None else None, data_path if uc is None else None, target,
+                          config_path if (uc is None or args.config) else None, args.output, overrides,
+                          usecase=uc.name if uc else None, on_progress=bar, allow_pickle=True)
+    finally:
+        bar.close()
+    _print_summary(result)
+    return 0
+
+
+def runs_list(args) -> int:
+    from ..runs import scan_runs
+
+    runs, problems = scan_runs(_root(args), args.usecase)
+    if not runs:
+        print("No saved runs" + (f" for {args.usecase}" if args.usecase else "") + f" under {_root(args)}.")
+    else:
+        table = pd.DataFrame([{"run_id": r.run_id, "usecase": r.usecase, "created": r.created, "rater": r.rater,
+                               "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-"}
+                              for r in runs])
+        print(table.to_string(index=False))
+    for p in problems:
+        print(f"warning: skipped damaged run folder {p.path}: {p.reason}", file=sys.stderr)
+    return 0
+
+
+def runs_show(args) -> int:
+    from ..runs import load_run
+
+    run = load_run(_find(args.run, args))
+    m = run.manifest
+    print(f"Run {run.run_id} ({m['usecase']}), created {m['created']}; {run.rater_label}")
+    print(f"Folder: {run.path}")
+    _print_tables(run.technical_metrics, run.recommendations)
+    return 0
+
+
+def runs_compare(args) -> int:
+    from ..runs import compare_runs, load_run
+
+    diff = compare_runs(load_run(_find(args.run_a, args)), load_run(_find(args.run_b, args)))
+    print(f"Metric differences (b − a), a = {diff['a']}, b = {diff['b']}:")
+    print(diff["metrics"].dropna(subset=["difference"]).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if len(diff["ratings"]):
+        cols = ["persona_role", "explanation_type", "trust_difference", "satisfaction_difference"]
+        print("\nMean rating differences (b − a):")
+        print(diff["ratings"][cols].to_string(index=False, float_format=lambda v: f"{v:+.2f}"))
+    for role, (a, b) in diff["recommendation_changes"].items():
+        print(f"Recommendation for {role}: {a} → {b}")
+    return 0
+
+
+def runs_delete(args) -> int:
+    from ..runs import delete_run
+
+    path = _find(args.run, args)
+    if not args.yes:
+        if not sys.stdin.isatty():
+            from .commands import UsageError
+
+            raise UsageError(f"refusing to delete {path} without confirmation; pass --yes")
+        if input(f"Delete run {path}? [y/N] ").strip().lower() != "y":
+            print("Nothing deleted.")
+            return 0
+    delete_run(path, _root(args))
+    print(f"Deleted {path}")
+    return 0
+
+
+def report_cmd(args) -> int:
+    from ..report import write_report
+    from ..runs import load_run
+
+    run = load_run(_find(args.run, args))
+    out = Path(args.out) if args.out else run.path / "report.html"
+    print(f"Report written to {write_report(run, out)}")
+    return 0
+
+
+def _root(args) -> Path:
+    return Path(args.output) if getattr(args, "output", None) else default_outputs_root()
+
+
+def _find(ref: str, args) -> Path:
+    from ..errors import RunError
+
+    path = Path(ref)
+    if path.is_dir():
+        return path
+    matches = [p for p in _root(args).glob(f"*/{ref}*") if p.is_dir() and not p.name.startswith(".")]
+    if len(matches) == 1:
+        return matches[0]
+    if not matches:
+        raise RunError(f"No run '{ref}' under {_root(args)}. List runs with `hexeval runs list`.")
+    raise RunError(f"'{ref}' matches several runs ({', '.join(p.name for p in matches)}); give more of the id.")
+
+
+def _print_summary(result) -> None:
+    print(f"\nRun {result.run_id} ({result.usecase}) saved to {result.output_path}")
+    rater = result.manifest.get("rater", {})
+    if rater.get("kind") == "simulated":
+        print("Persona ratings: SIMULATED (built-in rater, no LLM).")
+    elif rater.get("kind") not in (None, "none"):
+        s = result.persona_stats
+        print(f"Persona ratings: {rater.get('model')} — calls {s.get('calls_made', '?')}, cached {s.get('cached', '?')}, "
+              f"failed {s.get('failed', '?')}, tokens {s.get('total_tokens', '?')}")
+    _print_tables(result.technical_metrics, result.recommendations)
+
+
+def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
+    cols = [c for c in ("method", "fidelity_deletion", "fidelity_insertion", "num_important_features", "stability",
+                        "rule_precision", "rule_coverage", "counterfactual_validity", "seconds", "error")
+            if c in metrics.columns]
+    print("\nTechnical metrics (means):")
+    print(metrics[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
+    stakeholders = recommendations.get("stakeholders", {})
+    if stakeholders:
+        label = " (technical only — no persona ratings)" if recommendations.get("mode") == "technical_only" else ""
+        print(f"\nRecommendations{label}:")
+        for role, rec in stakeholders.items():
+            lead = "clear lead" if rec.get("clear_lead") else "close call"
+            print(f"  {role}: {rec.get('recommended_method')} (score {rec.get('score', float('nan')):.2f}, {lead})")
+
+
+class _ProgressBar:
+    """tqdm bar fed by the engine's on_progress callback."""
+
+    def __init__(self, *, disabled: bool):
+        from tqdm import tqdm
+
+        self.bar = tqdm(total=100, disable=disabled, file=sys.stderr, bar_format="{l_bar}{bar}| {elapsed}")
+        self.done = 0
+
+    def __call__(self, done: int, total: int, message: str) -> None:
+        self.bar.set_description_str(message[:60])
+        if done > self.done:
+            self.bar.update(done - self.done)
+            self.done = done
+
+    def close(self) -> None:
+        self.bar.close()

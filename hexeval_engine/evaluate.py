@@ -1,0 +1,215 @@
+"""``evaluate``: the whole pipeline — load, validate, explain & measure, rate, recommend, save.
+
+The dashboard, the CLI and Python users all call this one function.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pandas as pd
+
+from .compatibility import validate_model_data_compatibility
+from .config import HexevalConfig, load_config
+from .errors import ConfigError, ModelError
+from .model_loading import file_sha256, load_model
+from .paths import default_outputs_root
+from .progress import report, sub_progress
+from .run_manifest import build_manifest, explanation_records
+from .runs import new_run_id, save_run
+from .usecase_data import load_data_for_config
+from .usecases import get_usecase
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class EvaluationResult:
+    """What ``evaluate`` returns. Also indexable like the original HEXEval result dict."""
+
+    run_id: str
+    usecase: str
+    config: HexevalConfig
+    technical: object  # TechnicalResult
+    persona_ratings: pd.DataFrame | None
+    persona_stats: dict
+    recommendations: dict
+    validation: dict
+    manifest: dict
+    output_path: Path | None = None
+    data: object = field(default=None, repr=False)
+    model: object = field(default=None, repr=False)
+
+    @property
+    def technical_metrics(self) -> pd.DataFrame:
+        return self.technical.metrics
+
+    def __getitem__(self, key: str):
+        legacy = {"technical_metrics": self.technical_metrics, "persona_ratings": self.persona_ratings,
+                  "recommendations": self.recommendations.get("stakeholders", {}), "output_path": self.output_path}
+        return legacy[key]
+
+
+def evaluate(
+    model_path=None,
+    data_path=None,
+    target_column: str | None = None,
+    config_path=None,
+    output_dir=None,
+    config_overrides: dict | None = None,
+    *,
+    usecase: str | None = None,
+    rater=None,
+    on_progress=None,
+    allow_pickle: bool = False,
+    save: bool = True,
+) -> EvaluationResult:
+    """Run a complete HEXEval evaluation and save it as a run folder.
+
+    Parameters
+    ----------
+    model_path, data_path : path, optional
+        The model file and CSV. Omit both and pass ``usecase`` for a bundled use case.
+    target_column : str, optional
+        Target column of the CSV (default: the config's ``data.target`` or the use case's).
+    config_path : path, optional
+        Evaluation config YAML (default: the use case's config, or built-in defaults).
+    output_dir : path, optional
+        Runs root; the run goes to ``output_dir/<use-case>/<run-id>/`` (default ``outputs/``).
+    config_overrides : dict, optional
+        Nested overrides merged over the config, e.g. ``{"evaluation": {"sample_size": 20}}``.
+    usecase : str, optional
+        A bundled use case name (``heart``, ``credit_risk``).
+    rater : str or rater object, optional
+        ``"simulated"``, ``"openai"`` or an object from ``make_rater``; default from ``personas.rater``.
+    on_progress : callable, optional
+        ``on_progress(done, total, message)`` with ``total == 100``.
+    allow_pickle : bool
+        Let ``model_path`` be a pickle/joblib file (only for the operator's own files).
+    save : bool
+        Write the run folder (default). ``False`` keeps everything in memory.
+    """
+    from .persona_evaluation import run_persona_evaluation
+    from .recommendations import generate_recommendations
+    from .technical import run_technical_evaluation
+
+    progress = report(on_progress)
+    timings: dict[str, float] = {}
+    start = time.perf_counter()
+    progress(0, 100, "Loading data and model")
+    uc = get_usecase(usecase) if usecase else None
+    if uc is not None:
+        from .prepare import prepare_usecase
+
+        if not uc.is_prepared:
+            prepare_usecase(uc)
+        model_path, data_path = model_path or uc.model_path, data_path or uc.data_path
+        config_path, target_column = config_path or uc.config_path, target_column or uc.target
+    if model_path is None or data_path is None:
+        raise ConfigError("evaluate() needs a bundled use case (usecase='heart') or both model_path and data_path.")
+    config = load_config(config_path, config_overrides)
+    data = load_data_for_config(data_path, config, target_column)
+    model = load_model(model_path, allow_pickle=allow_pickle)
+    timings["load"] = time.perf_counter() - start
+
+    t = time.perf_counter()
+    validation = validate_model_data_compatibility(model, data)
+    if validation["status"] != "valid":
+        raise ModelError("The model cannot be evaluated on this data:\n  - " + "\n  - ".join(validation["errors"]))
+    timings["validate"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    technical = run_technical_evaluation(model, data, config, on_progress=sub_progress(progress, 5, 60, 100, "Technical"))
+    timings["technical"] = time.perf_counter() - t
+
+    outputs_root = Path(output_dir) if output_dir else _outputs_root(config)
+    ratings, stats, rater_info = None, {}, {"kind": "none"}
+    if config.personas.enabled:
+        t = time.perf_counter()
+        rater_obj = _resolve_rater(rater, config, outputs_root)
+        rater_info = _rater_info(rater_obj, config)
+        ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
+                                         on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
+        stats = dict(ratings.attrs.get("stats", {}))
+        timings["personas"] = time.perf_counter() - t
+
+    t = time.perf_counter()
+    recommendations = generate_recommendations(technical.metrics_long, ratings, config)
+    timings["recommendations"] = time.perf_counter() - t
+    timings["total"] = time.perf_counter() - start
+
+    run_id = new_run_id()
+    name = uc.name if uc else _custom_name(data_path)
+    manifest = build_manifest(
+        run_id=run_id, usecase=name, usecase_title=uc.title if uc else f"Custom: {Path(str(data_path)).name}",
+        config=config, data=data, data_sha256=_sha(data_path), model=model, validation=validation,
+        technical=technical, ratings=ratings, persona_stats=stats, rater=rater_info, timings=timings,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    result = EvaluationResult(run_id, name, config, technical, ratings, stats, recommendations, validation, manifest,
+                              data=data, model=model)
+    if save:
+        progress(96, 100, "Saving the run")
+        tables = {"technical_metrics": technical.metrics, "technical_metrics_long": technical.metrics_long,
+                  "instance_metrics": technical.per_instance, "persona_ratings": ratings}
+        result.output_path = save_run(outputs_root, name, manifest=manifest, tables=tables,
+                                      recommendations=recommendations,
+                                      explanations=explanation_records(technical, ratings))
+        result.run_id = manifest["run_id"]
+    progress(100, 100, "Done")
+    return result
+
+
+def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path):
+    from .raters import make_rater
+
+    p = config.personas
+    kind = rater if isinstance(rater, str) or rater is None else None
+    if kind is None:
+        return rater
+    kind = kind or p.rater
+    if kind == "simulated":
+        return make_rater("simulated")
+    if kind == "openai":
+        cache = outputs_root / "llm_cache.sqlite" if p.cache else None
+        return make_rater("openai", model=p.llm_model, base_url=p.base_url, concurrency=p.concurrency,
+                          timeout=p.timeout_seconds, max_retries=p.max_retries, temperature=p.temperature,
+                          cache_path=cache)
+    raise ConfigError(f"Unknown rater {kind!r}. Use 'simulated' or 'openai'.")
+
+
+def _rater_info(rater_obj, config: HexevalConfig) -> dict:
+    info = {"kind": getattr(rater_obj, "kind", type(rater_obj).__name__),
+            "model": getattr(rater_obj, "model", "")}
+    base_url = getattr(rater_obj, "base_url", None)
+    if base_url:
+        info["base_url"] = _strip_credentials(str(base_url))
+    info["show_method_names"] = config.personas.show_method_names
+    return info
+
+
+def _strip_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _outputs_root(config: HexevalConfig) -> Path:
+    configured = Path(config.output.dir)
+    return configured if configured.is_absolute() or config.output.dir != "outputs" else default_outputs_root()
+
+
+def _custom_name(data_path) -> str:
+    stem = Path(str(data_path)).stem.lower()
+    return "custom-" + (re.sub(r"[^a-z0-9]+", "-", stem).strip("-") or "data")
+
+
+def _sha(path) -> str:
+    return file_sha256(path) if isinstance(path, (str, Path)) and Path(path).exists() else ""

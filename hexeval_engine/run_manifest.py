@@ -1,0 +1,62 @@
+"""Build a run's manifest and the explanation records saved with it (no secrets ever enter these)."""
+
+from __future__ import annotations
+
+import platform
+from dataclasses import asdict, is_dataclass
+from importlib import metadata
+
+LIBRARIES = ("hexeval", "numpy", "pandas", "scikit-learn", "xgboost", "shap", "lime", "anchor-exp", "dice-ml",
+             "openai", "skops", "streamlit")
+
+
+def library_versions() -> dict[str, str]:
+    versions = {"python": platform.python_version()}
+    for name in LIBRARIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return versions
+
+
+def build_manifest(*, run_id, usecase, usecase_title, config, data, data_sha256, model, validation, technical,
+                   ratings, persona_stats, rater, timings, created) -> dict:
+    ok = int((ratings["status"] == "ok").sum()) if ratings is not None and len(ratings) else 0
+    n_ratings = int(len(ratings)) if ratings is not None else 0
+    return {
+        "run_id": run_id,
+        "created": created,
+        "usecase": usecase,
+        "usecase_title": usecase_title,
+        "status": "complete",
+        "config": config.model_dump(mode="json"),
+        "seeds": {"random_state": config.evaluation.random_state},
+        "library_versions": library_versions(),
+        "model": {"source": model.source, "kind": model.kind, "type": model.type_name, "sha256": model.sha256,
+                  "threshold": model.threshold, "features": model.feature_names},
+        "data": {"source": str(data.source), "sha256": data_sha256, "summary": data.summary(),
+                 "quality": data.quality.to_dict()},
+        "validation": validation,
+        "rater": rater,
+        "persona_stats": persona_stats,
+        "timings": {**{k: round(v, 4) for k, v in timings.items()},
+                    "per_method": {k: round(float(v), 4) for k, v in getattr(technical, "timings", {}).items()}},
+        "counts": {"sample_size": len(technical.instance_ids), "explanations": len(technical.explanations),
+                   "ratings": n_ratings, "ratings_ok": ok, "ratings_failed": n_ratings - ok,
+                   "model_rows": int(getattr(technical, "model_rows", 0))},
+        "failures": list(getattr(technical, "failures", [])),
+    }
+
+
+def explanation_records(technical, ratings) -> list[dict]:
+    """Every explanation of the run, flagged when personas were shown it (with the exact text)."""
+    shown = set()
+    if ratings is not None and len(ratings):
+        shown = set(zip(ratings["explanation_type"], ratings["instance_index"]))
+    records = []
+    for exp in technical.explanations:
+        item = asdict(exp) if is_dataclass(exp) else dict(exp)
+        item["shown_to_personas"] = (item["method"], item["instance_id"]) in shown
+        records.append(item)
+    return records
