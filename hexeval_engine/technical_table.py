@@ -1,0 +1,156 @@
+"""Read the technical metrics table in either of its two shapes.
+
+The technical evaluation produces a *wide* table (one row per method: ``method``, ``family``,
+``algorithm``, ``n_instances``, ``seconds``, ``error`` and, per metric ``M``, the columns ``M``,
+``M_ci_low``, ``M_ci_high``) and a *long* table (``method``, ``metric``, ``value``, ``ci_low``,
+``ci_high``, ``n``, ``direction``, ``meaning``, ``derived``). The recommender and the charts accept
+either; this module turns both into the long shape and extracts per-method failures.
+
+Directions (``higher``/``lower`` is better) are data: they come from the long table's
+``direction`` column or, for a wide table, from the metric registry
+(``hexeval_engine.metrics.registry.METRICS``). Nothing here hard-codes a direction.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import numpy as np
+import pandas as pd
+
+from .explanation import METHODS
+
+#: Older metric names and the canonical name they stand for.
+METRIC_ALIASES = {"rule_accuracy": "rule_precision", "counterfactual_success": "counterfactual_validity"}
+
+#: Names used by the original HEXEval (or by hand) mapped to the canonical method names.
+_METHOD_SYNONYMS = {"counterfactual": "DiCE", "counterfactuals": "DiCE", "anchors": "Anchor"}
+
+_WIDE_META = ("method", "family", "algorithm", "n_instances", "seconds", "error")
+LONG_COLUMNS = ("method", "metric", "value", "ci_low", "ci_high", "n", "direction", "meaning", "derived")
+
+
+def canonical_method(name: str) -> str:
+    """Return the canonical method name (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``) for ``name``.
+
+    Matching ignores case, so the original HEXEval's ``ANCHOR`` maps to ``Anchor``; its
+    ``COUNTERFACTUAL`` maps to ``DiCE``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is not one of the four methods under any accepted spelling.
+    """
+    key = str(name).strip().lower()
+    for method in METHODS:
+        if method.lower() == key:
+            return method
+    if key in _METHOD_SYNONYMS:
+        return _METHOD_SYNONYMS[key]
+    raise ValueError(f"unknown explanation method {name!r}; expected one of {', '.join(METHODS)}")
+
+
+def is_long(technical: pd.DataFrame) -> bool:
+    """True when ``technical`` is the long metrics table (it has ``metric`` and ``value`` columns)."""
+    return {"metric", "value"}.issubset(technical.columns)
+
+
+def _registry_directions() -> dict[str, tuple[str, str]]:
+    """Metric name -> (direction, meaning) from the metric registry.
+
+    Raises
+    ------
+    ValueError
+        If the registry is not importable: a wide table alone does not say which direction is better.
+    """
+    try:
+        registry = importlib.import_module("hexeval_engine.metrics.registry")
+    except ImportError as err:
+        raise ValueError(
+            "a wide technical table carries no metric directions and the metric registry "
+            "(hexeval_engine.metrics.registry) is not available; pass the long metrics table instead"
+        ) from err
+    return {name: (spec.direction, spec.meaning) for name, spec in registry.METRICS.items()}
+
+
+def _wide_to_long(wide: pd.DataFrame) -> pd.DataFrame:
+    metric_names = [c for c in wide.columns if c not in _WIDE_META and not c.endswith(("_ci_low", "_ci_high"))]
+    directions = _registry_directions() if metric_names else {}
+    rows = []
+    for _, row in wide.iterrows():
+        for metric in metric_names:
+            canonical = METRIC_ALIASES.get(metric, metric)
+            if metric != canonical and canonical in metric_names:
+                continue  # the alias duplicates a column present under its canonical name
+            if canonical not in directions:
+                raise ValueError(f"metric {metric!r} is not in the metric registry, so its direction is unknown")
+            direction, meaning = directions[canonical]
+            rows.append({
+                "method": row["method"], "metric": canonical, "value": row[metric],
+                "ci_low": row.get(f"{metric}_ci_low", np.nan), "ci_high": row.get(f"{metric}_ci_high", np.nan),
+                "n": row.get("n_instances", np.nan), "direction": direction, "meaning": meaning, "derived": False,
+            })
+    return pd.DataFrame(rows, columns=list(LONG_COLUMNS))
+
+
+def as_long(technical: pd.DataFrame | None) -> pd.DataFrame:
+    """Return the technical metrics as the long table with canonical method and metric names.
+
+    Parameters
+    ----------
+    technical : DataFrame or None
+        The wide or the long technical metrics table. ``None`` or an empty table gives an empty
+        long table.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``method, metric, value, ci_low, ci_high, n, direction, meaning, derived``; rows
+        whose value is missing are kept (NaN) so that callers can tell "not applicable" apart from
+        "not reported".
+
+    Raises
+    ------
+    ValueError
+        If a direction is missing or not ``higher``/``lower``, or a method name is unknown.
+    """
+    if technical is None or len(technical) == 0:
+        return pd.DataFrame(columns=list(LONG_COLUMNS))
+    long = technical.copy() if is_long(technical) else _wide_to_long(technical)
+    for column in LONG_COLUMNS:
+        if column not in long.columns:
+            long[column] = False if column == "derived" else np.nan
+    long["method"] = long["method"].map(canonical_method)
+    long["metric"] = long["metric"].map(lambda m: METRIC_ALIASES.get(m, m))
+    long = long.drop_duplicates(subset=["method", "metric"], keep="first")
+    bad = sorted(set(long["direction"].dropna()) - {"higher", "lower"}) + (
+        ["<missing>"] if long["direction"].isna().any() else [])
+    if bad:
+        raise ValueError(f"metric direction must be 'higher' or 'lower', found {bad}")
+    for column in ("value", "ci_low", "ci_high"):
+        long[column] = pd.to_numeric(long[column], errors="coerce").astype(float)
+    long["derived"] = long["derived"].fillna(False).astype(bool)
+    return long[list(LONG_COLUMNS)].reset_index(drop=True)
+
+
+def method_errors(technical: pd.DataFrame | None) -> dict[str, str]:
+    """Map each method that failed in the technical evaluation to its error message.
+
+    Only a table with an ``error`` column (the wide table) can report failures; any non-empty,
+    non-missing ``error`` value counts.
+    """
+    if technical is None or "error" not in getattr(technical, "columns", ()):
+        return {}
+    errors: dict[str, str] = {}
+    for method, error in zip(technical["method"], technical["error"]):
+        if isinstance(error, str) and error.strip():
+            errors[canonical_method(method)] = error.strip()
+    return errors
+
+
+def methods_in(technical: pd.DataFrame | None) -> list[str]:
+    """The canonical methods present in the table, in the canonical order."""
+    if technical is None or "method" not in getattr(technical, "columns", ()):
+        return []
+    present = {canonical_method(m) for m in technical["method"]}
+    return [m for m in METHODS if m in present]

@@ -1,0 +1,77 @@
+"""Hand-made technical tables and persona ratings for the recommendation, chart and report tests."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from hexeval_engine.explanation import METHOD_FAMILY
+
+DIRECTIONS = {
+    "fidelity_deletion": "lower", "fidelity_insertion": "higher", "num_important_features": "lower",
+    "gini_sparseness": "higher", "entropy_complexity": "lower", "stability": "higher",
+    "rule_precision": "higher", "rule_coverage": "higher", "rule_length": "lower",
+    "counterfactual_validity": "higher", "counterfactual_sparsity": "lower",
+}
+DIMENSIONS = ("interpretability", "completeness", "actionability", "trust", "satisfaction", "decision_support")
+
+#: method -> metric -> (value, ci_low, ci_high)
+BASE_METRICS = {
+    "SHAP": {"fidelity_deletion": (0.20, 0.15, 0.25), "fidelity_insertion": (0.80, 0.75, 0.85),
+             "gini_sparseness": (0.60, 0.55, 0.65), "num_important_features": (4.0, 3.5, 4.5),
+             "entropy_complexity": (1.5, 1.4, 1.6), "stability": (0.9, 0.85, 0.95)},
+    "LIME": {"fidelity_deletion": (0.30, 0.25, 0.35), "fidelity_insertion": (0.70, 0.65, 0.75),
+             "gini_sparseness": (0.50, 0.45, 0.55), "num_important_features": (5.0, 4.5, 5.5),
+             "entropy_complexity": (1.8, 1.7, 1.9), "stability": (0.7, 0.65, 0.75)},
+    "Anchor": {"rule_precision": (0.95, 0.92, 0.98), "rule_coverage": (0.12, 0.08, 0.16),
+               "rule_length": (2.0, 1.8, 2.2), "fidelity_deletion": (0.35, 0.30, 0.40),
+               "fidelity_insertion": (0.60, 0.55, 0.65)},
+    "DiCE": {"counterfactual_validity": (0.90, 0.85, 0.95), "counterfactual_sparsity": (2.0, 1.8, 2.2)},
+}
+
+
+def long_table(metrics: dict | None = None) -> pd.DataFrame:
+    """The long technical table for ``metrics`` (default :data:`BASE_METRICS`)."""
+    rows = []
+    for method, values in (metrics or BASE_METRICS).items():
+        for metric, (value, low, high) in values.items():
+            rows.append({"method": method, "metric": metric, "value": value, "ci_low": low, "ci_high": high,
+                         "n": 20, "direction": DIRECTIONS[metric], "meaning": f"meaning of {metric}",
+                         "derived": method in ("Anchor", "DiCE") and metric.startswith("fidelity")})
+    return pd.DataFrame(rows)
+
+
+def wide_table(metrics: dict | None = None, errors: dict | None = None) -> pd.DataFrame:
+    """The wide technical table: one row per method, NaN where a metric does not apply."""
+    metrics = metrics or BASE_METRICS
+    names = sorted({m for values in metrics.values() for m in values})
+    rows = []
+    for method, values in metrics.items():
+        row = {"method": method, "family": METHOD_FAMILY[method], "algorithm": "test", "n_instances": 20,
+               "seconds": 0.1, "error": (errors or {}).get(method, "")}
+        for name in names:
+            value, low, high = values.get(name, (np.nan, np.nan, np.nan))
+            row.update({name: value, f"{name}_ci_low": low, f"{name}_ci_high": high})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def ratings_table(scores: dict, *, repeats: int = 6, jitter: bool = True, status: str = "ok") -> pd.DataFrame:
+    """Ratings: ``scores`` maps (persona_role, method) -> (trust, satisfaction), other dimensions = trust.
+
+    With ``jitter``, the ratings of each cell alternate one point either side of the given value
+    (kept within 1-5) so that they have a spread; without it, every rating equals the value.
+    """
+    rows = []
+    for (role, method), (trust, satisfaction) in scores.items():
+        for i in range(repeats):
+            shift = (1 if i % 2 else -1) if jitter else 0
+            t = int(np.clip(trust + shift, 1, 5))
+            s = int(np.clip(satisfaction + shift, 1, 5))
+            row = {"persona_name": f"{role} person", "persona_role": role, "explanation_type": method,
+                   "instance_index": i // 2, "run": i % 2, **{d: t for d in DIMENSIONS}, "satisfaction": s,
+                   "comment": f"{role} on {method}", "rater": "simulated", "model": "", "status": status,
+                   "error": "", "latency_s": 0.0, "explanation_text": "text", "label_shown": "Explanation A",
+                   "cached": False, "prompt_tokens": 0, "completion_tokens": 0}
+            rows.append(row)
+    return pd.DataFrame(rows)
