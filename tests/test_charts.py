@@ -1,0 +1,127 @@
+"""Charts: one colour per method, expected traces for the fixture data, None when empty."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from hexeval_engine.charts import (METHOD_COLORS, fidelity_chart, method_color, parsimony_chart, radar_chart,
+                                   ratings_summary_chart, score_heatmap)
+from hexeval_engine.recommendations import generate_recommendations
+
+from recommendation_fixtures import long_table, ratings_table, wide_table
+from test_recommendations import OFFICER_AND_APPLICANT
+
+
+def _luminance(hex_color: str) -> float:
+    def channel(c: int) -> float:
+        c = c / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    r, g, b = (channel(int(hex_color[i:i + 2], 16)) for i in (1, 3, 5))
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_one_distinct_colour_per_method_readable_on_light_and_dark():
+    assert set(METHOD_COLORS) == {"SHAP", "LIME", "Anchor", "DiCE"}
+    assert len(set(METHOD_COLORS.values())) == 4
+    for color in METHOD_COLORS.values():
+        on_white = 1.05 / (_luminance(color) + 0.05)
+        on_dark = (_luminance(color) + 0.05) / (_luminance("#0E1117") + 0.05)
+        assert on_white >= 1.9 and on_dark >= 4.5, color
+    assert method_color("unknown") == "#999999"
+
+
+def test_fidelity_chart_bars_colours_and_error_bars():
+    fig = fidelity_chart(long_table())
+    assert [t.name for t in fig.data] == ["SHAP", "LIME", "Anchor"]  # DiCE has no fidelity in the fixture
+    assert [t.marker.color for t in fig.data] == [METHOD_COLORS[m] for m in ("SHAP", "LIME", "Anchor")]
+    shap = fig.data[0]
+    assert list(shap.x) == ["Fidelity deletion ↓ (lower is better)", "Fidelity insertion ↑ (higher is better)"]
+    assert list(shap.y) == [0.20, 0.80]
+    assert list(shap.error_y.array) == pytest.approx([0.05, 0.05])
+    assert list(shap.error_y.arrayminus) == pytest.approx([0.05, 0.05])
+    assert list(fig.data[2].marker.pattern.shape) == ["/", "/"]  # Anchor's fidelity is derived
+    assert fig.layout.paper_bgcolor == "rgba(0,0,0,0)" and fig.layout.plot_bgcolor == "rgba(0,0,0,0)"
+
+
+def test_fidelity_chart_reads_direction_from_the_table():
+    table = long_table()
+    table.loc[table["metric"] == "fidelity_deletion", "direction"] = "higher"
+    assert fidelity_chart(table).data[0].x[0] == "Fidelity deletion ↑ (higher is better)"
+
+
+def test_parsimony_chart_one_panel_per_metric_and_one_legend_entry_per_method():
+    fig = parsimony_chart(wide_table())
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles == ["Num important features ↓", "Gini sparseness ↑", "Entropy complexity ↓", "Rule length ↓",
+                      "Counterfactual sparsity ↓"]
+    legend = [t.name for t in fig.data if t.showlegend]
+    assert legend == ["SHAP", "LIME", "Anchor", "DiCE"]
+    for trace in fig.data:
+        assert trace.marker.color == METHOD_COLORS[trace.name]
+    dice = [t for t in fig.data if t.name == "DiCE"]
+    assert len(dice) == 1 and list(dice[0].y) == [2.0]
+
+
+def test_radar_chart_all_personas_and_one_persona():
+    ratings = ratings_table(OFFICER_AND_APPLICANT)
+    fig = radar_chart(ratings)
+    assert [t.name for t in fig.data] == ["SHAP", "LIME", "Anchor", "DiCE"]
+    assert [t.line.color for t in fig.data] == list(METHOD_COLORS.values())
+    dice = fig.data[3]
+    assert len(dice.r) == 7 and dice.r[0] == dice.r[-1] and dice.theta[0] == "Interpretability"
+    # DiCE trust: the officer's ratings alternate 1, 3 (mean 2); the applicant's 4, 5 (6 clipped; mean 4.5).
+    assert dice.r[3] == pytest.approx((2 + 4.5) / 2)
+    applicant = radar_chart(ratings, "Applicant")
+    assert applicant.data[3].r[3] == pytest.approx(4.5)
+    assert "Applicant" in applicant.layout.title.text
+    assert fig.layout.polar.radialaxis.range == (1, 5)
+
+
+def test_ratings_summary_chart_means_and_intervals():
+    fig = ratings_summary_chart(ratings_table(OFFICER_AND_APPLICANT, jitter=False))
+    assert [t.name for t in fig.data] == ["SHAP", "LIME", "Anchor", "DiCE"]
+    anchor = fig.data[2]
+    assert anchor.marker.color == METHOD_COLORS["Anchor"]
+    assert list(anchor.x)[3] == "Trust" and anchor.y[3] == pytest.approx(4.0)  # (5 + 3) / 2
+    assert anchor.error_y.array[3] > 0
+    assert all(n == 12 for n in anchor.customdata)
+
+
+def test_score_heatmap_marks_the_recommended_method():
+    rec = generate_recommendations(long_table(), ratings_table(OFFICER_AND_APPLICANT), None)
+    fig = score_heatmap(rec)
+    [heat] = fig.data
+    assert list(heat.x) == ["SHAP", "LIME", "Anchor", "DiCE"] and list(heat.y) == ["Applicant", "Loan officer"]
+    assert heat.text[0][3].endswith("★") and heat.text[1][2].endswith("★")
+    assert sum(cell.endswith("★") for row in heat.text for cell in row) == 2
+    assert heat.zmin == 0 and heat.zmax == 1
+
+
+def test_score_heatmap_leaves_excluded_methods_out():
+    rec = generate_recommendations(wide_table(errors={"LIME": "crashed"}), None, None)
+    fig = score_heatmap(rec)
+    assert list(fig.data[0].x) == ["SHAP", "Anchor", "DiCE"]
+    assert "technical only" in fig.layout.title.text
+
+
+@pytest.mark.parametrize("empty", [None, pd.DataFrame()])
+def test_empty_inputs_give_none(empty):
+    assert fidelity_chart(empty) is None
+    assert parsimony_chart(empty) is None
+    assert radar_chart(empty) is None
+    assert ratings_summary_chart(empty) is None
+    assert score_heatmap(None) is None
+    assert score_heatmap({"stakeholders": [], "methods": []}) is None
+
+
+def test_only_failed_ratings_give_no_rating_charts():
+    failed = ratings_table(OFFICER_AND_APPLICANT, status="failed")
+    assert radar_chart(failed) is None and ratings_summary_chart(failed) is None
+
+
+def test_metrics_without_values_give_no_technical_chart():
+    table = long_table({"DiCE": {"counterfactual_validity": (math.nan, math.nan, math.nan)}})
+    assert fidelity_chart(table) is None and parsimony_chart(table) is None
