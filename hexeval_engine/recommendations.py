@@ -41,15 +41,17 @@ Output shape (JSON-serialisable; every float is finite or ``None``)
                       "value", "ci_low", "ci_high", "definition", "detail", "ci_known",
                       "metrics": [{"metric", "label", "value", "ci_low", "ci_high",
                                    "direction", "display", "text"}]}}}},
-      "stakeholders": [{
+      "stakeholders": {                      # keyed by title; sorted by role; one entry in technical_only mode
+        title: {
         "persona_role": str | None,          # None for the technical-only entry
         "persona_names": [str],
-        "title": str,                        # what a card shows as its heading
+        "title": str,                        # the role, or "All stakeholders (technical-only ranking)"
         "mode": "combined" | "technical_only",
         "n_ratings": int, "n_failed_ratings": int,
         "recommended_method": str | None,    # None only when no method can be scored
         "score": float | None, "score_ci_low": float | None, "score_ci_high": float | None,
         "lead": "clear" | "close_call" | "single_candidate" | "none",
+        "clear_lead": bool,                  # lead == "clear"
         "runner_up": str | None,
         "strengths": [str], "concerns": [str],
         "reasoning": str,
@@ -60,7 +62,7 @@ Output shape (JSON-serialisable; every float is finite or ``None``)
                                       "configured_weight", "contribution", "detail"}},
           "ratings": {"n": int, "trust_mean": float | None, "satisfaction_mean": float | None},
           "notes": [str]}],
-        "notes": [str]}],
+        "notes": [str]}},
       "notes": [str]
     }
 
@@ -303,7 +305,7 @@ def _stakeholder(role, names, rows, n_failed, candidates, technical, weights, le
         "score": winner["score"] if winner else None,
         "score_ci_low": winner["score_ci_low"] if winner else None,
         "score_ci_high": winner["score_ci_high"] if winner else None,
-        "lead": lead, "runner_up": runner_up, "strengths": strengths, "concerns": concerns,
+        "lead": lead, "clear_lead": lead == "clear", "runner_up": runner_up, "strengths": strengths, "concerns": concerns,
         "alternatives": alternatives, "notes": notes,
     }
     entry["reasoning"] = _reasoning(entry, alternatives, level)
@@ -380,7 +382,7 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         notes.append(f"ratings of {m} are ignored: it is not among the methods that can be recommended")
     rated = rated[rated["method"].isin(candidates) | ~rated["usable"]]
     usable = rated[rated["usable"] & rated["method"].isin(candidates)]
-    stakeholders = []
+    stakeholders: dict[str, dict] = {}
     if len(usable):
         mode = "combined"
         for role in sorted(rated["role"].unique()):
@@ -389,14 +391,15 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
             names = sorted(of_role["persona_name"].dropna().astype(str).unique())
             if not len(rows):
                 notes.append(f"no usable rating from {role}; its entry is a technical-only ranking")
-            stakeholders.append(_stakeholder(role, names, rows, int((~of_role["usable"]).sum()), candidates,
-                                             technical_scores, weights, level))
+            stakeholders[role] = _stakeholder(role, names, rows, int((~of_role["usable"]).sum()), candidates,
+                                              technical_scores, weights, level)
     else:
         mode = "technical_only"
         n_failed = int((~rated["usable"]).sum())
         if len(rated):
             notes.append(f"no usable persona rating ({n_failed} failed or incomplete); the ranking is technical only")
-        stakeholders.append(_stakeholder(None, [], usable, n_failed, candidates, technical_scores, weights, level))
+        only = _stakeholder(None, [], usable, n_failed, candidates, technical_scores, weights, level)
+        stakeholders[only["title"]] = only
     return _json_safe({
         "mode": mode, "weights": weights, "confidence_level": level,
         "thresholds": {"strength": STRENGTH_AT, "concern": CONCERN_BELOW},

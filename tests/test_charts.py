@@ -114,7 +114,7 @@ def test_empty_inputs_give_none(empty):
     assert radar_chart(empty) is None
     assert ratings_summary_chart(empty) is None
     assert score_heatmap(None) is None
-    assert score_heatmap({"stakeholders": [], "methods": []}) is None
+    assert score_heatmap({"stakeholders": {}, "methods": []}) is None
 
 
 def test_only_failed_ratings_give_no_rating_charts():

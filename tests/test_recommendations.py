@@ -23,7 +23,9 @@ OFFICER_AND_APPLICANT = {
 
 
 def entry(rec: dict, role) -> dict:
-    return next(s for s in rec["stakeholders"] if s["persona_role"] == role)
+    found = rec["stakeholders"][role]
+    assert found["persona_role"] == role and found["title"] == role
+    return found
 
 
 def ranking(stakeholder: dict) -> list[str]:
@@ -81,7 +83,8 @@ def test_weights_change_the_outcome():
 def test_components_are_kept_and_sum_to_the_score():
     rec = generate_recommendations(long_table(), ratings_table(OFFICER_AND_APPLICANT), None)
     json.dumps(rec, allow_nan=False)
-    for stakeholder in rec["stakeholders"]:
+    assert list(rec["stakeholders"]) == ["Applicant", "Loan officer"]
+    for stakeholder in rec["stakeholders"].values():
         for alt in stakeholder["alternatives"]:
             components = alt["components"]
             assert set(components) == {"technical_fidelity", "technical_parsimony", "persona_trust",
@@ -99,7 +102,7 @@ def test_technical_only_mode_without_ratings():
     for ratings in (None, pd.DataFrame()):
         rec = generate_recommendations(long_table(), ratings, None)
         assert rec["mode"] == "technical_only"
-        [only] = rec["stakeholders"]
+        [only] = rec["stakeholders"].values()
         assert only["persona_role"] is None and only["mode"] == "technical_only"
         assert only["title"] == "All stakeholders (technical-only ranking)"
         assert only["reasoning"].startswith("Technical-only ranking: no persona ratings")
@@ -117,7 +120,7 @@ def test_only_failed_ratings_give_technical_only_with_a_note():
         failed[dim] = float("nan")
     rec = generate_recommendations(long_table(), failed, None)
     assert rec["mode"] == "technical_only"
-    assert rec["stakeholders"][0]["n_failed_ratings"] == len(failed)
+    assert rec["stakeholders"]["All stakeholders (technical-only ranking)"]["n_failed_ratings"] == len(failed)
     assert any("no usable persona rating (48 failed" in n for n in rec["notes"])
 
 
@@ -125,12 +128,12 @@ def test_clear_lead_versus_close_call():
     clear = ratings_table({("Analyst", m): s for m, s in
                            {"SHAP": (5, 5), "LIME": (1, 1), "Anchor": (1, 1), "DiCE": (1, 1)}.items()}, jitter=False)
     rec = entry(generate_recommendations(long_table(), clear, None), "Analyst")
-    assert rec["recommended_method"] == "SHAP" and rec["lead"] == "clear"
+    assert rec["recommended_method"] == "SHAP" and rec["lead"] == "clear" and rec["clear_lead"] is True
     assert "a clear lead over" in rec["reasoning"]
     close = ratings_table({("Analyst", m): s for m, s in
                            {"SHAP": (3, 3), "LIME": (3, 3), "Anchor": (3, 3), "DiCE": (3, 3)}.items()})
     rec = entry(generate_recommendations(long_table(), close, None), "Analyst")
-    assert rec["lead"] == "close_call" and rec["runner_up"] == ranking(rec)[1]
+    assert rec["lead"] == "close_call" and rec["clear_lead"] is False and rec["runner_up"] == ranking(rec)[1]
     assert "a close call with" in rec["reasoning"]
 
 
@@ -191,7 +194,7 @@ def test_missing_component_and_missing_interval_are_reported():
     del metrics["Anchor"]["rule_coverage"]
     metrics["DiCE"]["counterfactual_validity"] = (0.9, float("nan"), float("nan"))
     rec = generate_recommendations(long_table(metrics), None, None)
-    only = rec["stakeholders"][0]
+    [only] = rec["stakeholders"].values()
     anchor = only["alternatives"][ranking(only).index("Anchor")]
     assert anchor["components"]["technical_parsimony"]["value"] is None
     assert anchor["score"] == pytest.approx(0.95)  # fidelity alone, weight renormalised to 1

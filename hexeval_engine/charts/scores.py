@@ -26,7 +26,7 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
         A single ``Heatmap`` trace (rows: stakeholder titles; columns: methods in canonical
         order; z in [0, 1], NaN where a method has no score); ``None`` when no score exists.
     """
-    stakeholders = (recommendations or {}).get("stakeholders") or []
+    stakeholders = list(((recommendations or {}).get("stakeholders") or {}).values())
     methods = [m for m in METHODS if m in (recommendations or {}).get("methods", [])]
     if not stakeholders or not methods:
         return None
