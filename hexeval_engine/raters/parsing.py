@@ -1,0 +1,126 @@
+"""Turn an LLM answer into validated scores, or say precisely why it cannot be used.
+
+Structured output gives clean JSON; servers without it wrap JSON in prose or code fences, so
+:func:`parse_rating` also finds the first JSON object inside text. Whatever the route, the six
+scores must be integers 1-5 and the comment non-empty: anything else raises
+:class:`AnswerError` (the caller records a failed rating; no score is ever defaulted).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from .base import DIMENSIONS
+
+_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+
+
+class AnswerError(ValueError):
+    """The answer holds no usable rating (not JSON, missing fields, scores outside 1-5)."""
+
+
+class RatingPayload(BaseModel):
+    """A validated answer: six integer scores 1-5 and a comment."""
+
+    model_config = ConfigDict(extra="ignore", str_strip_whitespace=True)
+
+    interpretability: int = Field(ge=1, le=5, strict=True)
+    completeness: int = Field(ge=1, le=5, strict=True)
+    actionability: int = Field(ge=1, le=5, strict=True)
+    trust: int = Field(ge=1, le=5, strict=True)
+    satisfaction: int = Field(ge=1, le=5, strict=True)
+    decision_support: int = Field(ge=1, le=5, strict=True)
+    comment: str = Field(min_length=1)
+
+    @property
+    def scores(self) -> dict[str, int]:
+        return {d: getattr(self, d) for d in DIMENSIONS}
+
+
+def parse_rating(content: str | None) -> RatingPayload:
+    """Parse an answer's text into a :class:`RatingPayload`.
+
+    Accepts a bare JSON object, one inside a fenced code block, or the first JSON object within
+    prose. Keys are matched case-insensitively with spaces or hyphens read as underscores, and
+    scores nested under one sub-object (``{"scores": {...}, "comment": ...}``) are lifted.
+    Integer-valued scores written as strings (``"4"``) or floats (``4.0``) are accepted;
+    anything else outside the integers 1-5 is rejected.
+
+    Raises
+    ------
+    AnswerError
+        With a message naming what is wrong and a short excerpt of the answer.
+    """
+    if content is None or not content.strip():
+        raise AnswerError("the answer is empty")
+    obj = _find_object(content)
+    if obj is None:
+        raise AnswerError(f"the answer holds no JSON object: {_excerpt(content)}")
+    data = _normalise(obj)
+    try:
+        return RatingPayload.model_validate(data)
+    except ValidationError as err:
+        problems = "; ".join(_problem(e) for e in err.errors())
+        raise AnswerError(f"the answer's rating is invalid: {problems}") from err
+
+
+def _find_object(text: str) -> dict | None:
+    stripped = _FENCE.sub("", text.strip())
+    try:
+        value = json.loads(stripped)
+        if isinstance(value, dict):
+            return value
+    except json.JSONDecodeError:
+        pass  # not bare JSON: look for an object embedded in prose below
+    decoder = json.JSONDecoder()
+    for match in re.finditer(r"\{", text):
+        try:
+            value, _ = decoder.raw_decode(text, match.start())
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
+
+
+def _normalise(obj: dict) -> dict:
+    data = {_key(k): v for k, v in obj.items()}
+    if not any(d in data for d in DIMENSIONS):
+        nested = [v for v in data.values() if isinstance(v, dict) and any(_key(k) in DIMENSIONS for k in v)]
+        if len(nested) == 1:
+            data = {**{_key(k): v for k, v in nested[0].items()}, **{k: v for k, v in data.items()
+                                                                     if not isinstance(v, dict)}}
+    for d in DIMENSIONS:
+        data[d] = _integer(data.get(d)) if d in data else data.get(d)
+        if data[d] is None:
+            data.pop(d)
+    return data
+
+
+def _integer(value):
+    if isinstance(value, bool):
+        return value  # rejected by strict validation: True is not a score
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and re.fullmatch(r"\s*[+-]?\d+(\.0+)?\s*", value):
+        return int(float(value))
+    return value
+
+
+def _key(key) -> str:
+    return re.sub(r"[\s\-]+", "_", str(key).strip().lower())
+
+
+def _problem(e: dict) -> str:
+    field = ".".join(str(p) for p in e["loc"]) or "answer"
+    if e["type"] == "missing":
+        return f"'{field}' is missing"
+    return f"'{field}' = {e.get('input')!r} ({e['msg']})"
+
+
+def _excerpt(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return repr(text if len(text) <= limit else text[:limit] + "…")

@@ -1,0 +1,109 @@
+"""Build the chat messages an LLM persona reads, and the JSON schema its answer must follow.
+
+The persona sees the domain (injected from ``config.domain``), the case in raw terms with
+labels and units, the model's prediction and probability, and the explanation's plain-language
+``text`` under a neutral label ("Explanation A") unless method names are switched on.
+"""
+
+from __future__ import annotations
+
+from ..config.schema import Domain
+from ..explanation import METHODS
+from ..personas import Persona
+from .base import DIMENSIONS, Case, RatingTask
+
+DIMENSION_QUESTIONS = {
+    "interpretability": "How easy is this explanation for you to understand?",
+    "completeness": "Does it cover the factors you would need to understand this prediction?",
+    "actionability": "Does it tell you what could be done, or what would change the outcome?",
+    "trust": "Does it give you well-founded confidence in (or well-founded doubt about) the prediction?",
+    "satisfaction": "Overall, how satisfied are you with this explanation?",
+    "decision_support": "How much does it help you {verb} this {noun}?",
+}
+
+COMPLETION_TOKENS_ESTIMATE = 160
+"""Expected tokens of one answer (six integers and a 2-3 sentence comment)."""
+
+
+def method_label(method: str, *, show_method_names: bool) -> str:
+    """The name a persona sees: ``"Explanation A"`` … ``"Explanation D"`` (fixed per method) or the method."""
+    if show_method_names:
+        return method
+    index = METHODS.index(method) if method in METHODS else len(METHODS)
+    return f"Explanation {chr(ord('A') + index)}"
+
+
+def rating_json_schema() -> dict:
+    """The JSON schema of an answer, usable as an OpenAI ``response_format`` (strict mode)."""
+    props = {d: {"type": "integer", "enum": [1, 2, 3, 4, 5], "description": _question(d, Domain())} for d in DIMENSIONS}
+    props["comment"] = {"type": "string", "description": "2-3 sentences, first person, from your perspective"}
+    return {"type": "object", "properties": props, "required": [*DIMENSIONS, "comment"], "additionalProperties": False}
+
+
+def response_format() -> dict:
+    """``response_format`` argument for ``chat.completions.create`` (structured output)."""
+    return {"type": "json_schema",
+            "json_schema": {"name": "explanation_rating", "strict": True, "schema": rating_json_schema()}}
+
+
+def build_messages(task: RatingTask) -> list[dict]:
+    """The system and user messages for one rating task."""
+    return [{"role": "system", "content": _system(task.persona, task.domain)},
+            {"role": "user", "content": _user(task)}]
+
+
+def estimate_prompt_tokens(messages: list[dict]) -> int:
+    """A rough token count (about four characters per token plus per-message overhead)."""
+    return sum(len(m["content"]) // 4 + 4 for m in messages) + 3
+
+
+def _system(p: Persona, domain: Domain) -> str:
+    if p.is_end_user:
+        who = f"You are {p.name}, {domain.end_user_context or 'the person this decision is about'}."
+    else:
+        where = f" {domain.stakeholder_context}" if domain.stakeholder_context else ""
+        who = f"You are {p.name}, {p.role}{where}, with {p.experience_years} years of experience."
+    levels = "; ".join(f"{name.replace('_', ' ')}: {getattr(p, name).value.replace('_', ' ')}" for name in
+                       ("ai_comfort", "technical_background", "need_to_justify", "need_to_act", "time_pressure",
+                        "risk_aversion"))
+    terms = "".join(f"\n- {k.replace('_', ' ')}: {v}" for k, v in domain.terms.items())
+    questions = "\n".join(f"- {d}: {_question(d, domain)}" for d in DIMENSIONS)
+    return (
+        f"{who}\n\nYour profile\n- Role: {p.role}\n- Risk profile: {p.risk_profile}\n- Decision style: "
+        f"{p.decision_style}\n- How you think about it: {p.mental_model}\n- What you need from an explanation:"
+        + "".join(f"\n  - {x}" for x in p.priorities) + "\n- Your rules of thumb:"
+        + "".join(f"\n  - {x}" for x in p.heuristics)
+        + f"\n- Explanation preferences: {p.explanation_preferences}\n- Levels: {levels}\n\n"
+        f"The situation ({domain.name})\nAn AI system predicts {domain.prediction_task} to help {domain.decision_verb} "
+        f"each {domain.decision_noun}. A positive prediction means: {domain.positive_outcome}. A negative "
+        f"prediction means: {domain.negative_outcome}." + (f"\nTerms used here:{terms}" if terms else "")
+        + "\n\nYou will see one case, the system's prediction and one explanation of that prediction. Judge the "
+        "explanation strictly from your own perspective, needs and expertise; do not judge the prediction itself. "
+        f"Rate it on six dimensions, each an integer from 1 (very poor) to 5 (excellent):\n{questions}\n\n"
+        "Answer with a single JSON object and nothing else, with the integer keys "
+        + ", ".join(DIMENSIONS) + ' and a "comment" key: 2-3 sentences in the first person that say why, '
+        "naming what in the explanation helped or got in your way."
+    )
+
+
+def _user(task: RatingTask) -> str:
+    case, domain = task.case, task.domain
+    return (f"The {domain.decision_noun}:\n{render_case(case)}\n\n{render_prediction(case, domain)}\n\n"
+            f"{task.label}:\n<<<\n{task.explanation.text.strip()}\n>>>\n\n"
+            f"Rate {task.label} as {task.persona.name} and answer with the JSON object.")
+
+
+def render_case(case: Case) -> str:
+    """The case's raw feature values, one per line, with descriptions (units) and labels."""
+    return "\n".join(f"- {f.description}: {f.value}" for f in case.features)
+
+
+def render_prediction(case: Case, domain: Domain) -> str:
+    """The model's prediction and probability in words."""
+    return (f"The system's prediction: {case.outcome}. Estimated probability of {domain.prediction_task}: "
+            f"{case.probability_positive:.0%} (the system predicts positive at {case.threshold:.0%} or above).")
+
+
+def _question(dimension: str, domain: Domain) -> str:
+    return DIMENSION_QUESTIONS[dimension].format(verb=domain.decision_verb, noun=domain.decision_noun)
+

@@ -1,0 +1,200 @@
+"""A real, scriptable OpenAI-compatible chat server on 127.0.0.1 for tests and benchmarks.
+
+``POST /v1/chat/completions`` answers like the OpenAI API: with a JSON-schema
+``response_format`` the message content is bare JSON; without it, the JSON is wrapped in prose
+and a code fence (as many local servers do). The normal rating is derived deterministically
+from the request's messages. :class:`Behaviour` entries script failures::
+
+    with FakeLLMServer(latency=0.3) as server:
+        server.add(Behaviour("status", status=429, times=2, headers={"retry-after-ms": "20"}))
+        ... OpenAI(base_url=server.url, api_key="...") ...
+        assert len(server.requests) == ...
+
+Every request is recorded (path, headers including ``Authorization``, JSON body).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+DIMENSIONS = ("interpretability", "completeness", "actionability", "trust", "satisfaction", "decision_support")
+ACTIONS = ("status", "malformed", "out_of_range", "missing_field", "slow", "prose")
+
+
+@dataclass
+class Behaviour:
+    """A scripted reaction to matching requests.
+
+    action : "status" (answer ``status`` with ``headers``), "malformed" (content that is not JSON),
+        "out_of_range" (a score of 7), "missing_field" (no ``trust``), "slow" (sleep ``delay`` s,
+        then answer normally), "prose" (JSON inside prose even with response_format).
+    match : only requests whose message text contains this string (``None``: all).
+    times : how many matching requests it applies to (``None``: forever).
+    """
+
+    action: str
+    match: str | None = None
+    times: int | None = None
+    status: int = 500
+    headers: dict = field(default_factory=dict)
+    delay: float = 0.0
+    used: int = 0
+
+    def __post_init__(self):
+        if self.action not in ACTIONS:
+            raise ValueError(f"unknown action {self.action!r}; use one of {ACTIONS}")
+
+
+@dataclass
+class RecordedRequest:
+    path: str
+    headers: dict  # names in lower case, e.g. "authorization"
+    body: dict
+    text: str  # all message contents joined
+    time: float
+
+
+def deterministic_rating(text: str) -> dict:
+    """The normal answer for a prompt: scores 1-5 and a comment derived from its SHA-256."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    scores = {d: 1 + digest[i] % 5 for i, d in enumerate(DIMENSIONS)}
+    return {**scores, "comment": f"Deterministic test rating {digest.hex()[:8]}. It reflects this exact prompt."}
+
+
+class FakeLLMServer:
+    """Threaded OpenAI-compatible server on a free port of 127.0.0.1.
+
+    Parameters
+    ----------
+    latency : float
+        Seconds every request waits before answering.
+    reject_response_format : bool
+        Answer HTTP 400 to requests that carry ``response_format``.
+    """
+
+    def __init__(self, *, latency: float = 0.0, reject_response_format: bool = False):
+        self.latency = latency
+        self.reject_response_format = reject_response_format
+        self.behaviours: list[Behaviour] = []
+        self.requests: list[RecordedRequest] = []
+        self.disconnects = 0
+        self._lock = threading.Lock()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> "FakeLLMServer":
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-llm", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+
+    def __enter__(self) -> "FakeLLMServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def add(self, behaviour: Behaviour) -> Behaviour:
+        with self._lock:
+            self.behaviours.append(behaviour)
+        return behaviour
+
+    def reset(self) -> None:
+        with self._lock:
+            self.behaviours.clear()
+            self.requests.clear()
+            self.disconnects = 0
+
+    def completion_requests(self) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.path.endswith("/chat/completions")]
+
+    # -- called by the handler ---------------------------------------------------------------------
+    def _record(self, request: RecordedRequest) -> Behaviour | None:
+        with self._lock:
+            self.requests.append(request)
+            for b in self.behaviours:
+                if (b.match is None or b.match in request.text) and (b.times is None or b.used < b.times):
+                    b.used += 1
+                    return b
+        return None
+
+
+def _handler_for(server: FakeLLMServer):
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format, *args):  # keep test output clean
+            return
+
+        def do_POST(self):
+            raw = self.rfile.read(int(self.headers.get("content-length", 0)))
+            try:
+                body = json.loads(raw or b"{}")
+            except json.JSONDecodeError:
+                return self._json(400, {"error": {"message": "request body is not JSON"}})
+            text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            behaviour = server._record(RecordedRequest(self.path, headers, body, text, time.time()))
+            if server.latency:
+                time.sleep(server.latency)
+            if not self.path.rstrip("/").endswith("/v1/chat/completions"):
+                return self._json(404, {"error": {"message": f"no route {self.path}"}})
+            if server.reject_response_format and "response_format" in body:
+                return self._json(400, {"error": {"message": "response_format is not supported by this server",
+                                                  "param": "response_format"}})
+            self._answer(body, text, behaviour)
+
+        def _answer(self, body, text, b: Behaviour | None):
+            structured = (body.get("response_format") or {}).get("type") == "json_schema"
+            rating = deterministic_rating(text)
+            if b is not None and b.action == "status":
+                return self._json(b.status, {"error": {"message": f"scripted HTTP {b.status}"}}, b.headers)
+            if b is not None and b.action == "slow":
+                time.sleep(b.delay)
+            if b is not None and b.action == "out_of_range":
+                rating["trust"] = 7
+            if b is not None and b.action == "missing_field":
+                rating.pop("trust")
+            content = json.dumps(rating)
+            if b is not None and b.action == "malformed":
+                content = "I would rate it highly, maybe a four or so, {interpretability: four"
+            elif not structured or (b is not None and b.action == "prose"):
+                content = f"Here is my rating as the persona:\n```json\n{content}\n```\nThank you."
+            self._json(200, {
+                "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
+                "model": body.get("model", "test-model"),
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": content}}],
+                "usage": {"prompt_tokens": len(text) // 4, "completion_tokens": len(content) // 4,
+                          "total_tokens": len(text) // 4 + len(content) // 4},
+            })
+
+        def _json(self, status: int, payload: dict, headers: dict | None = None):
+            data = json.dumps(payload).encode("utf-8")
+            try:
+                self.send_response(status)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, str(v))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                with server._lock:
+                    server.disconnects += 1  # the client gave up (timeout); counted for tests
+
+    return Handler
