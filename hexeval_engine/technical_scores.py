@@ -177,7 +177,8 @@ def method_components(long: pd.DataFrame, method: str) -> dict[str, dict]:
                 "metric": term.metric, "label": term.label, "value": float(r["value"]),
                 "ci_low": _nan_to_none(r["ci_low"]), "ci_high": _nan_to_none(r["ci_high"]),
                 "direction": r["direction"], "display": term.display,
-                "text": f"{term.label} {format_value(float(r['value']), term.display)}",
+                "text": (format_value(float(r["value"]), term.display) + term.suffix if term.suffix
+                         else f"{term.label} {format_value(float(r['value']), term.display)}"),
             })
         n = len(points)
         out[component] = {

@@ -15,7 +15,7 @@ from scipy import stats
 
 from ..explanation import METHODS
 from ..technical_table import canonical_method
-from .colors import method_color, style, with_alpha
+from .colors import TEXT_COLOR, method_color, style, with_alpha
 
 DIMENSIONS = ("interpretability", "completeness", "actionability", "trust", "satisfaction", "decision_support")
 
@@ -135,7 +135,7 @@ def ratings_summary_chart(ratings: pd.DataFrame | None, persona: str | None = No
             counts.append(len(values))
         fig.add_trace(go.Bar(
             name=method, x=x, y=means, marker={"color": method_color(method)},
-            error_y={"type": "data", "array": halves, "visible": True}, customdata=counts,
+            error_y={"type": "data", "array": halves, "visible": True, "color": TEXT_COLOR}, customdata=counts,
             hovertemplate=f"<b>{method}</b><br>%{{x}}: %{{y:.2f}} / 5 (n = %{{customdata}})<extra></extra>",
         ))
     fig.update_layout(barmode="group", yaxis={"range": [0, 5.4], "title": {"text": "Mean rating (1-5)"}})

@@ -15,7 +15,7 @@ from plotly.subplots import make_subplots
 
 from ..explanation import METHODS
 from ..technical_table import as_long
-from .colors import method_color, style
+from .colors import TEXT_COLOR, method_color, style
 from .labels import ARROWS, direction_label, metric_title
 
 FIDELITY_METRICS = ("fidelity_deletion", "fidelity_insertion")
@@ -34,7 +34,7 @@ def _error_bars(rows: pd.DataFrame) -> dict:
     upper = (rows["ci_high"] - rows["value"]).clip(lower=0).fillna(0)
     lower = (rows["value"] - rows["ci_low"]).clip(lower=0).fillna(0)
     return {"type": "data", "symmetric": False, "array": upper.tolist(), "arrayminus": lower.tolist(),
-            "visible": bool(rows["ci_low"].notna().any())}
+            "visible": bool(rows["ci_low"].notna().any()), "color": TEXT_COLOR}
 
 
 def _bar(rows: pd.DataFrame, method: str, x: list[str], *, showlegend: bool = True) -> go.Bar:

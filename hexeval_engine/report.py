@@ -1,0 +1,138 @@
+"""One self-contained HTML report of a saved run: opens offline, plotly.js embedded inline.
+
+The report holds the use case, the model and data summary, the technical metrics with their
+confidence intervals and directions, the charts of :mod:`hexeval_engine.charts`, the persona
+ratings and comments, the recommendations, and a prominent note of who rated the explanations.
+Every value that comes from the run is HTML-escaped; the page loads nothing from the network.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import plotly.graph_objects as go
+from plotly.offline import get_plotlyjs
+
+from . import charts
+from .report_sections import (esc, examples_section, metrics_section, model_data_section, rater_note,
+                              ratings_section, recommendations_section, usecase_section)
+
+_FIGURE_CONFIG = {"displaylogo": False, "responsive": True}
+
+_CSS = """
+:root { --bg: #ffffff; --fg: #1f2328; --muted: #656d76; --line: #d0d7de; --card: #f6f8fa;
+        --warn-bg: #fff8c5; --warn-line: #d4a72c; --err: #cf222e; }
+@media (prefers-color-scheme: dark) {
+  :root { --bg: #0e1117; --fg: #e6edf3; --muted: #9198a1; --line: #30363d; --card: #161b22;
+          --warn-bg: #3b2e00; --warn-line: #bb8009; --err: #ff7b72; }
+}
+body { background: var(--bg); color: var(--fg); font: 15px/1.5 system-ui, -apple-system, "Segoe UI", sans-serif;
+       max-width: 1200px; margin: 0 auto; padding: 24px; }
+h1 { margin-bottom: 4px; } h2 { border-bottom: 1px solid var(--line); padding-bottom: 4px; margin-top: 40px; }
+table { border-collapse: collapse; margin: 8px 0 16px; width: 100%; }
+th, td { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; }
+caption { text-align: left; color: var(--muted); }
+.kv th { width: 28%; font-weight: 600; }
+.muted, .meaning, .ci { color: var(--muted); } .meaning { font-size: 12px; font-weight: normal; }
+.ci { font-size: 12px; } .na { color: var(--muted); text-align: center; }
+.arrow { font-weight: bold; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; }
+.card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin: 12px 0; }
+.badge { display: inline-block; border: 2px solid; border-radius: 999px; padding: 0 8px; font-weight: 600; }
+.score { font-size: 20px; font-weight: 700; margin: 0 8px; }
+.lead { border-radius: 4px; padding: 2px 6px; border: 1px solid var(--line); }
+.lead.clear { border-color: #009E73; } .lead.close_call { border-color: var(--warn-line); }
+.rater-note { background: var(--warn-bg); border: 2px solid var(--warn-line); border-radius: 8px;
+              padding: 12px 16px; margin: 16px 0; font-size: 16px; }
+.error { color: var(--err); }
+.example { white-space: pre-wrap; }
+.chart { min-height: 420px; }
+"""
+
+
+def _figure_html(fig: go.Figure | None, empty_message: str) -> str:
+    if fig is None:
+        return f"<p class='muted'>{esc(empty_message)}</p>"
+    return "<div class='chart'>" + fig.to_html(full_html=False, include_plotlyjs=False,
+                                                 config=_FIGURE_CONFIG) + "</div>"
+
+
+def _charts_section(run) -> str:
+    ratings = run.persona_ratings
+    technical = run.technical_metrics_long if run.technical_metrics_long is not None and len(
+        run.technical_metrics_long) else run.technical_metrics
+    return "".join([
+        "<section><h2>Charts</h2>",
+        "<h3>Fidelity</h3>", _figure_html(charts.fidelity_chart(technical), "No fidelity values in this run."),
+        "<h3>Parsimony</h3>", _figure_html(charts.parsimony_chart(technical), "No parsimony values in this run."),
+        "<h3>Persona ratings</h3>",
+        _figure_html(charts.ratings_summary_chart(ratings), "No persona ratings in this run."),
+        _figure_html(charts.radar_chart(ratings), "No persona ratings for the radar chart."),
+        "<h3>Combined scores</h3>",
+        _figure_html(charts.score_heatmap(run.recommendations), "No recommendation scores in this run."),
+        "</section>",
+    ])
+
+
+def render_report(run) -> str:
+    """The report of ``run`` as one HTML document (a string).
+
+    Parameters
+    ----------
+    run : RunData-like
+        An object with ``manifest`` (dict), ``technical_metrics`` (wide DataFrame),
+        ``technical_metrics_long`` (DataFrame, may be empty), ``persona_ratings`` (DataFrame or
+        None), ``recommendations`` (dict), ``explanations`` (list of dicts) and ``path``, as
+        :func:`hexeval_engine.runs.load_run` returns.
+
+    Returns
+    -------
+    str
+        A complete HTML document with plotly.js inline; it references no external resource.
+    """
+    manifest = run.manifest or {}
+    title = f"HEXEval report — {manifest.get('usecase_title') or manifest.get('usecase', 'run')}"
+    meta = (f"Run <code>{esc(manifest.get('run_id'))}</code> · created {esc(manifest.get('created'))} · "
+            f"status {esc(manifest.get('status'))}")
+    body = "".join([
+        f"<header><h1>{esc(title)}</h1><p class='muted'>{meta}</p></header>",
+        rater_note(manifest, run.persona_ratings),
+        usecase_section(manifest),
+        model_data_section(manifest),
+        metrics_section(run.technical_metrics, run.technical_metrics_long),
+        recommendations_section(run.recommendations),
+        _charts_section(run),
+        ratings_section(run.persona_ratings),
+        examples_section(getattr(run, "explanations", None)),
+        "<footer><p class='muted'>Generated by HEXEval. This file is self-contained and works offline.</p></footer>",
+    ])
+    return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"
+            "<meta name='viewport' content='width=device-width, initial-scale=1'>"
+            f"<title>{esc(title)}</title><style>{_CSS}</style>"
+            f"<script type='text/javascript'>{get_plotlyjs()}</script></head>"
+            f"<body>{body}</body></html>")
+
+
+def write_report(run, path) -> Path:
+    """Write the self-contained HTML report of ``run`` to ``path`` and return the path.
+
+    Parameters
+    ----------
+    run : RunData-like
+        See :func:`render_report`.
+    path : str or Path
+        The file to write; a directory gets ``report-<run_id>.html`` inside it. Parent folders
+        are created.
+
+    Returns
+    -------
+    Path
+        The file written.
+    """
+    path = Path(path)
+    if path.is_dir():
+        path = path / f"report-{(run.manifest or {}).get('run_id', 'run')}.html"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_report(run), encoding="utf-8")
+    return path

@@ -1,0 +1,269 @@
+"""HTML sections of the run report. Every value from a run passes through :func:`esc`.
+
+Each function takes parts of a loaded run and returns an HTML fragment (a string); the report
+module puts them together with the charts and the inline plotly.js.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+
+import pandas as pd
+
+from .explanation import METHODS
+from .technical_table import as_long, canonical_method, method_errors
+from .charts.colors import method_color
+from .charts.labels import ARROWS, metric_title
+from .charts.ratings import DIMENSIONS, usable_ratings
+
+
+def esc(value) -> str:
+    """HTML-escape any value (quotes included); None and NaN become an empty string."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return html.escape(str(value), quote=True)
+
+
+def _fmt(value, digits: int = 3) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "–"
+    if isinstance(value, float):
+        return f"{value:.{digits}f}"
+    return esc(value)
+
+
+def _kv_table(items: dict, caption: str | None = None) -> str:
+    """A two-column table of a dict; nested values are shown as compact JSON text."""
+    rows = []
+    for key, value in items.items():
+        shown = json.dumps(value, default=str) if isinstance(value, (dict, list, tuple)) else value
+        rows.append(f"<tr><th>{esc(key)}</th><td>{esc(shown) if not isinstance(shown, float) else _fmt(shown)}</td></tr>")
+    cap = f"<caption>{esc(caption)}</caption>" if caption else ""
+    return f"<table class='kv'>{cap}{''.join(rows)}</table>" if rows else "<p class='muted'>Not recorded.</p>"
+
+
+def method_badge(method: str) -> str:
+    return f"<span class='badge' style='border-color:{method_color(method)}'>{esc(method)}</span>"
+
+
+def rater_note(manifest: dict, ratings: pd.DataFrame | None) -> str:
+    """The prominent statement of who rated the explanations (simulated ratings say so)."""
+    rater = manifest.get("rater") or {}
+    kind = rater.get("kind")
+    kinds = set(ratings["rater"].dropna().astype(str)) if ratings is not None and "rater" in getattr(
+        ratings, "columns", ()) else set()
+    if kind == "simulated" or (kind is None and kinds == {"simulated"}):
+        text = ("<strong>Simulated ratings.</strong> The persona ratings in this report were produced by HEXEval's "
+                "built-in, rule-based <strong>simulated</strong> rater. No real stakeholder and no LLM rated these "
+                "explanations; treat the ratings as a documented heuristic, not as user feedback.")
+        css = "simulated"
+    elif kind in (None, "none") or ratings is None or len(ratings) == 0:
+        text = ("<strong>No persona ratings.</strong> Personas were not run (or every rating failed); the "
+                "recommendations are a technical-only ranking.")
+        css = "none"
+    else:
+        model = esc(rater.get("model") or "an unnamed model")
+        via = f" via {esc(rater['base_url'])}" if rater.get("base_url") else ""
+        text = (f"<strong>LLM-simulated personas.</strong> The persona ratings were written by the language model "
+                f"<code>{model}</code>{via} role-playing each stakeholder (rater: {esc(kind)}). They are "
+                "<strong>simulated</strong> stakeholders, not feedback from real people.")
+        css = "llm"
+    if kinds and kind and kinds != {kind} and kind != "none":
+        text += f" The ratings table records the raters: {esc(', '.join(sorted(kinds)))}."
+    return f"<div class='rater-note {css}' role='note'>{text}</div>"
+
+
+def usecase_section(manifest: dict) -> str:
+    domain = (manifest.get("config") or {}).get("domain") or {}
+    fields = {
+        "Use case": manifest.get("usecase_title") or manifest.get("usecase"),
+        "Domain": domain.get("name"), "Prediction task": domain.get("prediction_task"),
+        "Positive outcome": domain.get("positive_outcome"), "Negative outcome": domain.get("negative_outcome"),
+        "Stakeholder context": domain.get("stakeholder_context"), "End-user context": domain.get("end_user_context"),
+    }
+    return "<section><h2>Use case</h2>" + _kv_table({k: v for k, v in fields.items() if v}) + "</section>"
+
+
+def model_data_section(manifest: dict) -> str:
+    model = manifest.get("model") or {}
+    data = manifest.get("data") or {}
+    model_items = {k: v for k, v in model.items() if k != "features"}
+    if model.get("features"):
+        model_items["features"] = f"{len(model['features'])}: " + ", ".join(map(str, model["features"]))
+    parts = ["<section><h2>Model and data</h2><div class='grid'>",
+             "<div><h3>Model</h3>", _kv_table(model_items), "</div>",
+             "<div><h3>Data summary</h3>", _kv_table(data.get("summary") or {}), "</div></div>",
+             "<h3>Data quality</h3>", _kv_table(data.get("quality") or {}),
+             "<div class='grid'><div><h3>Counts</h3>", _kv_table(manifest.get("counts") or {}), "</div>",
+             "<div><h3>Timings (s)</h3>", _kv_table(manifest.get("timings") or {}), "</div></div></section>"]
+    return "".join(parts)
+
+
+def metrics_section(wide: pd.DataFrame | None, long: pd.DataFrame | None) -> str:
+    """Metric x method table: value with its CI, direction arrow and meaning; failures listed."""
+    table = as_long(long if long is not None and len(long) else wide)
+    errors = method_errors(wide)
+    parts = ["<section><h2>Technical metrics</h2>",
+             "<p class='muted'>Mean over the explained instances with its bootstrap confidence interval. "
+             "↑ higher is better, ↓ lower is better. † computed on a derived importance vector. "
+             "– not applicable.</p>"]
+    if table.empty:
+        parts.append("<p class='muted'>No technical metrics were recorded.</p>")
+    else:
+        methods = [m for m in METHODS if m in set(table["method"])]
+        head = "".join(f"<th>{method_badge(m)}</th>" for m in methods)
+        rows = []
+        for metric, group in table.groupby("metric", sort=False):
+            direction = group["direction"].iloc[0]
+            meaning = group["meaning"].dropna().iloc[0] if group["meaning"].notna().any() else ""
+            cells = []
+            for m in methods:
+                r = group[group["method"] == m]
+                if r.empty or pd.isna(r["value"].iloc[0]):
+                    cells.append("<td class='na'>–</td>")
+                    continue
+                r = r.iloc[0]
+                ci = (f" <span class='ci'>[{_fmt(r['ci_low'])}, {_fmt(r['ci_high'])}]</span>"
+                      if pd.notna(r["ci_low"]) else "")
+                mark = "†" if r["derived"] else ""
+                cells.append(f"<td>{_fmt(float(r['value']))}{mark}{ci}</td>")
+            rows.append(f"<tr><th title='{esc(meaning)}'>{esc(metric_title(metric))} "
+                        f"<span class='arrow'>{ARROWS[direction]}</span><div class='meaning'>{esc(meaning)}</div>"
+                        f"</th>{''.join(cells)}</tr>")
+        parts.append(f"<table class='metrics'><thead><tr><th>Metric</th>{head}</tr></thead>"
+                     f"<tbody>{''.join(rows)}</tbody></table>")
+    for method, error in errors.items():
+        parts.append(f"<p class='error'>{method_badge(method)} failed: {esc(error)}</p>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def _alternatives_table(stakeholder: dict, technical: dict) -> str:
+    """Every method's rank, score and components; technical components name their raw metrics."""
+    components = ("technical_fidelity", "technical_parsimony", "persona_trust", "persona_satisfaction")
+    head = "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in components)
+    rows = []
+    for alt in stakeholder["alternatives"]:
+        cells = []
+        for c in components:
+            comp = alt["components"][c]
+            if comp["value"] is None:
+                cells.append("<td class='na'>–</td>")
+            else:
+                metrics = ((technical.get(alt["method"]) or {}).get("components", {}).get(c) or {}).get("metrics")
+                detail = "; ".join(m["text"] for m in metrics) if metrics else comp["detail"]
+                cells.append(f"<td>{comp['value']:.2f} <span class='ci'>× {comp['weight']:.2f}</span>"
+                             f"<div class='meaning'>{esc(detail)}</div></td>")
+        score = "–" if alt["score"] is None else (
+            f"{alt['score']:.2f} <span class='ci'>[{alt['score_ci_low']:.2f}, {alt['score_ci_high']:.2f}]</span>")
+        notes = "".join(f"<div class='meaning'>{esc(n)}</div>" for n in alt["notes"])
+        rows.append(f"<tr><td>{alt['rank']}</td><td>{method_badge(alt['method'])}{notes}</td><td>{score}</td>"
+                    f"{''.join(cells)}</tr>")
+    return (f"<table class='alts'><thead><tr><th>#</th><th>Method</th><th>Score [interval]</th>{head}</tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def recommendations_section(recs: dict | None) -> str:
+    if not recs or not recs.get("stakeholders"):
+        return "<section><h2>Recommendations</h2><p class='muted'>No recommendations were recorded.</p></section>"
+    parts = ["<section><h2>Recommendations</h2>"]
+    if recs.get("mode") == "technical_only":
+        parts.append("<p class='rater-note none'><strong>Technical-only ranking.</strong> No persona ratings were "
+                     "available, so these recommendations reflect the technical metrics alone.</p>")
+    weights = recs.get("weights") or {}
+    parts.append("<p class='muted'>Weights: " + esc(", ".join(f"{k.replace('_', ' ')} {v:g}"
+                                                              for k, v in weights.items())) + "</p>")
+    for stakeholder in recs["stakeholders"].values():
+        lead = {"clear": "clear lead", "close_call": "close call", "single_candidate": "only candidate"}.get(
+            stakeholder["lead"], "no candidate")
+        method = stakeholder["recommended_method"]
+        headline = (f"{method_badge(method)} <span class='score'>{stakeholder['score']:.2f}</span> "
+                    f"<span class='lead {esc(stakeholder['lead'])}'>{esc(lead)}</span>") if method else ""
+        names = ", ".join(stakeholder.get("persona_names") or [])
+        parts.append(f"<div class='card'><h3>{esc(stakeholder['title'])}</h3>"
+                     + (f"<p class='muted'>{esc(names)}</p>" if names else "")
+                     + f"<p>{headline}</p><p>{esc(stakeholder['reasoning'])}</p>"
+                     + _alternatives_table(stakeholder, recs.get("technical") or {})
+                     + "".join(f"<p class='meaning'>{esc(n)}</p>" for n in stakeholder.get("notes", []))
+                     + "</div>")
+    for item in recs.get("excluded_methods") or []:
+        parts.append(f"<p class='error'>Excluded: {esc(item['reason'])}</p>")
+    for note in recs.get("notes") or []:
+        parts.append(f"<p class='meaning'>{esc(note)}</p>")
+    normalisation = recs.get("normalisation") or {}
+    rows = []
+    for family, spec in normalisation.items():
+        if isinstance(spec, dict):
+            rows.extend(f"<tr><th>{esc(family)}</th><td>{esc(c.replace('_', ' '))}</td><td>{esc(text)}</td></tr>"
+                        for c, text in spec.items())
+        else:
+            rows.append(f"<tr><th>{esc(family)}</th><td>trust, satisfaction</td><td>{esc(spec)}</td></tr>")
+    if rows:
+        parts.append("<details><summary>How the scores are normalised</summary><table class='kv'>"
+                     + "".join(rows) + "</table></details>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def ratings_section(ratings: pd.DataFrame | None) -> str:
+    """Mean ratings per persona and method, then every comment (escaped) and every failure."""
+    if ratings is None or len(ratings) == 0:
+        return "<section><h2>Persona ratings</h2><p class='muted'>No persona ratings in this run.</p></section>"
+    ok = usable_ratings(ratings)
+    parts = ["<section><h2>Persona ratings</h2>"]
+    role_col = "persona_role" if "persona_role" in ratings.columns else "persona_name"
+    for role in sorted(ratings[role_col].dropna().astype(str).unique()):
+        mine = ok[ok[role_col].astype(str) == role]
+        names = ", ".join(sorted(ratings.loc[ratings[role_col].astype(str) == role, "persona_name"]
+                                 .dropna().astype(str).unique()))
+        parts.append(f"<div class='card'><h3>{esc(role)}</h3><p class='muted'>{esc(names)}</p>")
+        if mine.empty:
+            parts.append("<p class='muted'>No successful rating from this persona.</p>")
+        else:
+            head = "".join(f"<th>{esc(d.replace('_', ' '))}</th>" for d in DIMENSIONS)
+            rows = []
+            for method in [m for m in METHODS if m in set(mine["method"])]:
+                means = mine.loc[mine["method"] == method, list(DIMENSIONS)].mean()
+                n = int((mine["method"] == method).sum())
+                rows.append(f"<tr><td>{method_badge(method)} <span class='ci'>n={n}</span></td>"
+                            + "".join(f"<td>{_fmt(float(means[d]), 1)}</td>" for d in DIMENSIONS) + "</tr>")
+            parts.append(f"<table class='ratings'><thead><tr><th>Method</th>{head}</tr></thead>"
+                         f"<tbody>{''.join(rows)}</tbody></table>")
+            parts.append("<details><summary>Comments</summary><ul class='comments'>")
+            for _, r in mine.iterrows():
+                rater = f" · {esc(r['rater'])}" if "rater" in mine.columns else ""
+                parts.append(f"<li>{method_badge(r['method'])} <span class='ci'>case {esc(r.get('instance_index'))}"
+                             f"{rater}</span> {esc(r.get('comment', ''))}</li>")
+            parts.append("</ul></details>")
+        parts.append("</div>")
+    if "status" in ratings.columns:
+        failed = ratings[ratings["status"] != "ok"]
+        if len(failed):
+            parts.append(f"<details><summary>{len(failed)} failed rating(s)</summary><ul>")
+            for _, r in failed.iterrows():
+                parts.append(f"<li>{esc(r.get(role_col))} · {esc(canonical_method(r['explanation_type']))}: "
+                             f"{esc(r.get('error', ''))}</li>")
+            parts.append("</ul></details>")
+    parts.append("</section>")
+    return "".join(parts)
+
+
+def examples_section(explanations: list[dict] | None) -> str:
+    """One explanation per method as the personas read it (the first one shown to them)."""
+    shown = {}
+    for item in explanations or []:
+        method = item.get("method")
+        if method in METHODS and method not in shown and item.get("text") and item.get("shown_to_personas", True):
+            shown[method] = item
+    if not shown:
+        return ""
+    parts = ["<section><h2>What the personas read</h2><p class='muted'>One example per method, in the plain "
+             "language shown to the personas.</p><div class='grid'>"]
+    for method in [m for m in METHODS if m in shown]:
+        item = shown[method]
+        parts.append(f"<div class='card'><h3>{method_badge(method)} <span class='ci'>case "
+                     f"{esc(item.get('instance_id'))}</span></h3><p class='example'>{esc(item['text'])}</p></div>")
+    parts.append("</div></section>")
+    return "".join(parts)
