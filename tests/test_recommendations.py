@@ -221,3 +221,17 @@ def test_role_with_only_failed_ratings_gets_a_technical_only_entry():
     applicant = entry(rec, "Applicant")
     assert applicant["mode"] == "technical_only" and applicant["n_failed_ratings"] == 24
     assert entry(rec, "Loan officer")["mode"] == "combined"
+
+
+def test_tables_from_the_metric_aggregator_give_the_same_recommendations():
+    from hexeval_engine.metrics.aggregate import summarise
+
+    rows = [{"method": method, "instance_id": i, "metric": metric, "value": value + (0.01 if i % 2 else -0.01),
+             "derived": False}
+            for method, metrics in BASE_METRICS.items() for metric, (value, _, _) in metrics.items() for i in range(8)]
+    wide, long = summarise(pd.DataFrame(rows), n_resamples=200, methods=["SHAP", "LIME", "Anchor", "DiCE"])
+    ratings = ratings_table(OFFICER_AND_APPLICANT)
+    from_wide = generate_recommendations(wide, ratings, None)
+    assert from_wide == generate_recommendations(long, ratings, None)
+    assert from_wide["stakeholders"]["Loan officer"]["recommended_method"] == "Anchor"
+    assert from_wide["stakeholders"]["Applicant"]["recommended_method"] == "DiCE"
