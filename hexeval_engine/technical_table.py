@@ -26,7 +26,6 @@ METRIC_ALIASES = {"rule_accuracy": "rule_precision", "counterfactual_success": "
 #: Names used by the original HEXEval (or by hand) mapped to the canonical method names.
 _METHOD_SYNONYMS = {"counterfactual": "DiCE", "counterfactuals": "DiCE", "anchors": "Anchor"}
 
-_WIDE_META = ("method", "family", "algorithm", "n_instances", "seconds", "error")
 LONG_COLUMNS = ("method", "metric", "value", "ci_low", "ci_high", "n", "direction", "meaning", "derived")
 
 
@@ -74,16 +73,19 @@ def _registry_directions() -> dict[str, tuple[str, str]]:
 
 
 def _wide_to_long(wide: pd.DataFrame) -> pd.DataFrame:
-    metric_names = [c for c in wide.columns if c not in _WIDE_META and not c.endswith(("_ci_low", "_ci_high"))]
-    directions = _registry_directions() if metric_names else {}
+    """Long rows for every column of ``wide`` that names a registered metric (or an alias of one).
+
+    Other columns (``family``, ``algorithm``, ``seconds``, ``error``, CI columns, anything a later
+    version adds) are not metrics and are left out.
+    """
+    directions = _registry_directions()
+    metric_names = [c for c in wide.columns if METRIC_ALIASES.get(c, c) in directions]
     rows = []
     for _, row in wide.iterrows():
         for metric in metric_names:
             canonical = METRIC_ALIASES.get(metric, metric)
             if metric != canonical and canonical in metric_names:
                 continue  # the alias duplicates a column present under its canonical name
-            if canonical not in directions:
-                raise ValueError(f"metric {metric!r} is not in the metric registry, so its direction is unknown")
             direction, meaning = directions[canonical]
             rows.append({
                 "method": row["method"], "metric": canonical, "value": row[metric],
