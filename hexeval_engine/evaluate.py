@@ -140,7 +140,7 @@ def evaluate(
         timings["personas"] = time.perf_counter() - t
 
     t = time.perf_counter()
-    recommendations = generate_recommendations(technical.metrics_long, ratings, config)
+    recommendations = generate_recommendations(technical.metrics, ratings, config)
     timings["recommendations"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - start
 

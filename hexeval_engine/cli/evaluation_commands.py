@@ -189,8 +189,11 @@ def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
         label = " (technical only — no persona ratings)" if recommendations.get("mode") == "technical_only" else ""
         print(f"\nRecommendations{label}:")
         for role, rec in stakeholders.items():
+            if rec.get("score") is None:
+                print(f"  {role}: no method could be scored ({'; '.join(rec.get('notes', [])) or 'see the run'})")
+                continue
             lead = "clear lead" if rec.get("clear_lead") else "close call"
-            print(f"  {role}: {rec.get('recommended_method')} (score {rec.get('score', float('nan')):.2f}, {lead})")
+            print(f"  {role}: {rec.get('recommended_method')} (score {rec['score']:.2f}, {lead})")
 
 
 class _ProgressBar:
