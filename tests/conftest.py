@@ -23,3 +23,13 @@ def usecase_bundle():
         return cache[name]
 
     return get
+
+
+@pytest.fixture
+def llm_server():
+    """A real OpenAI-compatible chat server on 127.0.0.1 (tests/llm_server.py), stopped afterwards."""
+    from llm_server import FakeLLMServer
+
+    server = FakeLLMServer().start()
+    yield server
+    server.stop()

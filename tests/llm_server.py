@@ -35,6 +35,8 @@ class Behaviour:
         then answer normally), "prose" (JSON inside prose even with response_format).
     match : only requests whose message text contains this string (``None``: all).
     times : how many matching requests it applies to (``None``: forever).
+    message : error message of a "status" answer; ``{authorization}`` is replaced by the request's
+        Authorization header (to test that a key echoed by a server never leaks).
     """
 
     action: str
@@ -43,6 +45,7 @@ class Behaviour:
     status: int = 500
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
+    message: str = "scripted HTTP {status}"
     used: int = 0
 
     def __post_init__(self):
@@ -83,6 +86,8 @@ class FakeLLMServer:
         self.behaviours: list[Behaviour] = []
         self.requests: list[RecordedRequest] = []
         self.disconnects = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
@@ -94,7 +99,8 @@ class FakeLLMServer:
         return f"http://{host}:{port}/v1"
 
     def start(self) -> "FakeLLMServer":
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-llm", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="fake-llm", daemon=True)
         self._thread.start()
         return self
 
@@ -118,14 +124,21 @@ class FakeLLMServer:
             self.behaviours.clear()
             self.requests.clear()
             self.disconnects = 0
+            self.max_in_flight = 0
 
     def completion_requests(self) -> list[RecordedRequest]:
         return [r for r in self.requests if r.path.endswith("/chat/completions")]
 
     # -- called by the handler ---------------------------------------------------------------------
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
     def _record(self, request: RecordedRequest) -> Behaviour | None:
         with self._lock:
             self.requests.append(request)
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
             for b in self.behaviours:
                 if (b.match is None or b.match in request.text) and (b.times is None or b.used < b.times):
                     b.used += 1
@@ -149,6 +162,12 @@ def _handler_for(server: FakeLLMServer):
             text = "\n".join(str(m.get("content", "")) for m in body.get("messages", []))
             headers = {k.lower(): v for k, v in self.headers.items()}
             behaviour = server._record(RecordedRequest(self.path, headers, body, text, time.time()))
+            try:
+                self._respond(body, text, behaviour)
+            finally:
+                server._leave()
+
+        def _respond(self, body, text, behaviour):
             if server.latency:
                 time.sleep(server.latency)
             if not self.path.rstrip("/").endswith("/v1/chat/completions"):
@@ -162,7 +181,8 @@ def _handler_for(server: FakeLLMServer):
             structured = (body.get("response_format") or {}).get("type") == "json_schema"
             rating = deterministic_rating(text)
             if b is not None and b.action == "status":
-                return self._json(b.status, {"error": {"message": f"scripted HTTP {b.status}"}}, b.headers)
+                message = b.message.format(status=b.status, authorization=self.headers.get("authorization", ""))
+                return self._json(b.status, {"error": {"message": message}}, b.headers)
             if b is not None and b.action == "slow":
                 time.sleep(b.delay)
             if b is not None and b.action == "out_of_range":
