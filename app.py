@@ -1,0 +1,40 @@
+"""HEXEval dashboard entry point: page config, session state, sidebar, and the page router.
+
+Run with ``streamlit run app.py``. Every page is registered explicitly below; the sidebar
+widgets are created here so their values survive page switches.
+"""
+
+import streamlit as st
+
+from hexeval_engine import HexevalError, list_usecases
+from hexeval_ui import components as c
+from hexeval_ui.settings import load_operator_env
+from hexeval_ui.sidebar import render_sidebar
+from hexeval_ui.state import DEFAULT_USECASE, init_state
+
+st.set_page_config(page_title="HEXEval", page_icon=":material/psychology:", layout="wide")
+load_operator_env()
+init_state()
+
+pages = st.navigation({
+    "Evaluate": [
+        st.Page(c.CONFIGURE_PAGE, title="Configure & Run", icon=":material/tune:", default=True),
+        st.Page(c.DETAILS_PAGE, title="Use Case Details", icon=":material/info:"),
+    ],
+    "Findings": [
+        st.Page(c.RESULTS_PAGE, title="Results", icon=":material/monitoring:"),
+        st.Page(c.RECOMMENDATIONS_PAGE, title="Recommendations", icon=":material/recommend:"),
+    ],
+    "Help": [st.Page(c.DOCS_PAGE, title="Documentation", icon=":material/menu_book:")],
+})
+
+with st.sidebar:
+    st.markdown("### HEXEval")
+    st.caption("Which explanation should each stakeholder see?")
+try:
+    usecases = sorted(list_usecases(), key=lambda u: u.name != DEFAULT_USECASE)
+except HexevalError as err:
+    c.show_error(err)
+    usecases = []
+render_sidebar(usecases)
+pages.run()

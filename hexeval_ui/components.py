@@ -1,0 +1,39 @@
+"""Small rendering helpers shared by the pages: headers, empty states, errors."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# Page files, registered in app.py; st.page_link and st.switch_page take these paths.
+CONFIGURE_PAGE = "pages/configure_run.py"
+DETAILS_PAGE = "pages/usecase_details.py"
+RESULTS_PAGE = "pages/results.py"
+RECOMMENDATIONS_PAGE = "pages/recommendations.py"
+DOCS_PAGE = "pages/documentation.py"
+
+
+def page_header(title: str, caption: str) -> None:
+    st.title(title)
+    st.caption(caption)
+
+
+def section(title: str, caption: str) -> None:
+    st.subheader(title)
+    st.caption(caption)
+
+
+def empty_state(message: str, *, page: str = CONFIGURE_PAGE, label: str = "Go to Configure & Run",
+                icon: str = ":material/play_circle:") -> None:
+    """Say what is missing and link to the page that provides it."""
+    with st.container(border=True):
+        st.info(message, icon=":material/info:")
+        st.page_link(page, label=label, icon=icon)
+
+
+def show_error(err: Exception) -> None:
+    """An error the user can fix, shown with the engine's message and no traceback."""
+    st.error(str(err), icon=":material/error:")
+
+
+def bullet_list(items) -> str:
+    return "\n".join(f"- {item}" for item in items)

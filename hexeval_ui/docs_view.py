@@ -1,0 +1,36 @@
+"""Documentation from the markdown files in ``docs/``, in reading order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from hexeval_engine.paths import project_root
+
+# Reading order; any other docs/*.md follow alphabetically.
+ORDER = ("how_it_works", "metrics", "configuration", "personas", "simulated_rater", "safety")
+
+
+@dataclass(frozen=True)
+class Doc:
+    stem: str
+    title: str
+    body: str  # markdown without the title line
+
+
+def docs_dir() -> Path:
+    return project_root() / "docs"
+
+
+def load_docs(folder: Path | None = None) -> list[Doc]:
+    folder = folder or docs_dir()
+    files = sorted(folder.glob("*.md"), key=lambda p: (ORDER.index(p.stem) if p.stem in ORDER else len(ORDER), p.stem))
+    return [_read(p) for p in files]
+
+
+def _read(path: Path) -> Doc:
+    text = path.read_text(encoding="utf-8")
+    first, _, rest = text.partition("\n")
+    if first.startswith("# "):
+        return Doc(path.stem, first[2:].strip(), rest.lstrip("\n"))
+    return Doc(path.stem, path.stem.replace("_", " ").capitalize(), text)

@@ -1,0 +1,50 @@
+"""The data-quality report (``Dataset.quality``) as metrics, warnings and small tables."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from .components import bullet_list
+
+
+def render_quality(report, *, class_labels: tuple | None = None, target: str | None = None) -> None:
+    cols = st.columns(5)
+    cols[0].metric("Rows", f"{report.n_rows:,}", border=True)
+    cols[1].metric("Columns", report.n_columns, border=True)
+    cols[2].metric("Duplicate rows", f"{report.duplicate_rows:,}",
+                   help="Exact duplicate rows in the file, before any are dropped.", border=True)
+    cols[3].metric("Leaking test rows", report.duplicates_crossing_split,
+                   help="Test rows whose feature values also appear among the training rows.", border=True)
+    cols[4].metric("Minority class", f"{report.minority_share:.0%}", help="Share of the rarer class.", border=True)
+    if report.warnings:
+        st.warning(bullet_list(report.warnings), icon=":material/warning:")
+    else:
+        st.success("No data-quality issues found.", icon=":material/check_circle:")
+    left, middle, right = st.columns(3)
+    with left:
+        st.markdown(f"**Class balance** (`{target}`)" if target else "**Class balance**")
+        st.dataframe(_class_table(report.class_balance, class_labels), hide_index=True)
+    with middle:
+        st.markdown("**Missing values**")
+        if report.missing_values:
+            st.dataframe(pd.DataFrame({"column": list(report.missing_values), "missing": list(report.missing_values.values())}),
+                         hide_index=True)
+        else:
+            st.caption("None.")
+    with right:
+        st.markdown("**Implausible values**")
+        if report.outliers:
+            st.dataframe(pd.DataFrame([{"column": c, **o} for c, o in report.outliers.items()]), hide_index=True)
+        else:
+            st.caption("None found.")
+
+
+def _class_table(balance: dict, class_labels: tuple | None) -> pd.DataFrame:
+    total = sum(balance.values()) or 1
+    rows = [{"value": k, "rows": v, "share": f"{v / total:.0%}"} for k, v in balance.items()]
+    if class_labels is not None:
+        positive = str(class_labels[1])
+        for r in rows:
+            r["class"] = "positive" if r["value"] == positive else "negative"
+    return pd.DataFrame(rows)

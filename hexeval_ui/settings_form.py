@@ -1,0 +1,87 @@
+"""Configure & Run's evaluation settings: widgets seeded from the config, returned as config overrides.
+
+Widget keys carry the use case's name and persist for the session, so switching pages or use
+cases and coming back keeps what the user chose.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from hexeval_engine.explanation import METHODS
+
+from .components import section
+from .rater import RaterChoice
+
+_KEYS = {"SHAP": "shap", "LIME": "lime", "Anchor": "anchor", "DiCE": "dice"}
+_BLURB = {"SHAP": "feature attributions (Shapley values)", "LIME": "local surrogate attributions",
+          "Anchor": "if-then rules with precision and coverage", "DiCE": "counterfactuals: what would change the outcome"}
+
+
+def render_settings(scope: str, config, *, max_sample: int, n_personas: int, rater: RaterChoice) -> dict:
+    """Draw the settings for use case ``scope`` and return ``config_overrides`` for ``evaluate``."""
+    ev, ex, pe = config.evaluation, config.evaluation.explainers, config.personas
+
+    def key(name: str) -> str:
+        return f"{scope}:{name}"
+
+    section("Evaluation settings", "Defaults come from the use case's config; changes apply to the next run only.")
+    sample = st.slider("Instances to explain (sample size)", min_value=min(5, max_sample), max_value=max_sample,
+                       value=min(ev.sample_size, max_sample), key=key("sample_size"), persist_state="session",
+                       help="Test rows drawn for the technical metrics. More rows: tighter confidence intervals, longer runs.")
+    explainers = {}
+    cols = st.columns(4)
+    for col, method in zip(cols, METHODS):
+        settings = getattr(ex, _KEYS[method])
+        with col.container(border=True):
+            enabled = st.toggle(method, value=settings.enabled, key=key(f"{method}:enabled"), persist_state="session",
+                                help=_BLURB[method])
+            explainers[_KEYS[method]] = {"enabled": enabled, **_method_params(method, settings, key, not enabled)}
+    section("Persona ratings", "Stakeholder personas rate a few cases' explanations on six 1–5 dimensions.")
+    left, middle, right = st.columns(3)
+    personas_on = left.toggle("Rate with personas", value=pe.enabled, key=key("personas:enabled"), persist_state="session")
+    instances = middle.number_input("Instances per persona", 1, 20, value=pe.sample_instances, disabled=not personas_on,
+                                    key=key("personas:instances"), persist_state="session")
+    repeats = right.number_input("Ratings per explanation", 1, 5, value=pe.runs_per_method, disabled=not personas_on,
+                                 key=key("personas:runs"), persist_state="session",
+                                 help="Repeat each rating to measure how consistent the rater is.")
+    n_methods = sum(e["enabled"] for e in explainers.values())
+    _estimate(personas_on, n_personas, n_methods, int(instances), int(repeats), rater)
+    persona_overrides = {"enabled": personas_on, "sample_instances": int(instances), "runs_per_method": int(repeats),
+                         "rater": rater.engine_name}
+    if rater.uses_llm:
+        persona_overrides |= {"llm_model": rater.model, "base_url": rater.base_url}
+    return {"evaluation": {"sample_size": int(sample), "explainers": explainers}, "personas": persona_overrides}
+
+
+def _method_params(method: str, s, key, disabled: bool) -> dict:
+    if method == "SHAP":
+        return {"background_size": st.number_input("Background rows", 10, 1000, value=s.background_size, step=10,
+                                                   disabled=disabled, key=key("shap:bg"), persist_state="session")}
+    if method == "LIME":
+        return {"num_samples": st.number_input("Perturbation samples", 100, 5000, value=s.num_samples, step=100,
+                                               disabled=disabled, key=key("lime:samples"), persist_state="session")}
+    if method == "Anchor":
+        return {"precision_threshold": st.slider("Precision threshold", 0.5, 1.0, value=float(s.precision_threshold),
+                                                 step=0.05, disabled=disabled, key=key("anchor:prec"), persist_state="session"),
+                "max_instances": st.number_input("Max instances", 1, 100, value=s.max_instances, disabled=disabled,
+                                                 key=key("anchor:max"), persist_state="session")}
+    return {"num_counterfactuals": st.number_input("Counterfactuals per case", 1, 10, value=s.num_counterfactuals,
+                                                   disabled=disabled, key=key("dice:n"), persist_state="session"),
+            "max_instances": st.number_input("Max instances", 1, 100, value=s.max_instances, disabled=disabled,
+                                             key=key("dice:max"), persist_state="session")}
+
+
+def _estimate(personas_on: bool, n_personas: int, n_methods: int, instances: int, repeats: int, rater: RaterChoice) -> None:
+    if not personas_on:
+        st.caption("Persona ratings are off: recommendations will be technical-only.")
+        return
+    if n_personas == 0:
+        st.caption("No personas are defined for this use case, so no ratings will be made.")
+        return
+    total = n_personas * n_methods * instances * repeats
+    formula = f"{n_personas} personas × {n_methods} methods × {instances} instances × {repeats} rating(s) = **{total} ratings**"
+    if rater.uses_llm:
+        st.markdown(f"{formula} → up to **{total} LLM calls** to `{rater.model}` (cached answers are not re-sent).")
+    else:
+        st.markdown(f"{formula}, made offline by the simulated rater (no LLM calls).")

@@ -1,0 +1,59 @@
+"""The sidebar shown on every page: use case, persona rater, and the run being viewed.
+
+Its widgets are created by app.py (the entry file) on every rerun, so their values survive
+page switches.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from . import state
+from .rater import RATER_LABELS, current_choice
+from .runs_view import saved_run_labels
+from .settings import operator_api_key
+
+
+def render_sidebar(usecases) -> None:
+    titles = {u.name: u.title for u in usecases} | {state.CUSTOM: "Custom Upload"}
+    with st.sidebar:
+        st.selectbox("Use case", list(titles), format_func=titles.get, key=state.USECASE, persist_state="session",
+                     on_change=_view_latest, help="A bundled example, or your own model and CSV.")
+        _rater_controls()
+        _run_picker()
+
+
+def _view_latest() -> None:
+    st.session_state[state.VIEWED_RUN] = state.LATEST
+
+
+def _rater_controls() -> None:
+    st.radio("Persona rater", list(RATER_LABELS), format_func=RATER_LABELS.get, key=state.RATER_KIND, persist_state="session",
+             help="Who plays the stakeholder personas. The simulated rater needs no network and no key.")
+    kind = st.session_state[state.RATER_KIND]
+    if kind != state.RATER_SIMULATED:
+        st.text_input("Model", key=state.LLM_MODEL, persist_state="session")
+        if kind == state.RATER_COMPATIBLE:
+            st.text_input("Base URL", key=state.LLM_BASE_URL, persist_state="session", help="e.g. Ollama, vLLM or LM Studio: http://host:port/v1")
+        has_operator_key = operator_api_key() is not None
+        st.text_input("API key", key=state.LLM_API_KEY, type="password", persist_state="session",
+                      placeholder="Using the server's key" if has_operator_key else "sk-…",
+                      help="Used for this session only; never saved to a run, a log or a report.")
+    choice = current_choice()
+    st.caption(f"**Active:** {choice.status_line()}")
+    problem = choice.problem()
+    if problem:
+        st.warning(problem, icon=":material/key:")
+
+
+def _run_picker() -> None:
+    usecase = state.current_usecase()
+    labels = {state.LATEST: _latest_label(usecase)} | saved_run_labels(usecase)
+    if st.session_state[state.VIEWED_RUN] not in labels:
+        st.session_state[state.VIEWED_RUN] = state.LATEST
+    st.selectbox("Run being viewed", list(labels), format_func=labels.get, key=state.VIEWED_RUN, persist_state="session",
+                 help="Results and Recommendations show this run.")
+
+
+def _latest_label(usecase: str) -> str:
+    return "Latest run of this session" if state.latest_session_run(usecase) else "No run yet in this session"

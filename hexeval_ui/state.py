@@ -1,0 +1,76 @@
+"""Session state: every key the dashboard uses is declared and initialised here, once.
+
+Pages read and write these keys through the helpers below instead of inventing their own, so a
+page switch never loses results and a failed upload never touches them.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+CUSTOM = "custom"  # the sidebar value for "Custom Upload"
+DEFAULT_USECASE = "heart"
+LATEST = "__latest__"  # the sidebar value for "latest run of this session"
+
+RATER_SIMULATED = "simulated"
+RATER_OPENAI = "openai"
+RATER_COMPATIBLE = "compatible"
+
+# Widget keys (the widgets live in app.py's sidebar, so they survive page switches).
+USECASE = "usecase"
+RATER_KIND = "rater_kind"
+LLM_MODEL = "llm_model"
+LLM_BASE_URL = "llm_base_url"
+LLM_API_KEY = "llm_api_key"
+VIEWED_RUN = "viewed_run"
+
+# Plain state.
+SESSION_RUNS = "session_runs"  # use case -> output path of the latest run made in this session
+UPLOAD = "upload"  # the last validated custom upload (an UploadCheck) or None
+UPLOAD_FINGERPRINT = "upload_fingerprint"  # identifies the files that UPLOAD was computed from
+
+DEFAULTS = {
+    USECASE: DEFAULT_USECASE,
+    RATER_KIND: RATER_SIMULATED,
+    LLM_MODEL: "gpt-4o-mini",
+    LLM_BASE_URL: "http://localhost:11434/v1",
+    LLM_API_KEY: "",
+    VIEWED_RUN: LATEST,
+    UPLOAD: None,
+    UPLOAD_FINGERPRINT: None,
+}
+
+
+def init_state() -> None:
+    """Set every key that is not yet set. Called once per script run, from app.py."""
+    for key, value in DEFAULTS.items():
+        if key not in st.session_state:
+            st.session_state[key] = value
+    if SESSION_RUNS not in st.session_state:
+        st.session_state[SESSION_RUNS] = {}
+
+
+def current_usecase() -> str:
+    return st.session_state[USECASE]
+
+
+def is_custom() -> bool:
+    return current_usecase() == CUSTOM
+
+
+def remember_run(usecase: str, output_path: str) -> None:
+    """Record a finished run as this session's latest for ``usecase`` and view it."""
+    st.session_state[SESSION_RUNS][usecase] = str(output_path)
+    st.session_state[VIEWED_RUN] = LATEST
+
+
+def latest_session_run(usecase: str) -> str | None:
+    return st.session_state[SESSION_RUNS].get(usecase)
+
+
+def viewed_run_path() -> str | None:
+    """The folder of the run the sidebar points at, or None when there is none to show."""
+    choice = st.session_state[VIEWED_RUN]
+    if choice == LATEST:
+        return latest_session_run(current_usecase())
+    return choice

@@ -1,0 +1,139 @@
+"""Check a custom upload (model, CSV, optional config and persona YAML) with the engine's own loaders.
+
+No streamlit here: the page hands over the uploaded bytes, this module writes them to a private
+temporary folder under fixed names and reports what the engine says about them.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from hexeval_engine import HexevalError, load_config, load_model, validate_model_data_compatibility
+from hexeval_engine.errors import ConfigError, ModelError
+from hexeval_engine.model_loading import PICKLE_SUFFIXES, SAFE_SUFFIXES
+from hexeval_engine.usecase_data import load_data_for_config
+
+MODEL_SUFFIXES = SAFE_SUFFIXES + PICKLE_SUFFIXES
+
+
+@dataclass
+class UploadedFile:
+    name: str
+    data: bytes
+
+
+@dataclass
+class UploadCheck:
+    """What the engine found when it loaded the upload; ``ok`` means Run may proceed."""
+
+    folder: Path
+    model_path: Path
+    data_path: Path
+    target: str
+    config_path: Path | None = None
+    personas_path: Path | None = None
+    model_type: str | None = None
+    dataset_summary: dict | None = None
+    quality: object | None = None  # DataQualityReport
+    class_labels: tuple | None = None
+    checks: dict = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and self.model_type is not None and self.quality is not None
+
+    def discard(self) -> None:
+        """Remove the temporary folder holding the uploaded files."""
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def check_upload(model: UploadedFile, csv: UploadedFile, target: str, *, config: UploadedFile | None = None,
+                 personas: UploadedFile | None = None, allow_pickle: bool = False) -> UploadCheck:
+    """Write the files to a new temporary folder and validate them as the engine would before a run."""
+    folder = Path(tempfile.mkdtemp(prefix="hexeval-upload-"))
+    suffix = Path(model.name).suffix.lower()
+    check = UploadCheck(folder, folder / _safe_name(model.name), folder / _safe_name(csv.name, ".csv"), target)
+    check.model_path.write_bytes(model.data)
+    check.data_path.write_bytes(csv.data)
+    if suffix not in MODEL_SUFFIXES:
+        check.errors.append(str(ModelError(
+            f"Unsupported model file type '{suffix or model.name}'. Upload .skops (scikit-learn pipelines) or "
+            ".json/.ubj (XGBoost).")))
+        return check
+    cfg = _config(check, config, personas)
+    if cfg is None:
+        return check
+    dataset = _data(check, cfg)
+    loaded = _model(check, allow_pickle)
+    if dataset is not None and loaded is not None:
+        result = validate_model_data_compatibility(loaded, dataset)
+        check.errors += result["errors"]
+        check.warnings += result["warnings"]
+        check.checks = result["checks"]
+    return check
+
+
+def _safe_name(name: str, suffix: str | None = None) -> str:
+    """The uploaded file's own name (so messages mention it), reduced to harmless characters."""
+    base = re.sub(r"[^A-Za-z0-9_.-]", "_", Path(name).name).lstrip(".") or "upload"
+    return base if suffix is None or base.lower().endswith(suffix) else base + suffix
+
+
+def _config(check: UploadCheck, config: UploadedFile | None, personas: UploadedFile | None):
+    overrides = {"data": {"target": check.target}}
+    if personas is not None:
+        check.personas_path = check.folder / "personas.yaml"
+        check.personas_path.write_bytes(personas.data)
+        overrides["personas"] = {"file": str(check.personas_path)}
+        try:
+            _check_persona_yaml(check.personas_path)
+        except ConfigError as err:
+            check.errors.append(str(err))
+    if config is not None:
+        check.config_path = check.folder / "config.yaml"
+        check.config_path.write_bytes(config.data)
+    try:
+        return load_config(check.config_path, overrides)
+    except HexevalError as err:
+        check.errors.append(str(err))
+        return None
+
+
+def _check_persona_yaml(path: Path) -> None:
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        raise ConfigError(f"The persona file is not valid UTF-8 YAML: {err}. Fix it or leave it out.") from err
+    entries = raw.get("personas") if isinstance(raw, dict) else raw
+    if not isinstance(entries, list) or not entries:
+        raise ConfigError("The persona file must hold a list of personas (or a 'personas:' list); "
+                          f"it holds {type(raw).__name__}. See Documentation → Personas for the format.")
+
+
+def _data(check: UploadCheck, cfg):
+    try:
+        dataset = load_data_for_config(check.data_path, cfg, check.target)
+    except HexevalError as err:
+        check.errors.append(str(err))
+        return None
+    check.quality, check.class_labels = dataset.quality, dataset.class_labels
+    check.dataset_summary = dataset.summary()
+    return dataset
+
+
+def _model(check: UploadCheck, allow_pickle: bool):
+    try:
+        loaded = load_model(check.model_path, allow_pickle=allow_pickle)
+    except HexevalError as err:
+        check.errors.append(str(err))
+        return None
+    check.model_type = loaded.type_name
+    return loaded

@@ -1,0 +1,60 @@
+"""Configure & Run: choose what to evaluate, check it, run it, or load an earlier run."""
+
+import streamlit as st
+
+from hexeval_engine import HexevalError, get_usecase, load_config
+from hexeval_ui import state
+from hexeval_ui.components import DETAILS_PAGE, page_header, section, show_error
+from hexeval_ui.engine import can_evaluate, config_for, model_card_for, persona_entries
+from hexeval_ui.rater import current_choice
+from hexeval_ui.run_view import run_evaluation
+from hexeval_ui.saved_runs_view import render_saved_runs
+from hexeval_ui.settings_form import render_settings
+from hexeval_ui.upload_view import render_check, render_upload_form
+
+page_header("Configure & Run",
+            "Pick the explainers and how many cases to explain, choose who rates them, and run. Each run is saved, "
+            "so you can come back to it or compare it with another.")
+
+usecase_name = state.current_usecase()
+rater = current_choice()
+upload = None
+try:
+    if state.is_custom():
+        upload = render_upload_form()
+        if upload is not None:
+            render_check(upload)
+        ready = upload is not None and upload.ok
+        config = load_config(upload.config_path if ready else None)
+        n_test = (upload.dataset_summary or {}).get("n_test", 100) if ready else 100
+        n_personas = len(persona_entries(upload.personas_path)) if ready and upload.personas_path else 0
+    else:
+        usecase = get_usecase(usecase_name)
+        st.markdown(f"**{usecase.title}** — {usecase.description}")
+        st.page_link(DETAILS_PAGE, label="Model card, data quality and personas", icon=":material/info:")
+        config = config_for(usecase.config_path)
+        card = model_card_for(usecase) or {}
+        ready = usecase.is_prepared
+        if not ready:
+            st.warning("This use case's model has not been trained yet: run `make prepare` on the server.",
+                       icon=":material/warning:")
+        n_test = card.get("n_test", 100)
+        n_personas = len(persona_entries(usecase.personas_path))
+except HexevalError as err:
+    show_error(err)
+    st.stop()
+
+if ready:
+    overrides = render_settings(usecase_name, config, max_sample=max(5, min(int(n_test), 1000)),
+                                n_personas=n_personas, rater=rater)
+    section("Run", "Progress is shown per stage; the run is saved when it completes.")
+    blocker = rater.problem() or (None if can_evaluate() else
+                                  "This build of HEXEval does not include the evaluation pipeline yet "
+                                  "(hexeval_engine.evaluate), so runs cannot start here.")
+    if blocker:
+        st.info(blocker, icon=":material/block:")
+    if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", disabled=blocker is not None):
+        run_evaluation(usecase_name, rater, overrides, upload)
+
+if not state.is_custom():
+    render_saved_runs(usecase_name)

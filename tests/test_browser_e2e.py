@@ -1,0 +1,146 @@
+"""Real-browser end-to-end test: ``streamlit run app.py`` driven by Debian's Chromium via Playwright.
+
+Screenshots go to ``test-artifacts/`` (git-ignored) so a person can look at what the browser saw.
+Skipped when Chromium or the Playwright package is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Chromium is not installed (make browser-deps)"),
+]
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with code {proc.returncode} before becoming healthy")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.3)  # not listening yet
+    raise TimeoutError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f} s")
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory):
+    port = _free_port()
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    env = os.environ | {"HEXEVAL_OUTPUTS": str(tmp_path_factory.mktemp("outputs"))}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="module")
+def page(app_url):
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        context = browser.new_context(viewport={"width": 1440, "height": 1600})
+        pg = context.new_page()
+        pg.set_default_timeout(30_000)
+        pg.goto(app_url)
+        yield pg
+        context.close()
+        browser.close()
+
+
+def _settle(page) -> None:
+    """Wait until the script run has finished and no placeholder skeletons remain."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
+        " && !document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')")
+    page.wait_for_timeout(700)  # let charts and fonts settle
+
+
+def _shot(page, name: str) -> None:
+    _settle(page)
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+
+
+def _no_exception(page) -> None:
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def _goto(page, title: str) -> None:
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    page.get_by_role("heading", name=title, level=1).wait_for()
+
+
+def test_app_loads_on_configure_and_run(page):
+    page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
+    page.get_by_text("Evaluation settings").wait_for()
+    _no_exception(page)
+    _shot(page, "01_configure_run")
+
+
+def test_use_case_details_shows_model_card(page):
+    _goto(page, "Use Case Details")
+    _shot(page, "02_usecase_details")
+    page.get_by_role("tab", name="Model card").click()
+    page.get_by_text("Test ROC-AUC").first.wait_for()
+    _no_exception(page)
+    _shot(page, "03_usecase_model_card")
+    page.get_by_role("tab", name="Personas").click()
+    _shot(page, "04_usecase_personas")
+    page.get_by_role("tab", name="Data quality").click()
+    page.get_by_text("Data-quality report").wait_for()
+    _shot(page, "05_usecase_data_quality")
+
+
+def test_documentation_renders_docs(page):
+    _goto(page, "Documentation")
+    page.get_by_role("heading", name="How HEXEval works").first.wait_for()
+    _no_exception(page)
+    _shot(page, "06_documentation")
+
+
+def test_results_empty_state_links_to_configure(page):
+    _goto(page, "Results")
+    page.get_by_text("No results yet").wait_for()
+    _no_exception(page)
+    _shot(page, "07_results_empty")
