@@ -1,0 +1,117 @@
+"""run_persona_evaluation: the ratings table, reuse of technical explanations, failures, stats."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from llm_server import Behaviour
+from persona_fixtures import FakeTechnicalResult, heart_explanations
+
+from hexeval_engine import load_config
+from hexeval_engine.errors import ConfigError
+from hexeval_engine.persona_evaluation import COLUMNS, persona_stats, run_persona_evaluation
+from hexeval_engine.raters import DIMENSIONS, make_rater
+
+KEY = "sk-eval-SENTINEL-0c4d2b"
+
+
+@pytest.fixture
+def heart(usecase_bundle):
+    uc, _, data, model = usecase_bundle("heart")
+
+    def config(**personas):
+        return load_config(uc.config_path, overrides={"personas": personas} if personas else None)
+
+    return uc, config, data, model
+
+
+def technical(data, ids=(4, 9, 2)):
+    return FakeTechnicalResult(heart_explanations(data, list(ids)), list(ids))
+
+
+def test_simulated_table_has_every_rating_and_column(heart):
+    uc, config, data, model = heart
+    cfg = config(sample_instances=2, runs_per_method=2)
+    seen = []
+    table = run_persona_evaluation(model, data, technical(data), cfg, rater=make_rater("simulated"),
+                                   on_progress=lambda d, t, m: seen.append((d, t)))
+    assert list(table.columns) == COLUMNS
+    assert len(table) == 4 * 4 * 2 * 2  # personas × methods × instances × runs
+    assert set(table["instance_index"]) == {4, 9}  # the first two of the technical sample
+    assert set(table["run"]) == {1, 2}
+    assert (table["status"] == "ok").all() and (table["rater"] == "simulated").all()
+    assert (table["model"] == "simulated-v1").all()
+    assert dict(zip(table["explanation_type"], table["label_shown"])) == {
+        "SHAP": "Explanation A", "LIME": "Explanation B", "Anchor": "Explanation C", "DiCE": "Explanation D"}
+    shap_text = next(e.text for e in technical(data).explanations if e.method == "SHAP" and e.instance_id == 4)
+    assert table.query("explanation_type == 'SHAP' and instance_index == 4")["explanation_text"].eq(shap_text).all()
+    assert seen[-1] == (64, 64)
+    stats = persona_stats(table)
+    assert stats["ratings"] == 64 and stats["ok"] == 64 and stats["calls_made"] == 0
+    assert stats["agreement"]["trust"] == {"groups": 32, "mean_abs_diff": 0.0, "share_identical": 1.0}
+
+
+def test_failed_and_missing_explanations_are_failed_ratings_not_shown(heart, monkeypatch):
+    uc, config, data, model = heart
+    tech = technical(data, ids=(4, 9))
+    broken = next(e for e in tech.explanations if e.method == "LIME" and e.instance_id == 9)
+    broken.error = "LIME sampling produced a constant surrogate"
+    tech.explanations = [e for e in tech.explanations if not (e.method == "DiCE" and e.instance_id == 9)]
+    calls = []
+
+    def explain_instances(model, data, config, instance_ids, methods=None, *, seed=None):
+        calls.append((list(instance_ids), list(methods)))
+        return []  # the explainer could not produce it either
+
+    monkeypatch.setattr("hexeval_engine.explainers.explain_instances", explain_instances, raising=False)
+    table = run_persona_evaluation(model, data, tech, config(), rater=make_rater("simulated"))
+    assert calls == [([9], ["DiCE"])]  # only the missing one is generated; the rest are reused
+    lime = table.query("explanation_type == 'LIME' and instance_index == 9")
+    assert (lime["status"] == "failed").all() and lime["error"].str.contains("constant surrogate").all()
+    assert lime[list(DIMENSIONS)].isna().all().all() and (lime["explanation_text"] == "").all()
+    dice = table.query("explanation_type == 'DiCE' and instance_index == 9")
+    assert (dice["status"] == "failed").all() and dice["error"].str.contains("no DiCE explanation").all()
+    assert (table["status"] == "ok").sum() == len(table) - 8
+
+
+def test_llm_run_records_failures_stats_and_a_cache_rerun_sends_nothing(heart, llm_server, tmp_path):
+    uc, config, data, model = heart
+    cfg = config(rater="openai", base_url=llm_server.url, llm_model="test-model", sample_instances=1,
+                 show_method_names=True, max_retries=1)
+    llm_server.add(Behaviour("status", status=500, match="Jordan Whitfield", headers={"retry-after-ms": "5"}))
+    rater = make_rater("openai", model="test-model", base_url=llm_server.url, api_key=KEY, max_retries=1,
+                       timeout=2, cache_path=tmp_path)
+    table = run_persona_evaluation(model, data, technical(data), cfg, rater=rater)
+    failed = table[table["status"] == "failed"]
+    assert set(failed["persona_name"]) == {"Jordan Whitfield"} and len(failed) == 4
+    assert failed[list(DIMENSIONS)].isna().all().all() and failed["error"].str.contains("HTTP 500").all()
+    ok = table[table["status"] == "ok"]
+    assert len(ok) == 12 and all(1 <= v <= 5 and float(v).is_integer() for v in ok[list(DIMENSIONS)].to_numpy().ravel())
+    assert (table["label_shown"] == table["explanation_type"]).all() and (table["rater"] == "openai").all()
+    stats = table.attrs["stats"]
+    assert stats["estimate"]["calls"] == 16 and stats["estimate"]["tokens"] > 0
+    assert stats["calls_made"] == 16 and stats["http_requests"] == 20 and stats["retries"] == 4
+    assert stats["failed"] == 4 and stats["cached"] == 0 and stats["tokens_used"] > 0
+    assert KEY not in table.to_csv() and KEY not in str(stats)
+    assert not any(math.isnan(x) for x in ok["latency_s"])
+
+    llm_server.reset()  # the server recovers: only the four failed ratings are asked again
+    again = run_persona_evaluation(model, data, technical(data), cfg, rater=rater)
+    assert len(llm_server.completion_requests()) == 4
+    assert again.attrs["stats"]["cached"] == 12 and again.attrs["stats"]["calls_made"] == 4
+    assert (again["status"] == "ok").all()
+    third = run_persona_evaluation(model, data, technical(data), cfg, rater=rater)
+    rater.close()
+    assert len(llm_server.completion_requests()) == 4  # re-running the same evaluation sends nothing
+    assert third.attrs["stats"]["cached"] == 16 and third.attrs["stats"]["calls_made"] == 0
+    assert third.attrs["stats"]["tokens_used"] == 0
+    assert third[list(DIMENSIONS)].equals(again[list(DIMENSIONS)])
+
+
+def test_missing_persona_file_is_a_config_error(heart):
+    uc, config, data, model = heart
+    cfg = config()
+    cfg.personas.file = None
+    with pytest.raises(ConfigError, match="personas.file is not set"):
+        run_persona_evaluation(model, data, technical(data), cfg, rater=make_rater("simulated"))

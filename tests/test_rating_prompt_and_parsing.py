@@ -1,0 +1,81 @@
+"""What a persona is shown, and how answers are parsed (never defaulted)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from rating_tasks import heart_personas, tasks
+
+from hexeval_engine.raters import DIMENSIONS, rating_agreement
+from hexeval_engine.raters.parsing import AnswerError, parse_rating
+from hexeval_engine.raters.prompt import build_messages
+
+GOOD = {"interpretability": 4, "completeness": 3, "actionability": 2, "trust": 5, "satisfaction": 4,
+        "decision_support": 3, "comment": "Clear enough."}
+
+
+def test_prompt_shows_case_prediction_domain_and_hides_the_method():
+    task = next(t for t in tasks(4) if t.persona.role == "Lead Cardiologist")
+    system, user = (m["content"] for m in build_messages(task))
+    assert "Lead Cardiologist in a hospital cardiology department" in system
+    assert "presence of heart disease" in system and "refer for cardiac work-up" in system
+    assert "- chest pain type: typical angina" in user and "- resting blood pressure (mm Hg): 145" in user
+    assert "heart disease likely" in user and "83%" in user
+    assert task.explanation.text in user and "Explanation A" in user
+    assert "SHAP" not in system + user
+
+
+def test_method_names_shown_when_switched_on():
+    task = tasks(1, show_method_names=True)[0]
+    user = build_messages(task)[1]["content"]
+    assert task.label == "SHAP" and "SHAP:" in user
+
+
+def test_end_user_prompt_uses_end_user_context():
+    patient = [t for t in tasks(4) if t.persona.is_end_user][0]
+    system = build_messages(patient)[0]["content"]
+    assert system.startswith("You are Alex Moreau, a patient waiting to hear")
+    assert {p.name for p in heart_personas() if p.is_end_user} == {"Alex Moreau"}
+
+
+@pytest.mark.parametrize("wrap", ["{}", "```json\n{}\n```", "Here you go:\n```\n{}\n```\nThanks", "Rating: {} done"])
+def test_parser_finds_json_in_fences_and_prose(wrap):
+    assert parse_rating(wrap.replace("{}", json.dumps(GOOD))).scores == {d: GOOD[d] for d in DIMENSIONS}
+
+
+def test_parser_tolerates_key_variants_nested_scores_and_integer_strings():
+    nested = {"scores": {"Interpretability": "4", "completeness": 3.0, "actionability": 2, "trust": 5,
+                         "satisfaction": 4, "decision-support": 3}, "comment": "ok"}
+    assert parse_rating(json.dumps(nested)).scores["decision_support"] == 3
+
+
+@pytest.mark.parametrize("change, message", [({"trust": 7}, "'trust' = 7"), ({"trust": 0}, "'trust' = 0"),
+                                             ({"trust": 3.5}, "'trust' = 3.5"), ({"trust": True}, "'trust' = True"),
+                                             ({"trust": None}, "'trust' is missing"), ({"comment": ""}, "'comment'")])
+def test_parser_rejects_invalid_scores(change, message):
+    bad = {k: v for k, v in {**GOOD, **change}.items() if v is not None}
+    with pytest.raises(AnswerError, match=message.replace("(", r"\(")):
+        parse_rating(json.dumps(bad))
+
+
+def test_parser_rejects_text_without_json():
+    with pytest.raises(AnswerError, match="no JSON object"):
+        parse_rating("I'd give it a four out of five.")
+    with pytest.raises(AnswerError, match="empty"):
+        parse_rating("")
+
+
+def test_agreement_of_repeated_ratings():
+    import pandas as pd
+
+    rows = []
+    for run, trust in enumerate([3, 5]):
+        rows.append({"persona_name": "A", "explanation_type": "SHAP", "instance_index": 0, "status": "ok",
+                     **{d: 4 for d in DIMENSIONS}, "trust": trust})
+    rows.append({"persona_name": "B", "explanation_type": "SHAP", "instance_index": 0, "status": "ok",
+                 **{d: 2 for d in DIMENSIONS}})  # a single run: no pair, skipped
+    table = rating_agreement(pd.DataFrame(rows)).set_index("dimension")
+    assert table.loc["trust", "mean_abs_diff"] == 2 and table.loc["trust", "share_identical"] == 0
+    assert table.loc["completeness", "mean_abs_diff"] == 0 and table.loc["completeness", "share_identical"] == 1
+    assert (table["groups"] == 1).all()
