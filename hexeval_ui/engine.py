@@ -6,29 +6,23 @@ are available and show an explanation instead of a button that would fail.
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import json
 from pathlib import Path
 
 import streamlit as st
-import yaml
-
 import hexeval_engine
-from hexeval_engine.errors import ConfigError
+from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.paths import default_outputs_root
 from hexeval_engine.usecase_data import load_data_for_config
 
 
-def can_evaluate() -> bool:
-    return hasattr(hexeval_engine, "evaluate") and hasattr(hexeval_engine, "make_rater")
+PIPELINE_MODULES = ("hexeval_engine.evaluate", "hexeval_engine.technical", "hexeval_engine.raters")
 
 
-def runs_module():
-    """``hexeval_engine.runs`` when this build has it, else None."""
-    if importlib.util.find_spec("hexeval_engine.runs") is None:
-        return None
-    return importlib.import_module("hexeval_engine.runs")
+def missing_pipeline_modules() -> list[str]:
+    """Modules ``evaluate`` needs that this build lacks (empty when runs can start)."""
+    return [name for name in PIPELINE_MODULES if importlib.util.find_spec(name) is None]
 
 
 def outputs_root() -> Path:
@@ -80,22 +74,10 @@ def model_card_for(usecase) -> dict | None:
 
 
 @st.cache_data(show_spinner=False)
-def _yaml(path: str, mtime: float):
-    if not mtime:
-        return None
-    try:
-        return yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{Path(path).name} is not valid YAML: {err}. Fix the indentation or quoting at that line.") from err
+def _personas(path: str, mtime: float, include: tuple[str, ...] | None) -> list[dict]:
+    return [p.model_dump(mode="json") for p in load_personas(path, list(include) if include else None)]
 
 
-def persona_entries(path) -> list[dict]:
-    """The personas defined in a persona YAML file, as plain dicts (empty when none are defined).
-
-    Accepts a top-level list or a mapping with a ``personas`` list. Rendering only: the engine
-    validates persona files when it evaluates.
-    """
-    raw = _yaml(str(path), _mtime(path))
-    if isinstance(raw, dict):
-        raw = raw.get("personas", [])
-    return [p for p in raw or [] if isinstance(p, dict)]
+def persona_entries(path, include: list[str] | None = None) -> list[dict]:
+    """The validated personas of a persona YAML file, as plain dicts (a broken file raises ConfigError)."""
+    return _personas(str(path), _mtime(path), tuple(include) if include else None)

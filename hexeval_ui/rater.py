@@ -6,8 +6,6 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-import hexeval_engine
-
 from . import state
 from .settings import operator_api_key
 
@@ -64,11 +62,13 @@ def current_choice() -> RaterChoice:
     return RaterChoice(kind, ss[state.LLM_MODEL].strip(), base_url or None, key_source)
 
 
-def build_rater(choice: RaterChoice):
-    """The engine's rater object for ``choice`` (the key is passed, never stored or shown)."""
-    if not choice.uses_llm:
-        return hexeval_engine.make_rater("simulated")
-    key = st.session_state[state.LLM_API_KEY] or operator_api_key()
-    if choice.kind == state.RATER_COMPATIBLE and not key:
-        key = "not-needed"  # local OpenAI-compatible servers (Ollama, vLLM) accept any key
-    return hexeval_engine.make_rater("openai", model=choice.model, base_url=choice.base_url, api_key=key)
+def build_rater(choice: RaterChoice, config):
+    """The engine's rater for ``config.personas`` (already overridden with ``choice``).
+
+    A key typed into the sidebar or configured by the operator is passed to the engine, never
+    stored or shown; without one the engine looks in the environment and ``.env`` itself.
+    """
+    from hexeval_engine.raters import rater_from_config
+
+    key = (st.session_state[state.LLM_API_KEY] or operator_api_key()) if choice.uses_llm else None
+    return rater_from_config(config, api_key=key or None)

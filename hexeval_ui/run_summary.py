@@ -6,12 +6,10 @@ import streamlit as st
 
 
 def render_run_summary(run) -> None:
-    m = run.manifest or {}
-    config = m.get("config", {}) or {}
-    sample = (config.get("evaluation") or {}).get("sample_size", "?")
-    rater = m.get("rater", "?")
-    st.markdown(f"**Run** `{m.get('run_id', run.path)}` · {str(m.get('created', ''))[:19].replace('T', ' ')} · "
-                f"use case **{m.get('usecase', '?')}** · sample size **{sample}** · rater **{rater}** · "
-                f"status **{m.get('status', '?')}**")
-    if "simulated" in str(rater).lower():
+    m = run.manifest
+    sample = (m.get("counts") or {}).get("sample_size", "?")
+    title = m.get("usecase_title") or m.get("usecase", "?")
+    st.markdown(f"**{title}** · run `{run.run_id}` · {m.get('created', '')[:16].replace('T', ' ')} · "
+                f"{sample} instances · {run.rater_label}")
+    if (m.get("rater") or {}).get("kind") == "simulated":
         st.caption("Persona ratings in this run come from the simulated rater, not from an LLM or real people.")

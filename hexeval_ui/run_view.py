@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-import hexeval_engine
-from hexeval_engine import HexevalError
+from hexeval_engine import HexevalError, load_config
 
 from . import state
 from .components import RESULTS_PAGE, show_error
 from .rater import RaterChoice, build_rater
+from .settings import pickle_uploads_allowed
 
 
 class _StageProgress:
@@ -20,34 +20,40 @@ class _StageProgress:
         self.stage = None
 
     def __call__(self, done: int, total: int, message: str) -> None:
-        stage = message.split(":", 1)[0] if ":" in message else message
+        stage = message.split(":", 1)[0]
         if self.stage is not None and stage != self.stage:
             st.write(f":material/check: {self.stage}")
         self.stage = stage
         self.bar.progress(min(done / total, 1.0) if total else 1.0, text=message)
 
 
-def run_evaluation(usecase: str, rater: RaterChoice, overrides: dict, upload=None) -> None:
-    """Run ``hexeval_engine.evaluate`` with live progress and remember the run for the other pages."""
+def run_evaluation(usecase, rater: RaterChoice, overrides: dict, upload=None) -> None:
+    """Run ``evaluate`` with live progress and remember the run for the other pages.
+
+    ``usecase`` is a bundled ``UseCase``, or None for a validated custom ``upload``.
+    """
+    from hexeval_engine.evaluate import evaluate
+
+    inputs = _inputs(usecase, upload, overrides)
     with st.status("Running the evaluation…", expanded=True) as status:
         progress = _StageProgress()
         try:
-            inputs = _inputs(usecase, upload, overrides)
-            result = hexeval_engine.evaluate(**inputs, rater=build_rater(rater), on_progress=progress)
+            config = load_config(inputs["config_path"], inputs["config_overrides"])
+            result = evaluate(**inputs, rater=build_rater(rater, config), on_progress=progress)
         except HexevalError as err:
             status.update(label="The evaluation stopped", state="error")
             show_error(err)
             return
         status.update(label="Evaluation complete", state="complete", expanded=False)
-    state.remember_run(usecase, str(result.output_path))
-    st.success(f"Run saved to `{result.output_path}`.", icon=":material/check_circle:")
+    state.remember_run(state.current_usecase(), str(result.output_path))
+    st.success(f"Run `{result.run_id}` saved to `{result.output_path}`.", icon=":material/check_circle:")
     st.page_link(RESULTS_PAGE, label="See the results", icon=":material/monitoring:")
 
 
-def _inputs(usecase: str, upload, overrides: dict) -> dict:
-    if usecase != state.CUSTOM:
-        return {"usecase": usecase, "config_overrides": overrides}
-    if upload.personas_path is not None:
-        overrides = overrides | {"personas": overrides["personas"] | {"file": str(upload.personas_path)}}
-    return {"model_path": str(upload.model_path), "data_path": str(upload.data_path), "target_column": upload.target,
-            "config_path": str(upload.config_path) if upload.config_path else None, "config_overrides": overrides}
+def _inputs(usecase, upload, overrides: dict) -> dict:
+    if usecase is not None:
+        return {"usecase": usecase.name, "config_path": usecase.config_path, "config_overrides": overrides}
+    persona_file = {"file": str(upload.personas_path)} if upload.personas_path else {"enabled": False}
+    overrides = overrides | {"personas": overrides["personas"] | persona_file}
+    return {"model_path": upload.model_path, "data_path": upload.data_path, "target_column": upload.target,
+            "config_path": upload.config_path, "config_overrides": overrides, "allow_pickle": pickle_uploads_allowed()}

@@ -6,34 +6,42 @@ from pathlib import Path
 
 import streamlit as st
 
+from hexeval_engine import runs
+
 from . import state
-from .engine import outputs_root, runs_module
+from .engine import outputs_root
+
+
+def saved_runs(usecase: str) -> list:
+    """Complete saved runs of ``usecase`` (``RunInfo``), newest first."""
+    return runs.list_runs(outputs_root(), usecase)
 
 
 def saved_run_labels(usecase: str) -> dict[str, str]:
-    """Complete saved runs of ``usecase``: folder -> short label. Empty when this build has no run store."""
-    runs = runs_module()
-    if runs is None or usecase == state.CUSTOM:
-        return {}
-    return {str(r.path): _label(r) for r in runs.list_runs(outputs_root(), usecase)}
+    """Complete saved runs of ``usecase``: folder -> short label."""
+    return {str(r.path): run_label(r) for r in saved_runs(usecase)}
 
 
-def _label(run) -> str:
-    manifest = getattr(run, "manifest", {}) or {}
-    created = str(manifest.get("created", ""))[:16].replace("T", " ")
-    rater = manifest.get("rater", "")
-    return " · ".join(p for p in (created or Path(run.path).name, str(rater)) if p)
+def run_label(info) -> str:
+    created = info.created[:16].replace("T", " ")
+    size = f"n={info.sample_size}" if info.sample_size else ""
+    return " · ".join(p for p in (created, info.rater, size) if p)
 
 
 @st.cache_data(show_spinner="Loading the run…")
 def _load(path: str, mtime: float):
-    return runs_module().load_run(path)
+    return runs.load_run(path)
+
+
+def load_cached(path) -> "runs.RunData":
+    manifest = Path(path) / runs.MANIFEST
+    return _load(str(path), manifest.stat().st_mtime if manifest.exists() else 0.0)
 
 
 def viewed_run():
-    """The run the sidebar points at, loaded (cached), or None when there is nothing to show."""
+    """The run the sidebar points at, loaded (cached), or None when there is nothing to show.
+
+    A damaged or deleted run raises ``RunError`` with the engine's message.
+    """
     path = state.viewed_run_path()
-    if path is None or runs_module() is None:
-        return None
-    manifest = Path(path) / "run.json"
-    return _load(path, manifest.stat().st_mtime if manifest.exists() else 0.0)
+    return None if path is None else load_cached(path)

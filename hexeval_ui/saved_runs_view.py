@@ -6,15 +6,12 @@ import streamlit as st
 
 from . import state
 from .components import RESULTS_PAGE, section
-from .engine import outputs_root, runs_module
+from .engine import outputs_root
 from .runs_view import saved_run_labels
 
 
 def render_saved_runs(usecase: str) -> None:
     section("Load previous results", f"Complete runs saved under `{outputs_root()}` for this use case.")
-    if runs_module() is None:
-        st.caption("This build of HEXEval has no run store yet, so there are no saved runs to list.")
-        return
     labels = saved_run_labels(usecase)
     if not labels:
         st.caption("No saved runs for this use case yet — the first run you make appears here.")

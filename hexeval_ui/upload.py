@@ -12,11 +12,10 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from hexeval_engine import HexevalError, load_config, load_model, validate_model_data_compatibility
-from hexeval_engine.errors import ConfigError, ModelError
+from hexeval_engine.errors import ModelError
 from hexeval_engine.model_loading import PICKLE_SUFFIXES, SAFE_SUFFIXES
+from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.usecase_data import load_data_for_config
 
 MODEL_SUFFIXES = SAFE_SUFFIXES + PICKLE_SUFFIXES
@@ -94,8 +93,8 @@ def _config(check: UploadCheck, config: UploadedFile | None, personas: UploadedF
         check.personas_path.write_bytes(personas.data)
         overrides["personas"] = {"file": str(check.personas_path)}
         try:
-            _check_persona_yaml(check.personas_path)
-        except ConfigError as err:
+            load_personas(check.personas_path)
+        except HexevalError as err:
             check.errors.append(str(err))
     if config is not None:
         check.config_path = check.folder / "config.yaml"
@@ -105,17 +104,6 @@ def _config(check: UploadCheck, config: UploadedFile | None, personas: UploadedF
     except HexevalError as err:
         check.errors.append(str(err))
         return None
-
-
-def _check_persona_yaml(path: Path) -> None:
-    try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, UnicodeDecodeError) as err:
-        raise ConfigError(f"The persona file is not valid UTF-8 YAML: {err}. Fix it or leave it out.") from err
-    entries = raw.get("personas") if isinstance(raw, dict) else raw
-    if not isinstance(entries, list) or not entries:
-        raise ConfigError("The persona file must hold a list of personas (or a 'personas:' list); "
-                          f"it holds {type(raw).__name__}. See Documentation → Personas for the format.")
 
 
 def _data(check: UploadCheck, cfg):

@@ -5,7 +5,7 @@ import streamlit as st
 from hexeval_engine import HexevalError, get_usecase, load_config
 from hexeval_ui import state
 from hexeval_ui.components import DETAILS_PAGE, page_header, section, show_error
-from hexeval_ui.engine import can_evaluate, config_for, model_card_for, persona_entries
+from hexeval_ui.engine import config_for, missing_pipeline_modules, model_card_for, persona_entries
 from hexeval_ui.rater import current_choice
 from hexeval_ui.run_view import run_evaluation
 from hexeval_ui.saved_runs_view import render_saved_runs
@@ -18,7 +18,7 @@ page_header("Configure & Run",
 
 usecase_name = state.current_usecase()
 rater = current_choice()
-upload = None
+usecase = upload = None
 try:
     if state.is_custom():
         upload = render_upload_form()
@@ -28,6 +28,8 @@ try:
         config = load_config(upload.config_path if ready else None)
         n_test = (upload.dataset_summary or {}).get("n_test", 100) if ready else 100
         n_personas = len(persona_entries(upload.personas_path)) if ready and upload.personas_path else 0
+        if ready and not upload.personas_path:
+            st.caption("No persona file uploaded: persona ratings are skipped and recommendations are technical-only.")
     else:
         usecase = get_usecase(usecase_name)
         st.markdown(f"**{usecase.title}** — {usecase.description}")
@@ -39,7 +41,7 @@ try:
             st.warning("This use case's model has not been trained yet: run `make prepare` on the server.",
                        icon=":material/warning:")
         n_test = card.get("n_test", 100)
-        n_personas = len(persona_entries(usecase.personas_path))
+        n_personas = len(persona_entries(usecase.personas_path, config.personas.include))
 except HexevalError as err:
     show_error(err)
     st.stop()
@@ -48,13 +50,13 @@ if ready:
     overrides = render_settings(usecase_name, config, max_sample=max(5, min(int(n_test), 1000)),
                                 n_personas=n_personas, rater=rater)
     section("Run", "Progress is shown per stage; the run is saved when it completes.")
-    blocker = rater.problem() or (None if can_evaluate() else
-                                  "This build of HEXEval does not include the evaluation pipeline yet "
-                                  "(hexeval_engine.evaluate), so runs cannot start here.")
+    missing = missing_pipeline_modules()
+    blocker = rater.problem() or (f"Runs cannot start: this build of HEXEval lacks {', '.join(missing)}."
+                                  if missing else None)
     if blocker:
         st.info(blocker, icon=":material/block:")
     if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", disabled=blocker is not None):
-        run_evaluation(usecase_name, rater, overrides, upload)
+        run_evaluation(usecase, rater, overrides, upload)
 
 if not state.is_custom():
     render_saved_runs(usecase_name)

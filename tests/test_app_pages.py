@@ -1,0 +1,158 @@
+"""Dashboard pages through streamlit.testing.v1.AppTest (no browser, no network)."""
+
+from __future__ import annotations
+
+import json
+import pickle
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from hexeval_engine import get_usecase
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ["pages/configure_run.py", "pages/usecase_details.py", "pages/results.py", "pages/recommendations.py",
+         "pages/documentation.py"]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch, tmp_path):
+    """Saved runs go to an empty folder; pickle uploads are off unless a test turns them on."""
+    monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "outputs"))
+    monkeypatch.delenv("HEXEVAL_ALLOW_PICKLE_UPLOADS", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(ROOT)
+
+
+def _app(**state) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.run()
+    for key, value in state.items():
+        at.session_state[key] = value
+    if state:
+        at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _open(at: AppTest, page: str) -> AppTest:
+    at.switch_page(page).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.parametrize("usecase", ["heart", "credit_risk", "custom"])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_in_the_empty_state(page, usecase):
+    at = _open(_app(usecase=usecase), page)
+    assert at.title and at.title[0].value
+    assert not at.error, [e.value for e in at.error]
+
+
+@pytest.mark.parametrize("page", ["pages/results.py", "pages/recommendations.py"])
+def test_result_pages_say_what_to_do_when_there_is_no_run(page):
+    at = _open(_app(), page)
+    assert any("run an evaluation on Configure & Run" in i.value for i in at.info)
+    assert any("configure_run" in str(link.proto.page) for link in at.get("page_link"))
+
+
+def test_use_case_details_shows_the_heart_model_card():
+    card = json.loads(get_usecase("heart").model_card_path.read_text())
+    at = _open(_app(usecase="heart"), "pages/usecase_details.py")
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Test ROC-AUC"] == f"{card['test_roc_auc']:.3f}"
+    assert metrics["F1"] == f"{card['test_f1']:.3f}"
+    assert metrics["Duplicate rows"] == "723"  # the data-quality report of the bundled CSV
+    assert "RandomForestClassifier" in " ".join(m.value for m in at.markdown)
+    assert len(at.expander) == 4  # the four heart personas
+    assert any("sample_size" in c.value for c in at.code)  # the full config as YAML
+
+
+def test_sidebar_choices_survive_page_switches():
+    at = _app(usecase="credit_risk", rater_kind="compatible")
+    for page in PAGES:
+        _open(at, page)
+        assert at.session_state["usecase"] == "credit_risk"
+        assert at.session_state["rater_kind"] == "compatible"
+    _open(at, "pages/usecase_details.py")
+    assert at.header[0].value == "Credit Risk (Finance)"
+
+
+def test_documentation_renders_every_markdown_file():
+    at = _open(_app(), "pages/documentation.py")
+    titles = [t.label for t in at.tabs]
+    for md in (ROOT / "docs").glob("*.md"):
+        first = md.read_text(encoding="utf-8").splitlines()[0]
+        assert first.removeprefix("# ").strip() in titles
+    assert titles[0] == "How HEXEval works"
+
+
+# ----- custom upload ---------------------------------------------------------------------------
+
+HEART = get_usecase("heart")
+
+
+def _upload(at: AppTest, model: tuple[str, bytes], csv: bytes, target: str = "target") -> AppTest:
+    at.file_uploader(key="upload_model").set_value((model[0], model[1], "application/octet-stream"))
+    at.file_uploader(key="upload_csv").set_value(("patients.csv", csv, "text/csv"))
+    at.run()
+    picker = next(s for s in at.selectbox if s.label == "Target column")
+    picker.set_value(target).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _custom_app_with_previous_results() -> AppTest:
+    return _app(usecase="custom", session_runs={"heart": "/runs/earlier"})
+
+
+def test_valid_upload_passes_validation_and_enables_run_settings():
+    at = _custom_app_with_previous_results()
+    _upload(at, ("model.skops", HEART.model_path.read_bytes()), HEART.data_path.read_bytes())
+    assert not at.error, [e.value for e in at.error]
+    assert any("Ready to run" in s.value for s in at.success)
+    assert any(s.label.startswith("Instances to explain") for s in at.slider)
+
+
+def test_single_class_csv_is_an_error_and_keeps_earlier_results():
+    frame = pd.read_csv(HEART.data_path)
+    one_class = frame[frame["target"] == 1].to_csv(index=False).encode()
+    at = _custom_app_with_previous_results()
+    _upload(at, ("model.skops", HEART.model_path.read_bytes()), one_class)
+    assert any("only one class" in e.value for e in at.error), [e.value for e in at.error]
+    assert not any(s.label.startswith("Instances to explain") for s in at.slider)  # Run is not offered
+    assert at.session_state["session_runs"] == {"heart": "/runs/earlier"}
+
+
+class _Sentinel:
+    """Unpickling this creates a file: proof that a refused pickle was never loaded."""
+
+    def __init__(self, path: Path):
+        self.path = path
+
+    def __reduce__(self):
+        return (open, (str(self.path), "w"))
+
+
+def test_pickle_upload_is_refused_unless_the_operator_allows_it(tmp_path):
+    sentinel = tmp_path / "pickle-was-loaded"
+    at = _custom_app_with_previous_results()
+    assert any("HEXEVAL_ALLOW_PICKLE_UPLOADS" in c.value for c in at.caption)
+    _upload(at, ("model.pkl", pickle.dumps(_Sentinel(sentinel))), HEART.data_path.read_bytes())
+    assert any("Refusing to open the pickle file" in e.value for e in at.error), [e.value for e in at.error]
+    assert not sentinel.exists()
+    assert at.session_state["session_runs"] == {"heart": "/runs/earlier"}
+
+
+def test_operator_switch_is_shown_when_pickle_uploads_are_allowed(monkeypatch):
+    monkeypatch.setenv("HEXEVAL_ALLOW_PICKLE_UPLOADS", "1")
+    at = _custom_app_with_previous_results()
+    assert any("enabled by the server operator" in c.value for c in at.caption)
+
+
+def test_corrupt_skops_file_is_an_error():
+    at = _custom_app_with_previous_results()
+    _upload(at, ("model.skops", b"this is not a zip archive"), HEART.data_path.read_bytes())
+    assert any("is not a readable skops file" in e.value for e in at.error), [e.value for e in at.error]

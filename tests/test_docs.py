@@ -1,0 +1,50 @@
+"""The configuration reference documents every config key with its real default."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from hexeval_engine.config.schema import HexevalConfig
+from hexeval_ui.docs_view import ORDER, load_docs
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _leaves(model: type[BaseModel], prefix: str = ""):
+    for name, field in model.model_fields.items():
+        ann = field.annotation
+        if isinstance(ann, type) and issubclass(ann, BaseModel):
+            yield from _leaves(ann, f"{prefix}{name}.")
+        else:
+            yield f"{prefix}{name}", field.get_default(call_default_factory=True)
+
+
+def _documented() -> dict[str, str]:
+    text = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")
+    pattern = r"^\| `([a-z_.]+)` \| `([^`]*)` \|"
+    return {m.group(1): m.group(2) for m in re.finditer(pattern, text, flags=re.M)}
+
+
+def test_every_config_key_is_documented_with_its_default():
+    documented = _documented()
+    for key, default in _leaves(HexevalConfig):
+        assert key in documented, f"{key} is missing from docs/configuration.md"
+        assert json.loads(documented[key]) == json.loads(json.dumps(default)), f"default of {key}"
+
+
+def test_no_documented_key_is_unknown_to_the_schema():
+    known = {key for key, _ in _leaves(HexevalConfig)}
+    assert set(_documented()) <= known
+
+
+def test_docs_are_listed_in_reading_order(tmp_path):
+    for name in ("safety", "zeta_notes", "how_it_works", "configuration"):
+        (tmp_path / f"{name}.md").write_text(f"# Title of {name}\n\nBody.\n", encoding="utf-8")
+    docs = load_docs(tmp_path)
+    assert [d.stem for d in docs] == ["how_it_works", "configuration", "safety", "zeta_notes"]
+    assert docs[0].title == "Title of how_it_works" and docs[0].body.startswith("Body.")
+    assert ORDER[0] == "how_it_works"
