@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -152,6 +153,12 @@ def _handler_for(server: FakeLLMServer):
 
         def log_message(self, format, *args):  # keep test output clean
             return
+
+        def setup(self):
+            super().setup()
+            # headers and body go out in separate writes: without TCP_NODELAY, Nagle's algorithm and
+            # delayed ACKs add ~40 ms to every response
+            self.request.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
         def do_POST(self):
             raw = self.rfile.read(int(self.headers.get("content-length", 0)))
