@@ -5,10 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from hexeval_engine.personas.schema import LEVEL_FIELDS
+
 from .components import bullet_list
 
 # Persona fields shown in this order; anything else in the YAML is shown after them.
-PERSONA_HEADLINE = ("role", "experience_years", "risk_profile", "decision_style", "ai_comfort")
 PERSONA_SECTIONS = (("priorities", "Priorities"), ("mental_model", "Mental model"),
                     ("heuristics", "Heuristics"), ("explanation_preferences", "Explanation preferences"))
 
@@ -67,22 +68,39 @@ def _feature_table(card: dict, domain) -> pd.DataFrame:
 
 
 def render_persona(persona: dict) -> None:
-    name = persona.get("name", "Unnamed persona")
-    role = persona.get("role", "")
+    """One persona as an expander: what they need on the left, who they are on the right."""
+    name, role = persona.get("name", "Unnamed persona"), persona.get("role", "")
     with st.expander(f"**{name}** — {role}" if role else f"**{name}**"):
-        facts = [f"{k.replace('_', ' ')}: **{persona[k]}**" for k in PERSONA_HEADLINE[1:] if k in persona]
-        if facts:
-            st.markdown(" · ".join(facts))
-        shown = {"name", *PERSONA_HEADLINE}
-        for key, title in PERSONA_SECTIONS:
-            if key in persona:
-                st.markdown(f"**{title}**")
-                st.markdown(_as_markdown(persona[key]))
-                shown.add(key)
+        facts = [f"{persona['audience'].replace('_', ' ')}" if persona.get("audience") else "",
+                 f"{persona['experience_years']} years' experience" if persona.get("experience_years") else ""]
+        if any(facts):
+            st.caption(" · ".join(f for f in facts if f))
+        shown = {"name", "role", "audience", "experience_years"}
+        needs, profile = st.columns([3, 2])
+        with needs:
+            for key, title in PERSONA_SECTIONS:
+                if key in persona:
+                    st.markdown(f"**{title}**\n\n{_as_markdown(persona[key])}")
+                    shown.add(key)
+        with profile:
+            for key in ("risk_profile", "decision_style"):
+                if key in persona:
+                    st.markdown(f"**{_title(key)}**\n\n{_as_markdown(persona[key])}")
+                    shown.add(key)
+            levels = {k: persona[k] for k in LEVEL_FIELDS if persona.get(k) is not None}
+            if levels:
+                st.markdown("**Rater profile**")
+                st.dataframe(pd.DataFrame({"trait": [_title(k) for k in levels],
+                                           "level": [str(v).replace("_", " ") for v in levels.values()]}),
+                             hide_index=True)
+                shown |= set(levels)
         for key, value in persona.items():
-            if key not in shown:
-                st.markdown(f"**{key.replace('_', ' ').capitalize()}**")
-                st.markdown(_as_markdown(value))
+            if key not in shown and value not in (None, "", [], {}):
+                st.markdown(f"**{_title(key)}**\n\n{_as_markdown(value)}")
+
+
+def _title(key: str) -> str:
+    return key.replace("_", " ").capitalize().replace("Ai ", "AI ")
 
 
 def _as_markdown(value) -> str:

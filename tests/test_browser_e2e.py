@@ -126,6 +126,8 @@ def test_use_case_details_shows_model_card(page):
     _no_exception(page)
     _shot(page, "03_usecase_model_card")
     page.get_by_role("tab", name="Personas").click()
+    page.get_by_test_id("stExpander").first.click()
+    page.get_by_text("Priorities").first.wait_for()
     _shot(page, "04_usecase_personas")
     page.get_by_role("tab", name="Data quality").click()
     page.get_by_text("Data-quality report").wait_for()
@@ -144,3 +146,17 @@ def test_results_empty_state_links_to_configure(page):
     page.get_by_text("No results yet").wait_for()
     _no_exception(page)
     _shot(page, "07_results_empty")
+
+
+def test_sidebar_use_case_survives_navigation(page):
+    _goto(page, "Configure & Run")
+    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="Credit Risk (Finance)").click()
+    page.get_by_text("Predict whether a consumer loan will default").first.wait_for()
+    _goto(page, "Use Case Details")
+    page.get_by_role("heading", name="Credit Risk (Finance)").wait_for()
+    _no_exception(page)
+    _shot(page, "08_credit_risk_details")
+    _goto(page, "Documentation")
+    _goto(page, "Use Case Details")
+    page.get_by_role("heading", name="Credit Risk (Finance)").wait_for()
