@@ -46,13 +46,14 @@ from .progress import report
 from .raters.agreement import rating_agreement
 from .raters.base import DIMENSIONS, Rater, Rating, RatingTask
 from .raters.case import build_cases
-from .raters.prompt import method_label
+from .raters.prompt import COMPLETION_TOKENS_ESTIMATE, method_label, system_prompt
 
 COLUMNS = ["persona_name", "persona_role", "explanation_type", "instance_index", "run", *DIMENSIONS, "comment",
            "rater", "model", "status", "error", "latency_s", "explanation_text", "label_shown", "cached",
            "prompt_tokens", "completion_tokens"]
 
 _CONFIG_KEY = {"SHAP": "shap", "LIME": "lime", "Anchor": "anchor", "DiCE": "dice"}
+_USER_CHARS = 900  # prediction sentence, instructions and a typical explanation text
 
 
 @dataclass
@@ -138,7 +139,7 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
                 for run in range(settings.runs_per_method):
                     exp = explanations.get((method, iid))
                     slots.append((persona, method, iid, run, exp))
-                    if exp is not None and exp.ok:
+                    if _showable(exp):
                         tasks.append(RatingTask(persona, cases[iid], exp, config.domain, labels[method], run))
     total = len(slots)
     estimate = rater.estimate(tasks)
@@ -146,7 +147,7 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
     progress(pre_failed, total, f"Persona ratings: {total} to make; about {estimate.calls} LLM call(s) and "
                                 f"{estimate.tokens} tokens ({estimate.cached} cached)")
     rated = iter(rater.rate_many(tasks, lambda d, t, msg: progress(pre_failed + d, total, msg)))
-    ratings = [next(rated) if e is not None and e.ok else _missing(m, i, e) for _, m, i, _, e in slots]
+    ratings = [next(rated) if _showable(e) else _missing(m, i, e) for _, m, i, _, e in slots]
     rows = [_row(p, m, i, r, e, rating, rater, labels[m]) for (p, m, i, r, e), rating in zip(slots, ratings)]
     table = pd.DataFrame(rows, columns=COLUMNS)
     for dim in DIMENSIONS:
@@ -155,6 +156,29 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
                    time.perf_counter() - started)
     table.attrs["stats"] = stats.to_dict()
     return table
+
+
+def estimate_persona_evaluation(config: HexevalConfig) -> dict:
+    """A rough plan before anything runs (no data, model or explanations needed).
+
+    Returns ``{"ratings", "calls", "prompt_tokens", "completion_tokens", "tokens"}``: ratings =
+    personas × enabled methods × ``sample_instances`` × ``runs_per_method``; calls = ratings for
+    the ``openai`` rater (0 for ``simulated``; the response cache may answer some). Tokens are
+    exact for each persona's system prompt and approximate for the case and explanation
+    (``_USER_CHARS`` characters). The LLM rater's exact pre-run figure is ``attrs["stats"]["estimate"]``.
+    """
+    settings = config.personas
+    personas = load_personas(_persona_path(settings.file), include=settings.include)
+    methods = [m for m in METHODS if getattr(config.evaluation.explainers, _CONFIG_KEY[m]).enabled]
+    per_persona = settings.sample_instances * settings.runs_per_method * len(methods)
+    ratings = len(personas) * per_persona
+    if settings.rater != "openai":
+        return {"ratings": ratings, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "tokens": 0}
+    user_chars = _USER_CHARS + 45 * max(1, len(config.domain.feature_descriptions))
+    prompt = sum(per_persona * (len(system_prompt(p, config.domain)) + user_chars) // 4 for p in personas)
+    completion = ratings * COMPLETION_TOKENS_ESTIMATE
+    return {"ratings": ratings, "calls": ratings, "prompt_tokens": prompt, "completion_tokens": completion,
+            "tokens": prompt + completion}
 
 
 def persona_stats(ratings: pd.DataFrame) -> dict:
@@ -202,9 +226,15 @@ def _gather(model, data, config, technical_result, ids, methods) -> dict[tuple[s
     return found
 
 
+def _showable(exp: Explanation | None) -> bool:
+    return exp is not None and exp.ok and bool(exp.text.strip())
+
+
 def _missing(method: str, iid: int, exp: Explanation | None) -> Rating:
     if exp is None:
         return Rating.failed(f"no {method} explanation was produced for instance {iid}; nothing was shown")
+    if exp.ok:
+        return Rating.failed(f"the {method} explanation of instance {iid} has no plain-language text; nothing was shown")
     return Rating.failed(f"the {method} explanation failed ({exp.error}); nothing was shown")
 
 
@@ -214,7 +244,7 @@ def _row(persona: Persona, method: str, iid: int, run: int, exp, rating: Rating,
             "instance_index": iid, "run": run + 1, **{d: scores.get(d, np.nan) for d in DIMENSIONS},
             "comment": rating.comment if rating.ok else "", "rater": rater.name, "model": rater.model,
             "status": rating.status, "error": rating.error, "latency_s": round(rating.latency_s, 4),
-            "explanation_text": exp.text if exp is not None and exp.ok else "", "label_shown": label,
+            "explanation_text": exp.text if _showable(exp) else "", "label_shown": label,
             "cached": bool(rating.cached), "prompt_tokens": rating.prompt_tokens,
             "completion_tokens": rating.completion_tokens}
 

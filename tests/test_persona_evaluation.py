@@ -58,6 +58,7 @@ def test_failed_and_missing_explanations_are_failed_ratings_not_shown(heart, mon
     broken = next(e for e in tech.explanations if e.method == "LIME" and e.instance_id == 9)
     broken.error = "LIME sampling produced a constant surrogate"
     tech.explanations = [e for e in tech.explanations if not (e.method == "DiCE" and e.instance_id == 9)]
+    next(e for e in tech.explanations if e.method == "Anchor" and e.instance_id == 4).text = "  "
     calls = []
 
     def explain_instances(model, data, config, instance_ids, methods=None, *, seed=None):
@@ -72,7 +73,9 @@ def test_failed_and_missing_explanations_are_failed_ratings_not_shown(heart, mon
     assert lime[list(DIMENSIONS)].isna().all().all() and (lime["explanation_text"] == "").all()
     dice = table.query("explanation_type == 'DiCE' and instance_index == 9")
     assert (dice["status"] == "failed").all() and dice["error"].str.contains("no DiCE explanation").all()
-    assert (table["status"] == "ok").sum() == len(table) - 8
+    anchor = table.query("explanation_type == 'Anchor' and instance_index == 4")
+    assert (anchor["status"] == "failed").all() and anchor["error"].str.contains("no plain-language text").all()
+    assert (table["status"] == "ok").sum() == len(table) - 12
 
 
 def test_llm_run_records_failures_stats_and_a_cache_rerun_sends_nothing(heart, llm_server, tmp_path):
@@ -115,3 +118,15 @@ def test_missing_persona_file_is_a_config_error(heart):
     cfg.personas.file = None
     with pytest.raises(ConfigError, match="personas.file is not set"):
         run_persona_evaluation(model, data, technical(data), cfg, rater=make_rater("simulated"))
+
+
+def test_plan_before_running(heart):
+    from hexeval_engine.persona_evaluation import estimate_persona_evaluation
+
+    uc, config, data, model = heart
+    simulated = estimate_persona_evaluation(config(sample_instances=3, runs_per_method=2))
+    assert simulated == {"ratings": 4 * 4 * 3 * 2, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
+                         "tokens": 0}
+    llm = estimate_persona_evaluation(config(rater="openai", include=["Patient"]))
+    assert llm["ratings"] == llm["calls"] == 4 * 2 and llm["prompt_tokens"] > 8 * 300
+    assert llm["tokens"] == llm["prompt_tokens"] + llm["completion_tokens"]

@@ -48,7 +48,7 @@ def response_format() -> dict:
 
 def build_messages(task: RatingTask) -> list[dict]:
     """The system and user messages for one rating task."""
-    return [{"role": "system", "content": _system(task.persona, task.domain)},
+    return [{"role": "system", "content": system_prompt(task.persona, task.domain)},
             {"role": "user", "content": _user(task)}]
 
 
@@ -57,7 +57,8 @@ def estimate_prompt_tokens(messages: list[dict]) -> int:
     return sum(len(m["content"]) // 4 + 4 for m in messages) + 3
 
 
-def _system(p: Persona, domain: Domain) -> str:
+def system_prompt(p: Persona, domain: Domain) -> str:
+    """Who the persona is, the domain, the six questions and the answer format."""
     if p.is_end_user:
         who = f"You are {p.name}, {domain.end_user_context or 'the person this decision is about'}."
     else:
