@@ -234,7 +234,8 @@ def _missing(method: str, iid: int, exp: Explanation | None) -> Rating:
     if exp is None:
         return Rating.failed(f"no {method} explanation was produced for instance {iid}; nothing was shown")
     if exp.ok:
-        return Rating.failed(f"the {method} explanation of instance {iid} has no plain-language text; nothing was shown")
+        return Rating.failed(f"the {method} explanation of instance {iid} has no plain-language text; "
+                             "nothing was shown")
     return Rating.failed(f"the {method} explanation failed ({exp.error}); nothing was shown")
 
 
@@ -249,7 +250,8 @@ def _row(persona: Persona, method: str, iid: int, run: int, exp, rating: Rating,
             "completion_tokens": rating.completion_tokens}
 
 
-def _stats(table, ratings: list[Rating], rater, personas, methods, ids, settings, estimate, labels, wall) -> PersonaRunStats:
+def _stats(table, ratings: list[Rating], rater, personas, methods, ids, settings, estimate, labels,
+           wall) -> PersonaRunStats:
     live = table[~table["cached"]]
     agreement = {}
     if settings.runs_per_method > 1:
