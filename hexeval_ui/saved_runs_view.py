@@ -17,6 +17,10 @@ def render_saved_runs(usecase: str) -> None:
         st.caption("No saved runs for this use case yet — the first run you make appears here.")
         return
     choice = st.selectbox("Saved run", list(labels), format_func=labels.get, key="saved_run_choice")
-    if st.button("Load", icon=":material/folder_open:"):
-        st.session_state[state.VIEWED_RUN] = choice
+    if st.button("Load", icon=":material/folder_open:", on_click=_view, args=(choice,)):
         st.switch_page(RESULTS_PAGE)
+
+
+def _view(path: str) -> None:
+    # A callback runs before the sidebar widget is drawn, so it may set the widget's value.
+    st.session_state[state.VIEWED_RUN] = path

@@ -28,6 +28,7 @@ VIEWED_RUN = "viewed_run"
 SESSION_RUNS = "session_runs"  # use case -> output path of the latest run made in this session
 UPLOAD = "upload"  # the last validated custom upload (an UploadCheck) or None
 UPLOAD_FINGERPRINT = "upload_fingerprint"  # identifies the files that UPLOAD was computed from
+SHOW_LATEST = "show_latest"  # set after a run: point the sidebar at it on the next rerun
 
 DEFAULTS = {
     USECASE: DEFAULT_USECASE,
@@ -48,6 +49,9 @@ def init_state() -> None:
             st.session_state[key] = value
     if SESSION_RUNS not in st.session_state:
         st.session_state[SESSION_RUNS] = {}
+    if st.session_state.pop(SHOW_LATEST, False):
+        # Widget values may only be set before the widget is drawn, i.e. here, not where the run finished.
+        st.session_state[VIEWED_RUN] = LATEST
 
 
 def current_usecase() -> str:
@@ -59,9 +63,9 @@ def is_custom() -> bool:
 
 
 def remember_run(usecase: str, output_path: str) -> None:
-    """Record a finished run as this session's latest for ``usecase`` and view it."""
+    """Record a finished run as this session's latest for ``usecase``; the sidebar shows it from the next rerun."""
     st.session_state[SESSION_RUNS][usecase] = str(output_path)
-    st.session_state[VIEWED_RUN] = LATEST
+    st.session_state[SHOW_LATEST] = True
 
 
 def latest_session_run(usecase: str) -> str | None:

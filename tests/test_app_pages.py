@@ -156,3 +156,41 @@ def test_corrupt_skops_file_is_an_error():
     at = _custom_app_with_previous_results()
     _upload(at, ("model.skops", b"this is not a zip archive"), HEART.data_path.read_bytes())
     assert any("is not a readable skops file" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def _saved_run(root: Path) -> Path:
+    """A minimal complete run written by the engine's own run store."""
+    from hexeval_engine import runs
+
+    manifest = {"run_id": runs.new_run_id(), "created": "2026-01-02T03:04:05+00:00", "usecase": "heart",
+                "usecase_title": "Heart Disease (Healthcare)", "status": "complete", "config": {},
+                "rater": {"kind": "simulated", "model": "simulated"}, "model": {}, "data": {}, "timings": {},
+                "counts": {"sample_size": 12}}
+    technical = pd.DataFrame({"method": ["SHAP", "LIME"], "fidelity_deletion": [0.1, 0.2]})
+    ratings = pd.DataFrame({"persona_name": ["Alex"], "persona_role": ["Patient"], "explanation_type": ["SHAP"],
+                            "trust": [4], "status": ["ok"], "comment": ["Clear enough."]})
+    return runs.save_run(root, "heart", manifest=manifest, tables={"technical_metrics": technical,
+                                                                   "persona_ratings": ratings},
+                         recommendations={"stakeholders": {}}, explanations=[])
+
+
+def test_a_saved_run_is_listed_and_loads_into_results(tmp_path, monkeypatch):
+    monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "runs"))
+    folder = _saved_run(tmp_path / "runs")
+    at = _app(usecase="heart")
+    assert any(s.label == "Saved run" for s in at.selectbox)
+    next(b for b in at.button if b.label == "Load").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["viewed_run"] == str(folder)
+    for page in ("pages/results.py", "pages/recommendations.py"):
+        _open(at, page)
+        assert not at.error, [e.value for e in at.error]
+        assert not any("No results yet" in i.value or "No recommendations yet" in i.value for i in at.info)
+        assert "Heart Disease (Healthcare)" in at.markdown[0].value
+
+
+def test_a_deleted_run_shows_the_engine_error_not_a_traceback(tmp_path, monkeypatch):
+    monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "runs"))
+    at = _app(usecase="heart", session_runs={"heart": str(tmp_path / "runs" / "heart" / "gone")})
+    _open(at, "pages/results.py")
+    assert any("does not exist" in e.value for e in at.error), [e.value for e in at.error]
