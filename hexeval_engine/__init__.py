@@ -7,13 +7,23 @@ from .compatibility import validate_model_data_compatibility
 from .config import HexevalConfig, load_config
 from .dataset import Dataset, load_data
 from .errors import ConfigError, DataError, HexevalError, LLMError, ModelError, RunError
+from .evaluate import EvaluationResult, evaluate
 from .explanation import METHODS, Explanation
+from .metrics import METRICS, compute_instance_metrics, get_spec, make_baseline, summarise
 from .model_loading import load_model
 from .model_wrapper import HexevalModel
+from .persona_evaluation import estimate_persona_evaluation, run_persona_evaluation
+from .personas import Persona, load_personas
+from .raters import Rating, make_rater, rater_from_config
+from .recommendations import canonical_method, generate_recommendations
+from .report import write_report
 from .usecases import UseCase, get_usecase, list_usecases
 
 __all__ = [
-    "METHODS", "ConfigError", "DataError", "Dataset", "Explanation", "HexevalConfig", "HexevalError", "HexevalModel",
-    "LLMError", "ModelError", "RunError", "UseCase", "get_usecase", "list_usecases", "load_config", "load_data",
-    "load_model", "validate_model_data_compatibility",
+    "METHODS", "METRICS", "ConfigError", "DataError", "Dataset", "EvaluationResult", "Explanation", "HexevalConfig",
+    "HexevalError", "HexevalModel", "LLMError", "ModelError", "Persona", "Rating", "RunError", "UseCase",
+    "canonical_method", "compute_instance_metrics", "estimate_persona_evaluation", "evaluate",
+    "generate_recommendations", "get_spec", "get_usecase", "list_usecases", "load_config", "load_data",
+    "load_model", "load_personas", "make_baseline", "make_rater", "rater_from_config", "run_persona_evaluation",
+    "summarise", "validate_model_data_compatibility", "write_report",
 ]

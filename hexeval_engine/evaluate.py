@@ -69,6 +69,7 @@ def evaluate(
     on_progress=None,
     allow_pickle: bool = False,
     save: bool = True,
+    api_key: str | None = None,
 ) -> EvaluationResult:
     """Run a complete HEXEval evaluation and save it as a run folder.
 
@@ -94,6 +95,9 @@ def evaluate(
         Let ``model_path`` be a pickle/joblib file (only for the operator's own files).
     save : bool
         Write the run folder (default). ``False`` keeps everything in memory.
+    api_key : str, optional
+        LLM API key (the dashboard passes ``st.secrets`` here); default ``OPENAI_API_KEY`` / ``.env``.
+        Never saved.
     """
     from .persona_evaluation import run_persona_evaluation
     from .recommendations import generate_recommendations
@@ -132,10 +136,14 @@ def evaluate(
     ratings, stats, rater_info = None, {}, {"kind": "none"}
     if config.personas.enabled:
         t = time.perf_counter()
-        rater_obj = _resolve_rater(rater, config, outputs_root)
+        rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key)
         rater_info = _rater_info(rater_obj, config)
-        ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
-                                         on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
+        try:
+            ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
+                                             on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
+        finally:
+            if created:
+                rater_obj.close()
         stats = dict(ratings.attrs.get("stats", {}))
         timings["personas"] = time.perf_counter() - t
 
@@ -165,22 +173,17 @@ def evaluate(
     return result
 
 
-def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path):
-    from .raters import make_rater
+def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None):
+    """(rater, created_here): a rater object passed in is used as is and not closed by us."""
+    from .raters import rater_from_config
 
-    p = config.personas
-    kind = rater if isinstance(rater, str) or rater is None else None
-    if kind is None:
-        return rater
-    kind = kind or p.rater
-    if kind == "simulated":
-        return make_rater("simulated")
-    if kind == "openai":
-        cache = outputs_root / "llm_cache.sqlite" if p.cache else None
-        return make_rater("openai", model=p.llm_model, base_url=p.base_url, concurrency=p.concurrency,
-                          timeout=p.timeout_seconds, max_retries=p.max_retries, temperature=p.temperature,
-                          cache_path=cache)
-    raise ConfigError(f"Unknown rater {kind!r}. Use 'simulated' or 'openai'.")
+    if rater is not None and not isinstance(rater, str):
+        return rater, False
+    if isinstance(rater, str):
+        config = config.model_copy(update={"personas": config.personas.model_copy(update={"rater": rater})})
+        if rater not in ("simulated", "openai"):
+            raise ConfigError(f"Unknown rater {rater!r}. Use 'simulated' or 'openai'.")
+    return rater_from_config(config, api_key=api_key, cache_dir=outputs_root), True
 
 
 def _rater_info(rater_obj, config: HexevalConfig) -> dict:
