@@ -1,14 +1,129 @@
-"""Recommendations page body for a loaded run."""
+"""Recommendations page body: a card per stakeholder, the alternatives with their components, the heatmap."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
+from hexeval_engine.charts import METHOD_COLORS, score_heatmap
+
 from .components import section
-from .run_summary import render_run_summary
+from .metrics_table import NOT_APPLICABLE, number, with_interval
+from .run_summary import is_simulated, render_run_summary
+
+COMPONENTS = ("technical_fidelity", "technical_parsimony", "persona_trust", "persona_satisfaction")
+LEAD_BADGES = {
+    "clear": ("Clear lead", "green", ":material/verified:", "The winner's score interval lies entirely above the runner-up's."),
+    "close_call": ("Close call", "orange", ":material/balance:", "The score intervals of the winner and the runner-up overlap: "
+                                                                  "either could be the better choice."),
+    "single_candidate": ("Only candidate", "gray", ":material/looks_one:", "Only one method could be scored."),
+    "none": ("No recommendation", "red", ":material/block:", "No method could be scored for this stakeholder."),
+}
 
 
 def render_recommendations(run) -> None:
     render_run_summary(run)
-    section("recommendations.json", "The run's recommendations file as saved by the engine.")
-    st.json(run.recommendations, expanded=2)
+    recs = run.recommendations or {}
+    stakeholders = list((recs.get("stakeholders") or {}).values())
+    if recs.get("mode") == "technical_only":
+        st.warning("**Technical-only ranking.** This run has no usable persona ratings, so every stakeholder gets the "
+                   "same ranking from fidelity and parsimony alone. Turn persona ratings on in Configure & Run for "
+                   "per-stakeholder recommendations.", icon=":material/engineering:")
+    elif is_simulated(run):
+        st.info("The persona part of these scores comes from **simulated** ratings. Use them to see how HEXEval "
+                "weighs the evidence; rate with an LLM (or real people) before acting on a recommendation.",
+                icon=":material/smart_toy:")
+    for item in recs.get("excluded_methods") or []:
+        st.caption(f":material/remove_circle: **{item['method']}** is not a candidate: {item['reason']}.")
+    if not stakeholders:
+        st.info("This run has no recommendations (no method could be scored).", icon=":material/info:")
+        return
+    section("Who should see what", _weights_caption(recs))
+    cols = st.columns(2)
+    for i, entry in enumerate(stakeholders):
+        with cols[i % 2].container(border=True):
+            _card(entry, run)
+    section("Scores across stakeholders", "Combined score (0–1, higher is better) of every method for every stakeholder; "
+                                         "★ marks the recommended method.")
+    fig = score_heatmap(recs)
+    if fig is None:
+        st.info("No scores to draw.", icon=":material/info:")
+    else:
+        st.plotly_chart(fig, key="chart_score_heatmap")
+    _normalisation(recs)
+
+
+def _weights_caption(recs: dict) -> str:
+    weights = recs.get("weights") or {}
+    parts = ", ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in weights.items())
+    return (f"Combined score = weighted mean of four components on a 0–1 scale ({parts}). The interval is the "
+            f"{recs.get('confidence_level', 0.95):.0%} interval of the score.")
+
+
+def method_chip(method: str | None, size: str = "1.6rem") -> str:
+    if not method:
+        return "—"
+    color = METHOD_COLORS.get(method, "#999999")
+    return (f"<span style='display:inline-block;width:0.8em;height:0.8em;border-radius:0.15em;background:{color};"
+            f"margin-right:0.35em'></span><span style='font-size:{size};font-weight:700'>{method}</span>")
+
+
+def _card(entry: dict, run) -> None:
+    names = ", ".join(entry.get("persona_names") or [])
+    st.markdown(f"#### {entry['title']}")
+    if names:
+        st.caption(f"Persona: {names} · {entry.get('n_ratings', 0)} ratings"
+                   + (" (simulated)" if is_simulated(run) and entry.get("n_ratings") else ""))
+    label, color, icon, help_ = LEAD_BADGES.get(entry.get("lead", "none"), LEAD_BADGES["none"])
+    left, right = st.columns([3, 2], vertical_alignment="center")
+    left.markdown(method_chip(entry.get("recommended_method")), unsafe_allow_html=True)
+    right.metric("Combined score", number(entry.get("score")),
+                 help="0–1, higher is better; interval in the line below.")
+    st.badge(label, icon=icon, color=color, help=help_)
+    if entry.get("score") is not None:
+        st.caption(f"Score {with_interval(entry['score'], entry.get('score_ci_low'), entry.get('score_ci_high'))}"
+                   + (f" · runner-up {entry['runner_up']}" if entry.get("runner_up") else ""))
+    st.markdown(entry.get("reasoning") or "")
+    strengths, concerns = entry.get("strengths") or [], entry.get("concerns") or []
+    if strengths:
+        st.markdown("**Strengths**\n" + "\n".join(f"- :green[:material/check:] {s}" for s in strengths))
+    if concerns:
+        st.markdown("**Concerns**\n" + "\n".join(f"- :orange[:material/warning:] {c}" for c in concerns))
+    for note in entry.get("notes") or []:
+        st.caption(note)
+    with st.expander("Alternatives and score components"):
+        st.dataframe(alternatives_table(entry), hide_index=True, column_config={
+            "rank": st.column_config.NumberColumn("#", width="small"),
+            **{c: st.column_config.TextColumn(c.replace("_", " ").capitalize(),
+                                              help="component value (0–1) × effective weight = contribution")
+               for c in COMPONENTS}})
+
+
+def alternatives_table(entry: dict) -> pd.DataFrame:
+    """One row per candidate: rank, method, score with interval, each component as value × weight."""
+    rows = []
+    for alt in entry.get("alternatives") or []:
+        row = {"rank": alt.get("rank"), "method": alt["method"],
+               "score": with_interval(alt.get("score"), alt.get("score_ci_low"), alt.get("score_ci_high"))}
+        for c in COMPONENTS:
+            comp = (alt.get("components") or {}).get(c)
+            row[c] = (f"{number(comp.get('value'))} × {number(comp.get('weight'))}"
+                      if comp and comp.get("value") is not None else NOT_APPLICABLE)
+        row["notes"] = "; ".join(alt.get("notes") or [])
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["rank", "method", "score", *COMPONENTS, "notes"])
+
+
+def _normalisation(recs: dict) -> None:
+    norm = recs.get("normalisation") or {}
+    if not norm:
+        return
+    with st.expander("How each component is put on the 0–1 scale"):
+        for family, parts in norm.items():
+            if isinstance(parts, dict):
+                st.markdown(f"**{family.capitalize()} methods**\n" +
+                            "\n".join(f"- *{k.replace('_', ' ')}*: {v}" for k, v in parts.items()))
+            else:
+                st.markdown(f"**{family.capitalize()}**: {parts}")
+        for note in recs.get("notes") or []:
+            st.caption(note)

@@ -1,15 +1,52 @@
-"""The one-line summary of a run shown at the top of Results and Recommendations."""
+"""The header of a run on Results and Recommendations: what was run, when, and who rated it."""
 
 from __future__ import annotations
 
 import streamlit as st
+
+from hexeval_engine.charts import DIMENSIONS
+
+
+def is_simulated(run) -> bool:
+    return (run.manifest.get("rater") or {}).get("kind") == "simulated"
+
+
+#: Columns of persona_ratings.csv the pages read.
+RATING_COLUMNS = ("persona_name", "persona_role", "explanation_type", "instance_index", "status", "comment",
+                  *DIMENSIONS)
+
+
+def missing_rating_columns(run) -> list[str]:
+    if run.persona_ratings is None or run.persona_ratings.empty:
+        return []
+    return [c for c in RATING_COLUMNS if c not in run.persona_ratings.columns]
+
+
+def has_ratings(run) -> bool:
+    """True when the run has persona ratings in the shape the pages read."""
+    return (run.persona_ratings is not None and not run.persona_ratings.empty
+            and not missing_rating_columns(run))
+
+
+def rater_badge(run) -> None:
+    """Say prominently who produced the persona ratings; simulated ratings are never unlabelled."""
+    if not has_ratings(run):
+        st.badge("No persona ratings", icon=":material/group_off:", color="gray")
+    elif is_simulated(run):
+        st.badge("Simulated ratings", icon=":material/smart_toy:", color="orange",
+                 help="Made by HEXEval's built-in simulated rater: deterministic rules, not an LLM or real people.")
+    else:
+        st.badge(run.rater_label, icon=":material/forum:", color="blue",
+                 help="Ratings written by an LLM playing each persona.")
 
 
 def render_run_summary(run) -> None:
     m = run.manifest
     sample = (m.get("counts") or {}).get("sample_size", "?")
     title = m.get("usecase_title") or m.get("usecase", "?")
-    st.markdown(f"**{title}** · run `{run.run_id}` · {m.get('created', '')[:16].replace('T', ' ')} · "
+    st.markdown(f"**{title}** · run `{run.run_id}` · {m.get('created', '')[:16].replace('T', ' ')} UTC · "
                 f"{sample} instances · {run.rater_label}")
-    if (m.get("rater") or {}).get("kind") == "simulated":
-        st.caption("Persona ratings in this run come from the simulated rater, not from an LLM or real people.")
+    rater_badge(run)
+    if has_ratings(run) and is_simulated(run):
+        st.caption("Persona ratings in this run come from the **simulated** rater, not from an LLM or real people: "
+                   "read them as a demonstration of the method, not as evidence about real stakeholders.")

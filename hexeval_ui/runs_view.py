@@ -12,9 +12,13 @@ from . import state
 from .engine import outputs_root
 
 
+def scan(usecase: str) -> tuple[list, list]:
+    """Complete saved runs of ``usecase`` (``RunInfo``, newest first) and damaged folders (``RunProblem``)."""
+    return runs.scan_runs(outputs_root(), usecase)
+
+
 def saved_runs(usecase: str) -> list:
-    """Complete saved runs of ``usecase`` (``RunInfo``), newest first."""
-    return runs.list_runs(outputs_root(), usecase)
+    return scan(usecase)[0]
 
 
 def saved_run_labels(usecase: str) -> dict[str, str]:
@@ -25,17 +29,22 @@ def saved_run_labels(usecase: str) -> dict[str, str]:
 def run_label(info) -> str:
     created = info.created[:16].replace("T", " ")
     size = f"n={info.sample_size}" if info.sample_size else ""
-    return " · ".join(p for p in (created, info.rater, size) if p)
+    return " · ".join(p for p in (created, info.rater, size, info.run_id[-6:]) if p)
 
 
-@st.cache_data(show_spinner="Loading the run…")
+@st.cache_data(show_spinner="Loading the run…", max_entries=16)
 def _load(path: str, mtime: float):
     return runs.load_run(path)
 
 
-def load_cached(path) -> "runs.RunData":
+def manifest_mtime(path) -> float:
     manifest = Path(path) / runs.MANIFEST
-    return _load(str(path), manifest.stat().st_mtime if manifest.exists() else 0.0)
+    return manifest.stat().st_mtime if manifest.exists() else 0.0
+
+
+def load_cached(path) -> "runs.RunData":
+    """The run at ``path``, loaded once per version of its manifest (a deleted run raises RunError)."""
+    return _load(str(path), manifest_mtime(path))
 
 
 def viewed_run():

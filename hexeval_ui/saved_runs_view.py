@@ -1,26 +1,112 @@
-"""Configure & Run's "Load previous results": the saved runs of the current use case."""
+"""Configure & Run's "Load previous results": the saved runs of the use case, with Load, Compare and Delete.
+
+Load, Delete and Cancel act in widget callbacks: a callback runs before the sidebar is drawn, so
+it may point the sidebar's run picker elsewhere (Streamlit forbids that after the widget exists).
+"""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
+from hexeval_engine import HexevalError, runs
+
 from . import state
-from .components import RESULTS_PAGE, section
+from .compare_view import render_compare
+from .components import RESULTS_PAGE, section, show_error
 from .engine import outputs_root
-from .runs_view import saved_run_labels
+from .runs_view import run_label, scan
+
+
+def runs_table(infos) -> pd.DataFrame:
+    return pd.DataFrame([{"date (UTC)": r.created[:16].replace("T", " "), "run": r.run_id, "rater": r.rater,
+                          "sample size": r.sample_size, "status": r.status,
+                          "failed methods": ", ".join(m for m in r.methods_failed if m) or ""} for r in infos],
+                        columns=["date (UTC)", "run", "rater", "sample size", "status", "failed methods"])
 
 
 def render_saved_runs(usecase: str) -> None:
     section("Load previous results", f"Complete runs saved under `{outputs_root()}` for this use case.")
-    labels = saved_run_labels(usecase)
-    if not labels:
+    for notice in state.take_notices():
+        st.info(notice, icon=":material/info:")
+    infos, problems = scan(usecase)
+    for problem in problems:
+        st.warning(f"Damaged run folder `{problem.path.name}` is skipped: {problem.reason}", icon=":material/warning:")
+    if not infos:
         st.caption("No saved runs for this use case yet — the first run you make appears here.")
         return
-    choice = st.selectbox("Saved run", list(labels), format_func=labels.get, key="saved_run_choice")
-    if st.button("Load", icon=":material/folder_open:", on_click=_view, args=(choice,)):
+    st.dataframe(runs_table(infos), hide_index=True, key="saved_runs_table")
+    labels = {str(r.path): run_label(r) for r in infos}
+    pick, load, delete = st.columns([4, 1, 1], vertical_alignment="bottom")
+    choice = pick.selectbox("Saved run", list(labels), format_func=labels.get, key="saved_run_choice")
+    if load.button("Load", icon=":material/folder_open:", on_click=_view, args=(choice,), width="stretch"):
         st.switch_page(RESULTS_PAGE)
+    delete.button("Delete…", icon=":material/delete:", on_click=_ask_delete, args=(choice,), width="stretch")
+    _delete_confirmation(labels)
+    _compare_picker(labels)
 
 
 def _view(path: str) -> None:
-    # A callback runs before the sidebar widget is drawn, so it may set the widget's value.
     st.session_state[state.VIEWED_RUN] = path
+
+
+def _ask_delete(path: str) -> None:
+    st.session_state[state.DELETE_PENDING] = path
+
+
+def _cancel_delete() -> None:
+    st.session_state[state.DELETE_PENDING] = None
+
+
+def _delete(path: str) -> None:
+    st.session_state[state.DELETE_PENDING] = None
+    try:
+        runs.delete_run(path, outputs_root())
+    except (HexevalError, OSError) as err:
+        state.notify(f"The run was not deleted: {err}")
+        return
+    on_screen = state.forget_run(path)
+    message = f"Deleted run `{path.rsplit('/', 1)[-1]}`."
+    if on_screen:
+        message += " It was the run on Results and Recommendations; they now show the latest run of this session, if any."
+    state.notify(message)
+
+
+def _delete_confirmation(labels: dict[str, str]) -> None:
+    path = st.session_state[state.DELETE_PENDING]
+    if path is None:
+        return
+    if path not in labels:  # deleted elsewhere meanwhile
+        st.session_state[state.DELETE_PENDING] = None
+        return
+    with st.container(border=True):
+        on_screen = state.viewed_run_path() == path
+        st.warning(f"Delete run **{labels[path]}** and all its files permanently?"
+                   + (" It is the run currently shown on Results and Recommendations." if on_screen else ""),
+                   icon=":material/delete_forever:")
+        yes, no, _ = st.columns([1, 1, 3])
+        yes.button("Delete permanently", type="primary", on_click=_delete, args=(path,), key="confirm_delete")
+        no.button("Cancel", on_click=_cancel_delete, key="cancel_delete")
+
+
+def _compare_picker(labels: dict[str, str]) -> None:
+    st.markdown("**Compare two runs**")
+    if len(labels) < 2:
+        st.caption("Save a second run of this use case to compare it with this one.")
+        return
+    pick, go = st.columns([5, 1], vertical_alignment="bottom")
+    pair = pick.multiselect("Runs to compare (older first is run A)", list(labels), format_func=labels.get,
+                            max_selections=2, key="compare_pick")
+    if go.button("Compare", icon=":material/compare_arrows:", disabled=len(pair) != 2, width="stretch"):
+        st.session_state[state.COMPARE] = tuple(pair)
+    current = st.session_state[state.COMPARE]
+    if current and all(p in labels for p in current):
+        try:
+            render_compare(*current, labels=labels)
+        except HexevalError as err:
+            show_error(err)
+        st.button("Close comparison", icon=":material/close:", on_click=_close_compare, key="close_compare")
+
+
+def _close_compare() -> None:
+    st.session_state[state.COMPARE] = None

@@ -29,6 +29,9 @@ SESSION_RUNS = "session_runs"  # use case -> output path of the latest run made 
 UPLOAD = "upload"  # the last validated custom upload (an UploadCheck) or None
 UPLOAD_FINGERPRINT = "upload_fingerprint"  # identifies the files that UPLOAD was computed from
 SHOW_LATEST = "show_latest"  # set after a run: point the sidebar at it on the next rerun
+COMPARE = "compare_pair"  # (folder a, folder b) shown in the compare view, or None
+DELETE_PENDING = "delete_pending"  # folder of the run awaiting delete confirmation, or None
+NOTICES = "notices"  # messages for the next render (e.g. "the run you were viewing was deleted")
 
 DEFAULTS = {
     USECASE: DEFAULT_USECASE,
@@ -39,6 +42,8 @@ DEFAULTS = {
     VIEWED_RUN: LATEST,
     UPLOAD: None,
     UPLOAD_FINGERPRINT: None,
+    COMPARE: None,
+    DELETE_PENDING: None,
 }
 
 
@@ -47,8 +52,9 @@ def init_state() -> None:
     for key, value in DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = value
-    if SESSION_RUNS not in st.session_state:
-        st.session_state[SESSION_RUNS] = {}
+    for key in (SESSION_RUNS, NOTICES):
+        if key not in st.session_state:
+            st.session_state[key] = {} if key == SESSION_RUNS else []
     if st.session_state.pop(SHOW_LATEST, False):
         # Widget values may only be set before the widget is drawn, i.e. here, not where the run finished.
         st.session_state[VIEWED_RUN] = LATEST
@@ -78,3 +84,29 @@ def viewed_run_path() -> str | None:
     if choice == LATEST:
         return latest_session_run(current_usecase())
     return choice
+
+
+def notify(message: str) -> None:
+    """Queue a message for the next render (shown once by ``take_notices``)."""
+    st.session_state[NOTICES].append(message)
+
+
+def take_notices() -> list[str]:
+    notices, st.session_state[NOTICES] = st.session_state[NOTICES], []
+    return notices
+
+
+def forget_run(path: str) -> bool:
+    """Drop every reference to the run folder ``path`` (it was deleted); True if it was on screen.
+
+    Must run before the sidebar is drawn (i.e. in a widget callback), because it may reset the
+    sidebar's run picker.
+    """
+    ss = st.session_state
+    on_screen = viewed_run_path() == path
+    if ss[VIEWED_RUN] == path:
+        ss[VIEWED_RUN] = LATEST
+    ss[SESSION_RUNS] = {uc: p for uc, p in ss[SESSION_RUNS].items() if p != path}
+    if ss[COMPARE] and path in ss[COMPARE]:
+        ss[COMPARE] = None
+    return on_screen

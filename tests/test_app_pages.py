@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from hexeval_engine import get_usecase
+from ui_run_fixtures import save_fixture_run
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["pages/configure_run.py", "pages/usecase_details.py", "pages/results.py", "pages/recommendations.py",
@@ -158,25 +159,9 @@ def test_corrupt_skops_file_is_an_error():
     assert any("is not a readable skops file" in e.value for e in at.error), [e.value for e in at.error]
 
 
-def _saved_run(root: Path) -> Path:
-    """A minimal complete run written by the engine's own run store."""
-    from hexeval_engine import runs
-
-    manifest = {"run_id": runs.new_run_id(), "created": "2026-01-02T03:04:05+00:00", "usecase": "heart",
-                "usecase_title": "Heart Disease (Healthcare)", "status": "complete", "config": {},
-                "rater": {"kind": "simulated", "model": "simulated"}, "model": {}, "data": {}, "timings": {},
-                "counts": {"sample_size": 12}}
-    technical = pd.DataFrame({"method": ["SHAP", "LIME"], "fidelity_deletion": [0.1, 0.2]})
-    ratings = pd.DataFrame({"persona_name": ["Alex"], "persona_role": ["Patient"], "explanation_type": ["SHAP"],
-                            "trust": [4], "status": ["ok"], "comment": ["Clear enough."]})
-    return runs.save_run(root, "heart", manifest=manifest, tables={"technical_metrics": technical,
-                                                                   "persona_ratings": ratings},
-                         recommendations={"stakeholders": {}}, explanations=[])
-
-
 def test_a_saved_run_is_listed_and_loads_into_results(tmp_path, monkeypatch):
     monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "runs"))
-    folder = _saved_run(tmp_path / "runs")
+    folder = save_fixture_run(tmp_path / "runs")
     at = _app(usecase="heart")
     assert any(s.label == "Saved run" for s in at.selectbox)
     next(b for b in at.button if b.label == "Load").click().run()

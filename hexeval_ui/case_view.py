@@ -1,0 +1,109 @@
+"""Results → case explorer: one instance, its values and prediction, and all four explanations side by side."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from hexeval_engine.charts import DIMENSIONS, METHOD_COLORS
+from hexeval_engine.explanation import METHODS
+
+from .case_data import CaseDataUnavailable, case_values
+from .components import section
+from .run_summary import has_ratings, is_simulated
+
+ALL_PERSONAS = "All personas"
+_SHORT = {"interpretability": "Interp.", "completeness": "Compl.", "actionability": "Action.", "trust": "Trust",
+          "satisfaction": "Satisf.", "decision_support": "Decision"}
+
+
+def case_ids(explanations: list[dict]) -> list[int]:
+    """Instances with explanations, those shown to personas first (in run order)."""
+    shown = [e["instance_id"] for e in explanations if e.get("shown_to_personas")]
+    rest = [e["instance_id"] for e in explanations]
+    return list(dict.fromkeys(int(i) for i in shown + rest))
+
+
+def render_case_explorer(run) -> None:
+    section("Case explorer", "One explained case: its feature values, the model's prediction, and every method's "
+                             "explanation exactly as the personas read it, with their ratings.")
+    if not run.explanations:
+        st.info("This run saved no explanations, so there is no case to explore.", icon=":material/info:")
+        return
+    ids = case_ids(run.explanations)
+    by_case = {i: {e["method"]: e for e in run.explanations if int(e["instance_id"]) == i} for i in ids}
+    rated = {int(i) for i in run.persona_ratings["instance_index"]} if has_ratings(run) else set()
+    domain = ((run.manifest.get("config") or {}).get("domain") or {})
+    left, right = st.columns([1, 2])
+    iid = left.selectbox("Case (test-set row)", ids, key="case_pick",
+                         format_func=lambda i: f"Case {i}" + (" · rated by personas" if i in rated else ""))
+    personas = _persona_options(run.persona_ratings, iid) if has_ratings(run) else []
+    persona = right.selectbox("Ratings of", [ALL_PERSONAS, *personas], key="case_persona",
+                              disabled=not personas, help="Show every persona's ratings of this case, or one persona's.")
+    _prediction(by_case[iid], domain)
+    with st.expander("Feature values of this case", expanded=False):
+        try:
+            values = case_values(run, [iid])
+        except CaseDataUnavailable as err:
+            st.caption(f"Feature values are not available: {err}.")
+        else:
+            st.dataframe(values.rename(columns={iid: "value"}), column_config={"_index": "feature"})
+    cols = st.columns(len([m for m in METHODS if m in by_case[iid]]) or 1)
+    for col, method in zip(cols, [m for m in METHODS if m in by_case[iid]]):
+        with col.container(border=True):
+            _explanation(by_case[iid][method], _case_ratings(run, iid, method, persona), is_simulated(run))
+
+
+def _persona_options(ratings: pd.DataFrame, iid: int) -> list[str]:
+    return list(dict.fromkeys(ratings.loc[ratings["instance_index"] == iid, "persona_role"].astype(str)))
+
+
+def _case_ratings(run, iid: int, method: str, persona: str) -> pd.DataFrame:
+    if not has_ratings(run):
+        return pd.DataFrame()
+    r = run.persona_ratings
+    rows = r[(r["instance_index"] == iid) & (r["explanation_type"] == method)]
+    if persona != ALL_PERSONAS:
+        rows = rows[rows["persona_role"].astype(str) == persona]
+    return rows
+
+
+def _prediction(methods: dict, domain: dict) -> None:
+    exp = next(iter(methods.values()))
+    cls = int(exp.get("predicted_class", 1))
+    outcome = domain.get("positive_outcome" if cls == 1 else "negative_outcome") or ("positive" if cls else "negative")
+    prob = float(exp.get("probability", float("nan")))
+    st.markdown(f"**Model prediction:** {outcome} (class {cls}) with probability **{prob:.2f}** — every explanation "
+                "below explains this predicted class.")
+
+
+def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool) -> None:
+    method = exp["method"]
+    st.markdown(f"<span style='color:{METHOD_COLORS.get(method, '#999')};font-size:1.25rem;font-weight:700'>■</span> "
+                f"**{method}**", unsafe_allow_html=True)
+    st.caption(exp.get("algorithm") or "")
+    if exp.get("error"):
+        st.error(f"{method} failed on this case: {exp['error']}", icon=":material/error:")
+        return
+    st.markdown("**As the personas saw it**" if exp.get("shown_to_personas") else "**Plain language** (not shown to personas)")
+    st.markdown(exp.get("text") or "*No plain-language text.*")
+    with st.expander("Technical form"):
+        st.code(exp.get("technical_text") or json.dumps(_structure(exp), indent=1, default=str), language=None,
+                wrap_lines=True)
+    ok = ratings[ratings["status"] == "ok"] if len(ratings) else ratings
+    if ok is None or ok.empty:
+        st.caption("No ratings of this explanation.")
+        return
+    st.markdown("**Ratings**" + (" · *simulated*" if simulated else ""))
+    for row in ok.itertuples(index=False):
+        scores = " · ".join(f"{_SHORT[d]} {int(getattr(row, d))}" for d in DIMENSIONS)
+        st.markdown(f"*{row.persona_role}*" + (f" (repeat {row.run})" if getattr(row, "run", 1) not in (1, None) else "")
+                    + f"  \n{scores}")
+        if row.comment:
+            st.caption(f"“{row.comment}”")
+
+
+def _structure(exp: dict) -> dict:
+    return {k: exp[k] for k in ("attributions", "rule", "counterfactuals") if exp.get(k)}

@@ -1,0 +1,75 @@
+"""The compare view of two saved runs: metric and rating differences, and changed recommendations.
+
+The differences come from ``hexeval_engine.runs.compare_runs``; here they are only coloured: a
+change in a metric's better direction is green, in its worse direction red (directions are read
+from the metric table, never assumed).
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from hexeval_engine import runs
+from hexeval_engine.charts import DIMENSIONS
+from hexeval_engine.charts.labels import ARROWS, metric_title
+
+from .runs_view import load_cached
+
+BETTER = "color: #1a7f37; font-weight: 600"
+WORSE = "color: #cf222e; font-weight: 600"
+
+
+def change_style(difference, direction: str) -> str:
+    """CSS for a difference: green when it moves in the metric's better direction, red otherwise."""
+    if difference is None or (isinstance(difference, float) and math.isnan(difference)) or difference == 0:
+        return ""
+    improved = difference > 0 if direction == "higher" else difference < 0
+    return BETTER if improved else WORSE
+
+
+def _metrics(diff: pd.DataFrame):
+    table = diff.copy()
+    table["metric"] = [f"{metric_title(m)} {ARROWS.get(d, '')}" for m, d in zip(table["metric"], table["direction"])]
+    styles = [change_style(v, d) for v, d in zip(table["difference"], table["direction"])]
+    shown = table[["method", "metric", "a", "b", "difference"]].reset_index(drop=True)
+    return (shown.style.format({"a": "{:.3f}", "b": "{:.3f}", "difference": "{:+.3f}"}, na_rep="—")
+            .apply(lambda col: styles if col.name == "difference" else [""] * len(col), axis=0))
+
+
+def _ratings(diff: pd.DataFrame):
+    columns = ["persona_role", "explanation_type", *[f"{d}_difference" for d in DIMENSIONS]]
+    shown = diff[columns].rename(columns={f"{d}_difference": d.replace("_", " ") for d in DIMENSIONS})
+    numeric = [d.replace("_", " ") for d in DIMENSIONS]
+    return (shown.style.format({c: "{:+.2f}" for c in numeric}, na_rep="—")
+            .map(lambda v: change_style(v, "higher"), subset=numeric))
+
+
+def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
+    a, b = sorted((load_cached(path_a), load_cached(path_b)), key=lambda r: r.manifest.get("created", ""))
+    result = runs.compare_runs(a, b)
+    with st.container(border=True):
+        st.markdown(f"#### Run A `{a.run_id}` → run B `{b.run_id}`")
+        st.caption(f"A: {labels.get(str(a.path), a.run_id)}  ·  B: {labels.get(str(b.path), b.run_id)}. "
+                   "Differences are B − A; :green[green] = better in the metric's direction, :red[red] = worse.")
+        changes = result["recommendation_changes"]
+        st.markdown("**Recommendation changes**")
+        if changes:
+            st.markdown("\n".join(f"- **{who}**: {old or 'none'} → **{new or 'none'}**" for who, (old, new) in changes.items()))
+        else:
+            st.caption("Every stakeholder gets the same method in both runs.")
+        left, right = st.columns(2)
+        with left:
+            st.markdown("**Technical metrics**")
+            if result["metrics"].empty:
+                st.caption("One of the runs has no metric table to compare.")
+            else:
+                st.dataframe(_metrics(result["metrics"]), hide_index=True, key="compare_metrics")
+        with right:
+            st.markdown("**Mean persona ratings** (1–5)")
+            if result["ratings"].empty:
+                st.caption("One of the runs has no persona ratings.")
+            else:
+                st.dataframe(_ratings(result["ratings"]), hide_index=True, key="compare_ratings")
