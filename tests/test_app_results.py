@@ -1,0 +1,198 @@
+"""Results, Recommendations and saved runs (Load, Compare, Delete) through AppTest, on saved fixture runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app_helpers import ROOT, app, button, chart_titles, frame_with, open_page, texts
+from hexeval_engine import get_usecase
+from hexeval_ui.compare_view import BETTER, WORSE, change_style
+from ui_run_fixtures import save_fixture_run
+
+RESULTS, RECS, CONFIGURE = "pages/results.py", "pages/recommendations.py", "pages/configure_run.py"
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch, tmp_path):
+    monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "outputs"))
+    monkeypatch.delenv("HEXEVAL_ALLOW_PICKLE_UPLOADS", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(ROOT)
+
+
+@pytest.fixture
+def outputs(tmp_path) -> Path:
+    return tmp_path / "outputs"
+
+
+def test_results_show_metrics_with_directions_intervals_and_failures(outputs):
+    run = save_fixture_run(outputs, failed="LIME")
+    at = open_page(app(viewed_run=str(run)), RESULTS)
+    table = at.dataframe[0]
+    frame = table.value.set_index("method")
+    assert frame.loc["SHAP", "Fidelity deletion ↓"] == "0.20 [0.15, 0.25]"
+    assert frame.loc["SHAP", "Fidelity insertion ↑"] == "0.80 [0.75, 0.85]"
+    assert frame.loc["Anchor", "Fidelity deletion ↓"].endswith("†")  # derived importance vector
+    assert frame.loc["LIME", "status"] == "failed: LIME exploded on purpose"
+    config = json.loads(table.proto.columns)
+    assert config["Rule length ↓"]["help"] == "meaning of rule_length (lower is better)"
+    assert any("LIME failed" in e.value and "exploded on purpose" in e.value for e in at.error)
+    titles = chart_titles(at)
+    assert any(t.startswith("Fidelity") for t in titles) and any(t.startswith("Parsimony") for t in titles)
+
+
+def test_results_show_simulated_ratings_radar_personas_and_cases(outputs):
+    at = open_page(app(viewed_run=str(save_fixture_run(outputs))), RESULTS)
+    assert "Ratings on six dimensions (all personas)" in chart_titles(at)
+    assert "Simulated ratings" in texts(at)
+    labels = [e.label for e in at.expander]
+    assert any("Dr. Sam Okafor" in label and "(simulated)" in label for label in labels)
+    assert any("Alex Moreau" in label for label in labels)
+    at.selectbox(key="radar_persona").set_value("Patient").run()
+    assert "Ratings on six dimensions (Patient)" in chart_titles(at)
+    # Case explorer: the first rated case, its real feature values, every method's text and ratings.
+    assert at.selectbox(key="case_pick").value == 3
+    values = next(d.value for d in at.dataframe if "value" in d.value.columns)
+    assert "age" in values.index and "meaning" in values.columns
+    page = texts(at)
+    for method in ("SHAP", "LIME", "Anchor", "DiCE"):
+        assert f"{method} plain text for case 3" in page
+    assert "Alex Moreau on DiCE for case 3" in page
+    at.selectbox(key="case_persona").set_value("Lead Cardiologist").run()
+    assert "Alex Moreau on DiCE for case 3" not in texts(at)
+    assert "Dr. Sam Okafor on DiCE for case 3" in texts(at)
+
+
+def test_results_offer_every_run_file_and_the_html_report(outputs):
+    from hexeval_ui.downloads import _report_bytes
+
+    run = save_fixture_run(outputs)
+    at = open_page(app(viewed_run=str(run)), RESULTS)
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels[0] == "HTML report"
+    assert {"Technical metrics (CSV)", "Persona ratings (CSV)", "Recommendations (JSON)", "Explanations (JSONL)",
+            "Run manifest (JSON)"} <= set(labels)
+    html = _report_bytes(str(run), (run / "run.json").stat().st_mtime).decode()
+    assert html.lstrip().lower().startswith("<!doctype html") and run.name in html
+
+
+def test_a_ratings_table_without_the_rating_columns_is_an_error_not_a_traceback(outputs):
+    import pandas as pd
+
+    run = save_fixture_run(outputs)
+    pd.DataFrame({"persona_role": ["Patient"], "trust": [4]}).to_csv(run / "persona_ratings.csv", index=False)
+    at = open_page(app(viewed_run=str(run)), RESULTS)
+    assert any("lacks the columns" in e.value for e in at.error)
+
+
+def test_case_values_are_withheld_when_the_data_file_changed(outputs):
+    run = save_fixture_run(outputs)
+    manifest = json.loads((run / "run.json").read_text())
+    manifest["data"]["sha256"] = "0" * 64
+    (run / "run.json").write_text(json.dumps(manifest))
+    at = open_page(app(viewed_run=str(run)), RESULTS)
+    assert "has changed since the run" in texts(at)
+
+
+def test_recommendations_show_a_card_per_stakeholder_and_the_heatmap(outputs):
+    run = save_fixture_run(outputs)
+    at = open_page(app(viewed_run=str(run)), RECS)
+    saved = json.loads((run / "recommendations.json").read_text())["stakeholders"]
+    headings = [m.value for m in at.markdown if m.value.startswith("#### ")]
+    assert headings == ["#### Lead Cardiologist", "#### Patient"]
+    page = texts(at)
+    assert "Clear lead" in page and "Strengths" in page
+    assert ">SHAP</span>" in page and ">DiCE</span>" in page  # the recommended methods, in their colours
+    assert "simulated" in page
+    assert any(t.startswith("Combined score per stakeholder") for t in chart_titles(at))
+    alternatives = frame_with(at, "technical_fidelity")
+    assert alternatives.iloc[0]["method"] == "SHAP" and "×" in alternatives.iloc[0]["technical_fidelity"]
+    assert [m.value for m in at.metric] == [f"{saved[k]['score']:.2f}" for k in ("Lead Cardiologist", "Patient")]
+
+
+def test_recommendations_without_ratings_are_labelled_technical_only(outputs):
+    at = open_page(app(viewed_run=str(save_fixture_run(outputs, with_ratings=False))), RECS)
+    assert any("Technical-only ranking" in w.value for w in at.warning)
+    assert "No persona ratings" in texts(at)
+
+
+def test_saved_runs_table_lists_runs_and_damaged_folders_as_warnings(outputs):
+    save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
+    broken = outputs / "heart" / "20260101-000000-broken"
+    broken.mkdir(parents=True)
+    (broken / "run.json").write_text("{ not json")
+    at = app()
+    table = frame_with(at, "sample size")
+    assert table[["date (UTC)", "rater", "sample size", "status"]].iloc[0].tolist() == [
+        "2026-01-02 03:04", "simulated", 12, "complete"]
+    assert any("20260101-000000-broken" in w.value and "invalid JSON" in w.value for w in at.warning)
+
+
+def test_compare_two_runs_shows_direction_aware_differences(outputs):
+    a = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
+    b = save_fixture_run(outputs, shift=-2, failed="DiCE", created="2026-01-03T03:04:05+00:00")
+    at = app()
+    at.multiselect(key="compare_pick").set_value([str(b), str(a)]).run()
+    button(at, "Compare").click().run()
+    assert not at.exception
+    page = texts(at)
+    assert f"Run A `{a.name}` → run B `{b.name}`" in page  # older run is A whatever the pick order
+    metrics = frame_with(at, "difference")
+    shap = metrics[(metrics["method"] == "SHAP") & (metrics["metric"] == "Fidelity insertion ↑")].iloc[0]
+    assert shap["difference"] == pytest.approx(-0.1)
+    ratings = frame_with(at, "persona_role")
+    assert (ratings["trust"].dropna() < 0).all() and ratings["trust"].isna().any()  # DiCE unrated in B
+    assert "**Patient**: DiCE → **" in page  # DiCE failed in run B, so the patient gets another method
+    button(at, "Close comparison").click().run()
+    assert "Run A" not in texts(at)
+
+
+def test_change_colour_follows_the_metric_direction():
+    assert change_style(0.1, "higher") == BETTER and change_style(-0.1, "higher") == WORSE
+    assert change_style(-0.1, "lower") == BETTER and change_style(0.1, "lower") == WORSE
+    assert change_style(0.0, "higher") == "" and change_style(float("nan"), "lower") == ""
+
+
+def test_delete_asks_first_and_clears_the_run_on_screen(outputs):
+    keep = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
+    doomed = save_fixture_run(outputs, created="2026-01-03T03:04:05+00:00")
+    at = app(viewed_run=str(doomed))
+    at.selectbox(key="saved_run_choice").set_value(str(doomed)).run()
+    button(at, "Delete…").click().run()
+    assert any("permanently" in w.value and "currently shown" in w.value for w in at.warning)
+    button(at, "Cancel").click().run()
+    assert doomed.exists()
+    button(at, "Delete…").click().run()
+    button(at, "Delete permanently").click().run()
+    assert not at.exception
+    assert not doomed.exists() and keep.exists()
+    assert any("Deleted run" in i.value and "was the run on Results" in i.value for i in at.info)
+    assert at.session_state["viewed_run"] == "__latest__"
+    open_page(at, RESULTS)
+    assert not at.error and any("No results yet" in i.value for i in at.info)
+
+
+def test_deleting_the_latest_session_run_forgets_it(outputs):
+    doomed = save_fixture_run(outputs)
+    at = app(session_runs={"heart": str(doomed)})
+    button(at, "Delete…").click().run()
+    button(at, "Delete permanently").click().run()
+    assert at.session_state["session_runs"] == {}
+    open_page(at, RECS)
+    assert not at.error and any("No recommendations yet" in i.value for i in at.info)
+
+
+def test_bad_upload_keeps_the_results_already_on_screen(outputs):
+    run = save_fixture_run(outputs)
+    at = app(session_runs={"heart": str(run)}, usecase="custom")
+    heart = get_usecase("heart")
+    at.file_uploader(key="upload_model").set_value(("model.skops", b"not a zip", "application/octet-stream"))
+    at.file_uploader(key="upload_csv").set_value(("patients.csv", heart.data_path.read_bytes(), "text/csv")).run()
+    next(s for s in at.selectbox if s.label == "Target column").set_value("target").run()
+    assert any("is not a readable skops file" in e.value for e in at.error)
+    at.session_state["usecase"] = "heart"
+    open_page(at, RESULTS)
+    assert not at.error and run.name in texts(at)
