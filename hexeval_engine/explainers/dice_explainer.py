@@ -1,0 +1,286 @@
+"""DiCE counterfactuals in raw values, honouring immutable features and valid ranges.
+
+``dice_ml`` (model-agnostic ``sklearn`` backend, method from ``explainers.dice.method``) searches
+over raw frames; the model it is given decodes nothing — it receives DiCE's raw rows, puts them
+back into the CSV's types (DiCE turns categorical codes into strings) and asks the HEXEval model.
+``immutable_features`` are never varied (``features_to_vary`` = the rest) and ``feature_ranges``
+become DiCE's ``permitted_range`` (widened to include the instance's own value, which DiCE
+requires; a counterfactual that changes the feature must still land inside the configured range
+for the plausibility metric).
+
+Speed: DiCE's own post-hoc sparsity step moves one feature of one counterfactual by one unit per
+model call (thousands of single-row calls for income-like features). It is replaced by the same
+greedy search done in batches (:func:`_sparsify`): for each continuous feature, in DiCE's order,
+every counterfactual whose change is within DiCE's threshold (10% quantile of the deviation from
+the median, capped at the MAD) tries ``SPARSITY_STEPS`` values on the way back to the original,
+all in one model call, and keeps the closest one that still flips the prediction. The searches of
+all instances run together (:func:`~.lockstep.run_lockstep`) so each model call serves all of them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import threading
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..errors import ConfigError
+from ..explanation import Counterfactual, Explanation
+from .base import CodedPredictor, ExplainerSpace
+from .lockstep import run_lockstep
+
+log = logging.getLogger(__name__)
+
+#: Points tried between a counterfactual's value and the original in the batched sparsity step.
+SPARSITY_STEPS = 20
+#: DiCE's default post-hoc sparsity quantile.
+SPARSITY_QUANTILE = 0.1
+
+
+class DiceExplainer:
+    """Counterfactuals for many rows, generated together.
+
+    Parameters
+    ----------
+    model : HexevalModel
+    data : Dataset
+    config : HexevalConfig
+    """
+
+    method = "DiCE"
+
+    def __init__(self, model, data, config):
+        import dice_ml
+
+        self.model, self.data, self.config = model, data, config
+        self.settings = config.evaluation.explainers.dice
+        _check_settings(self.settings, data)
+        self.space = ExplainerSpace.from_data(data)
+        self.predictor = CodedPredictor(model, data.coder)
+        train = _categoricals_as_text(self.space.decode(self.space.train), data.categorical_features)
+        train[data.target] = data.y_train.to_numpy()
+        self._data = dice_ml.Data(dataframe=train, continuous_features=list(data.numeric_features),
+                                  outcome_name=data.target)
+        self._backend = _PooledModel(data.coder)
+        self._model = dice_ml.Model(model=self._backend, backend="sklearn", model_type="classifier")
+        self.vary = [f for f in data.feature_names if f not in set(self.settings.immutable_features)]
+        self._precision = self._data.get_decimal_precisions(output_type="dict")
+
+    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds) -> list[Explanation]:
+        """One :class:`Explanation` per row; ``seeds[i]`` seeds DiCE's sampling for row ``i``."""
+        start = time.perf_counter()
+        M, filled = self.space.encode(X_raw)
+        queries = _categoricals_as_text(self.space.decode(M), self.data.categorical_features)
+        classes = np.asarray(classes, dtype=int)
+        probabilities = np.asarray(probabilities, dtype=float)
+        calls_before = self.predictor.calls
+
+        def search(i):
+            def run(predict):
+                import dice_ml
+
+                self._backend.bind(predict)
+                # One DiCE object per search: DiCE keeps per-query state on the explainer object.
+                dice = dice_ml.Dice(self._data, self._model, method=self.settings.method)
+                query = queries.iloc[[i]].reset_index(drop=True)
+                found = dice.generate_counterfactuals(
+                    query, total_CFs=self.settings.num_counterfactuals, desired_class="opposite",
+                    features_to_vary=self.vary, permitted_range=self._ranges(query.iloc[0]),
+                    posthoc_sparsity_param=None, random_seed=int(seeds[i]) % (2**31), verbose=False)
+                frame = found.cf_examples_list[0].final_cfs_df
+                return None if frame is None else frame[self.data.feature_names].reset_index(drop=True)
+            return run
+
+        chatter = io.StringIO()
+        with contextlib.redirect_stdout(chatter), contextlib.redirect_stderr(chatter):
+            results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive)
+        if chatter.getvalue().strip():
+            log.debug("dice_ml output: %s", chatter.getvalue().strip())
+        cfs = {i: self._to_raw(r) for i, r in enumerate(results) if isinstance(r, pd.DataFrame) and len(r)}
+        cfs = _sparsify(self, queries, classes, cfs)
+        seconds = (time.perf_counter() - start) / max(len(M), 1)
+        shared = {"pooled_model_calls": self.predictor.calls - calls_before, "pooled_instances": len(M)}
+        out = []
+        for i, iid in enumerate(instance_ids):
+            base = dict(method=self.method, instance_id=int(iid), predicted_class=int(classes[i]),
+                        probability=float(probabilities[i]), algorithm=f"DiCE ({self.settings.method}, model-agnostic)",
+                        seconds=seconds)
+            if isinstance(results[i], BaseException):
+                log.error("DiCE failed for instance %s", iid, exc_info=results[i])
+                out.append(Explanation(**base, error=f"{type(results[i]).__name__}: {results[i]}"))
+                continue
+            extra = dict(shared, immutable_features=list(self.settings.immutable_features))
+            if filled[i]:
+                extra["filled_for_explainer"] = filled[i]
+            row = {f: X_raw[f].iloc[i] for f in self.data.feature_names}
+            counterfactuals = self._counterfactuals(row, int(classes[i]), cfs.get(i))
+            out.append(Explanation(**base, counterfactuals=counterfactuals,
+                                   importance=_change_shares(counterfactuals, self.data.feature_names),
+                                   importance_derived=True, extra=extra))
+        return out
+
+    # ------------------------------------------------------------------ helpers
+    def _ranges(self, query: pd.Series) -> dict:
+        ranges = {}
+        for feature, (low, high) in self.settings.feature_ranges.items():
+            if feature in self.vary:
+                value = float(query[feature])
+                ranges[feature] = [min(float(low), value), max(float(high), value)]
+        return ranges
+
+    def _to_raw(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """DiCE frame (categoricals possibly as strings, numbers as floats) -> raw CSV types."""
+        return self.space.decode(encode_loose(self.data.coder, frame))
+
+    def _counterfactuals(self, row: dict, cls: int, frame) -> list[Counterfactual]:
+        if frame is None or not len(frame):
+            return []
+        M = self.data.coder.encode(frame)
+        positive = self.predictor.positive(M)
+        out = []
+        for k in range(len(frame)):
+            cf = {f: frame[f].iloc[k] for f in self.data.feature_names}
+            changes = {f: (_plain(row[f]), _plain(cf[f])) for f in self.data.feature_names if _differs(row[f], cf[f])}
+            p_cls = positive[k] if cls == 1 else 1.0 - positive[k]
+            new_class = int(positive[k] >= self.model.threshold)
+            out.append(Counterfactual(changes=changes, probability=float(p_cls), flips=new_class != cls,
+                                      row={f: _plain(cf[f]) for f in self.data.feature_names}))
+        return out
+
+
+class _PooledModel:
+    """What DiCE sees as the model: raw frames in, ``(n, 2)`` probabilities out (through the pool).
+
+    Each search runs in its own thread and registers its pooled ``predict`` in thread-local
+    storage, so interleaved searches never answer each other's requests.
+    """
+
+    def __init__(self, coder):
+        self.coder = coder
+        self._local = threading.local()
+
+    def bind(self, predict) -> None:
+        self._local.predict = predict
+
+    def predict_proba(self, frame: pd.DataFrame) -> np.ndarray:
+        predict = getattr(self._local, "predict", None)
+        if predict is None:
+            raise RuntimeError("The DiCE model was called outside a HEXEval search.")
+        p1 = np.asarray(predict(encode_loose(self.coder, frame)), dtype=float)
+        return np.column_stack([1.0 - p1, p1])
+
+
+def encode_loose(coder, frame: pd.DataFrame) -> np.ndarray:
+    """Code a frame whose categorical values may come back as strings (``"1"`` for ``1``)."""
+    out = np.empty((len(frame), len(coder.feature_names)))
+    for j, col in enumerate(coder.feature_names):
+        if col in coder.categories:
+            lookup = {}
+            for code, value in enumerate(coder.categories[col]):
+                lookup[value] = code
+                lookup[str(value)] = code
+            out[:, j] = frame[col].map(lambda v, lk=lookup: lk.get(v, lk.get(str(v), np.nan))).astype(float).to_numpy()
+        else:
+            out[:, j] = pd.to_numeric(frame[col], errors="coerce").astype(float).to_numpy()
+    return out
+
+
+def _sparsify(explainer: DiceExplainer, queries: pd.DataFrame, classes: np.ndarray, cfs: dict) -> dict:
+    """Batched version of DiCE's linear post-hoc sparsity search (see module docstring)."""
+    if not cfs:
+        return cfs
+    data_interface = explainer._data
+    quantiles = data_interface.get_quantiles_from_training_data(quantile=SPARSITY_QUANTILE)
+    mads = data_interface.get_valid_mads()
+    limits = {f: min(quantiles[f], mads[f]) for f in quantiles}
+    order = sorted(limits, key=lambda f: limits[f], reverse=True)
+    coder = explainer.data.coder
+    coded = {i: coder.encode(frame) for i, frame in cfs.items()}
+    q_coded = coder.encode(queries)
+    threshold = explainer.model.threshold
+    for feature in order:
+        if feature not in explainer.vary:
+            continue
+        j = coder.feature_names.index(feature)
+        digits = int(explainer._precision.get(feature, 0))
+        jobs, rows = [], []
+        for i, M in coded.items():
+            target = q_coded[i, j]
+            for k in range(len(M)):
+                diff = target - M[k, j]
+                if not np.isfinite(diff) or diff == 0 or abs(diff) > limits[feature]:
+                    continue
+                steps = np.round(M[k, j] + diff * np.arange(1, SPARSITY_STEPS + 1) / SPARSITY_STEPS, digits)
+                steps[-1] = target
+                candidates = np.repeat(M[k:k + 1], SPARSITY_STEPS, axis=0)
+                candidates[:, j] = steps
+                jobs.append((i, k, steps))
+                rows.append(candidates)
+        if not rows:
+            continue
+        positive = explainer.predictor.positive(np.vstack(rows))
+        for n, (i, k, steps) in enumerate(jobs):
+            flipped = (positive[n * SPARSITY_STEPS:(n + 1) * SPARSITY_STEPS] >= threshold).astype(int) != classes[i]
+            ok = int(np.argmin(flipped)) if not flipped.all() else SPARSITY_STEPS
+            if ok:
+                coded[i][k, j] = steps[ok - 1]
+    return {i: coder.decode(M) for i, M in coded.items()}
+
+
+def _categoricals_as_text(frame: pd.DataFrame, categorical: list[str]) -> pd.DataFrame:
+    """DiCE handles categorical values as text; numeric codes (heart's ``cp`` = 0..3) must be text too.
+
+    Otherwise DiCE writes ``"3"`` into a float column, which pandas 3 refuses.
+    """
+    frame = frame.copy()
+    for col in categorical:
+        frame[col] = frame[col].astype(str).astype(object)
+    return frame
+
+
+def _change_shares(counterfactuals: list[Counterfactual], features: list[str]) -> dict:
+    """Derived importance: share of the counterfactuals that change each feature."""
+    if not counterfactuals:
+        return {f: 0.0 for f in features}
+    return {f: sum(f in cf.changes for cf in counterfactuals) / len(counterfactuals) for f in features}
+
+
+def _check_settings(settings, data) -> None:
+    unknown = [f for f in [*settings.immutable_features, *settings.feature_ranges] if f not in data.feature_names]
+    if unknown:
+        raise ConfigError(f"evaluation.explainers.dice names feature(s) {', '.join(unknown)} that the data does not "
+                          f"have (features: {', '.join(data.feature_names)}). Fix immutable_features/feature_ranges.")
+    not_numeric = [f for f in settings.feature_ranges if f in data.categorical_features]
+    if not_numeric:
+        raise ConfigError(f"evaluation.explainers.dice.feature_ranges gives ranges for categorical feature(s) "
+                          f"{', '.join(not_numeric)}; ranges apply to numeric features only. Remove them.")
+    if len(settings.immutable_features) >= len(data.feature_names):
+        raise ConfigError("evaluation.explainers.dice.immutable_features lists every feature, so no counterfactual "
+                          "can change anything. Leave at least one feature free to vary.")
+    bad = {f: r for f, r in settings.feature_ranges.items() if not r[0] <= r[1]}
+    if bad:
+        raise ConfigError(f"evaluation.explainers.dice.feature_ranges has ranges with low > high: {bad}. "
+                          "Write them as [low, high].")
+
+
+def _differs(a, b) -> bool:
+    if isinstance(a, (int, float, np.integer, np.floating)) and isinstance(b, (int, float, np.integer, np.floating)):
+        if np.isnan(a) and np.isnan(b):
+            return False
+        return not np.isclose(float(a), float(b), rtol=0, atol=1e-9)
+    if pd.isna(a) and pd.isna(b):
+        return False
+    return a != b
+
+
+def _plain(value):
+    """numpy scalars -> Python scalars (JSON-friendly), missing -> None."""
+    if value is None or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, np.generic):
+        return value.item()
+    return value

@@ -1,0 +1,136 @@
+"""Run many per-instance searches together so that their model calls are pooled.
+
+Anchor and DiCE are bound by the number of model calls: each instance's search asks the model
+about a few hundred rows at a time, many times over, and every call has a fixed cost (pandas
+preprocessing, per-tree overhead: 3-10 ms on the bundled pipelines) that dwarfs the per-row cost.
+Instances are independent, so their requests can be answered together.
+
+:func:`run_lockstep` runs one search per instance in its own thread, but only **one thread runs
+at a time** (a baton passes between them in a fixed order). When every unfinished search is
+waiting for predictions, their rows go to the model in **one call** and each search resumes with
+its share. Each search owns its random state: numpy's (and Python's) global RNG is swapped in
+when the search gets the baton and saved when it yields, so every instance sees exactly the
+random numbers it would see alone. Results therefore do not depend on which instances run
+together, on chunking, or on the parallel backend.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import threading
+from typing import Callable
+
+import numpy as np
+
+from .base import GLOBAL_RNG_LOCK
+
+log = logging.getLogger(__name__)
+
+#: Largest number of searches run together (bounds threads and rows per pooled call).
+MAX_TOGETHER = 32
+
+
+class _Search(threading.Thread):
+    def __init__(self, fn: Callable, seed: int):
+        super().__init__(daemon=True)
+        self.fn = fn
+        self.np_state = np.random.RandomState(seed % (2**32)).get_state()
+        self.py_state = random.Random(seed).getstate()
+        self.turn = threading.Event()
+        self.yielded = threading.Event()
+        self.request = None
+        self.answer = None
+        self.output = None
+        self.error: BaseException | None = None
+        self.finished = False
+
+    def run(self) -> None:
+        self.turn.wait()
+        self.turn.clear()
+        try:
+            self.output = self.fn(self.predict)
+        except BaseException as err:  # recorded for this instance; the caller reports it
+            self.error = err
+        finally:
+            self.finished = True
+            self.yielded.set()
+
+    def predict(self, M: np.ndarray) -> np.ndarray:
+        """Called from the search: hand the rows over and wait for the pooled answer."""
+        self.request = np.atleast_2d(np.asarray(M, dtype=float))
+        self.yielded.set()
+        self.turn.wait()
+        self.turn.clear()
+        answer, self.answer = self.answer, None
+        if isinstance(answer, BaseException):
+            raise answer
+        return answer
+
+    def step(self) -> None:
+        """Give this search the baton with its own RNG state; return when it yields or ends."""
+        np.random.set_state(self.np_state)
+        random.setstate(self.py_state)
+        self.turn.set()
+        self.yielded.wait()
+        self.yielded.clear()
+        self.np_state = np.random.get_state()
+        self.py_state = random.getstate()
+
+
+def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[np.ndarray], np.ndarray]) -> list:
+    """Run ``fns[i](predict)`` for every ``i`` with pooled predictions.
+
+    Parameters
+    ----------
+    fns : list of callables
+        ``fn(predict)`` runs one search; ``predict(M)`` returns ``predict_rows`` of its rows.
+    seeds : list of int
+        Seed of numpy's and Python's global RNG as seen by ``fns[i]``.
+    predict_rows : callable
+        Answers stacked requests (one model call): ``(m, p)`` coded rows -> ``(m,)`` values.
+
+    Returns
+    -------
+    list
+        Per search, its return value or the exception it raised.
+    """
+    results: list = [None] * len(fns)
+    with GLOBAL_RNG_LOCK:
+        saved_np, saved_py = np.random.get_state(), random.getstate()
+        try:
+            for start in range(0, len(fns), MAX_TOGETHER):
+                group = list(range(start, min(start + MAX_TOGETHER, len(fns))))
+                searches = {i: _Search(fns[i], int(seeds[i])) for i in group}
+                for s in searches.values():
+                    s.start()
+                _drive(searches, predict_rows)
+                for i, s in searches.items():
+                    s.join()
+                    results[i] = s.error if s.error is not None else s.output
+        finally:
+            np.random.set_state(saved_np)
+            random.setstate(saved_py)
+    return results
+
+
+def _drive(searches: dict, predict_rows) -> None:
+    active = list(searches)
+    while active:
+        for i in active:
+            searches[i].step()
+        active = [i for i in active if not searches[i].finished]
+        if not active:
+            return
+        requests = [searches[i].request for i in active]
+        try:
+            answers = np.asarray(predict_rows(np.vstack(requests)))
+        except BaseException as err:
+            log.exception("A pooled model call failed; the %d searches waiting on it fail with it.", len(active))
+            for i in active:
+                searches[i].answer = err
+            answers = None
+        if answers is not None:
+            bounds = np.cumsum([0] + [len(r) for r in requests])
+            for k, i in enumerate(active):
+                searches[i].answer = answers[bounds[k]:bounds[k + 1]]

@@ -1,0 +1,155 @@
+"""Turn an :class:`~hexeval_engine.explanation.Explanation` into words.
+
+Public interface
+----------------
+``render(explanation, row, data, config) -> (text, technical_text)``
+``render_into(explanation, row, data, config) -> Explanation``  fills ``text`` and ``technical_text``
+
+``text`` is for a non-expert: domain outcome names (``domain.positive_outcome`` /
+``negative_outcome``), feature descriptions (``domain.feature_descriptions``) and value labels
+(``domain.value_labels`` via ``FeatureCoder.label``), at most ``personas.top_k_features`` items.
+``technical_text`` is compact: raw column names, signed weights, rule precision/coverage,
+counterfactual probabilities. Both speak in raw CSV columns and values only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def render_into(explanation, row: dict, data, config):
+    """Fill ``explanation.text`` and ``technical_text`` in place and return the explanation."""
+    explanation.text, explanation.technical_text = render(explanation, row, data, config)
+    return explanation
+
+
+def render(explanation, row: dict, data, config) -> tuple[str, str]:
+    """Plain-language and technical renderings of one explanation.
+
+    Parameters
+    ----------
+    explanation : Explanation
+    row : dict
+        The instance's raw values (feature -> value).
+    data : Dataset
+        Its ``coder`` labels values.
+    config : HexevalConfig
+        Domain wording and ``personas.top_k_features``.
+    """
+    words = _Words(data, config)
+    if not explanation.ok:
+        message = f"No {explanation.method} explanation is available for this case ({explanation.error})."
+        return message, f"{explanation.method}: failed: {explanation.error}"
+    head = words.prediction(explanation)
+    if explanation.attributions is not None:
+        body, tech = _attributions(explanation, row, words)
+    elif explanation.rule is not None:
+        body, tech = _rule(explanation, words)
+    else:
+        body, tech = _counterfactuals(explanation, words)
+    return f"{head} {body}".strip(), tech
+
+
+class _Words:
+    def __init__(self, data, config):
+        self.coder = data.coder
+        self.descriptions = config.domain.feature_descriptions
+        self.domain = config.domain
+        self.k = config.personas.top_k_features
+
+    def name(self, feature: str) -> str:
+        return self.descriptions.get(feature, feature)
+
+    def value(self, feature: str, value) -> str:
+        return self.coder.label(feature, value)
+
+    def outcome(self, cls: int) -> str:
+        return self.domain.positive_outcome if cls == 1 else self.domain.negative_outcome
+
+    def prediction(self, e) -> str:
+        return (f"The model predicts: {self.outcome(e.predicted_class)} "
+                f"(probability {e.probability:.0%}) for this {self.domain.decision_noun}.")
+
+
+def _attributions(e, row, w: _Words) -> tuple[str, str]:
+    ranked = sorted(e.attributions.items(), key=lambda kv: -abs(kv[1]))
+    top = [(f, v) for f, v in ranked if v != 0][: w.k]
+    towards = [f"{w.name(f)} is {w.value(f, row.get(f))}" for f, v in top if v > 0]
+    against = [f"{w.name(f)} is {w.value(f, row.get(f))}" for f, v in top if v < 0]
+    parts = []
+    if towards:
+        parts.append("Main reasons for this prediction: " + "; ".join(towards) + ".")
+    if against:
+        parts.append("Pointing the other way: " + "; ".join(against) + ".")
+    if not parts:
+        parts.append("No single factor stood out.")
+    label = "SHAP" if e.method == "SHAP" else "LIME"
+    items = ", ".join(f"{f}={w.value(f, row.get(f))} {v:+.3f}" for f, v in top)
+    extra = ""
+    if "base_value" in e.extra:
+        extra = f"; base {e.extra['base_value']:.3f}"
+    if "local_r2" in e.extra:
+        extra = f"; local R² {e.extra['local_r2']:.2f}"
+    return " ".join(parts), f"{label} [{e.algorithm}] towards class {e.predicted_class}{extra}: {items}"
+
+
+def _condition_words(c, w: _Words) -> str:
+    name = w.name(c.feature)
+    if c.op == "=":
+        return f"{name} is {w.value(c.feature, c.value)}"
+    if c.op == ">":
+        return f"{name} is above {w.value(c.feature, c.value)}"
+    if c.op == "<=":
+        return f"{name} is at most {w.value(c.feature, c.value)}"
+    if c.op == "in":
+        low, high = c.value
+        return f"{name} is above {w.value(c.feature, low)} and at most {w.value(c.feature, high)}"
+    return c.text
+
+
+def _rule(e, w: _Words) -> tuple[str, str]:
+    rule = e.rule
+    conditions = rule.conditions
+    if not conditions:
+        text = (f"The model gives this prediction for most cases whatever the details "
+                f"({rule.precision:.0%} of similar cases).")
+    else:
+        text = (f"Rule: as long as {' and '.join(_condition_words(c, w) for c in conditions)}, the model gives this "
+                f"same prediction in {rule.precision:.0%} of similar cases. The rule applies to "
+                f"{rule.coverage:.0%} of cases.")
+    tech = (f"IF {' AND '.join(c.text for c in conditions) or 'TRUE'} THEN class {e.predicted_class} "
+            f"(precision {rule.precision:.3f}, coverage {rule.coverage:.3f})")
+    return text, tech
+
+
+def _counterfactuals(e, w: _Words) -> tuple[str, str]:
+    cfs = e.counterfactuals or []
+    if not cfs:
+        return ("No small change to the features that may change was found that would alter the prediction.",
+                "DiCE: no counterfactual found")
+    other = w.outcome(1 - e.predicted_class)
+    options = []
+    for cf in cfs[: w.k]:
+        changes = [f"{w.name(f)} from {w.value(f, old)} to {w.value(f, new)}" for f, (old, new) in cf.changes.items()]
+        options.append("change " + " and ".join(changes) if changes else "no change")
+    text = f"The prediction would become '{other}' if you " + "; or ".join(options) + "."
+    fixed = e.extra.get("immutable_features") or []
+    if fixed:
+        text += " Not changed in any suggestion: " + ", ".join(w.name(f) for f in fixed) + "."
+    tech = " | ".join(
+        f"CF{n + 1} (p={cf.probability:.2f}{', flips' if cf.flips else ', no flip'}): "
+        + ", ".join(f"{f}: {w.value(f, old)}→{w.value(f, new)}" for f, (old, new) in cf.changes.items())
+        for n, cf in enumerate(cfs))
+    return text, "DiCE " + tech
+
+
+def row_dicts(X_raw) -> list[dict]:
+    """Rows of a raw frame as dicts that keep each column's own type (ints stay ints)."""
+    columns = {c: X_raw[c].tolist() for c in X_raw.columns}
+    return [{c: _plain(columns[c][i]) for c in X_raw.columns} for i in range(len(X_raw))]
+
+
+def _plain(value):
+    if isinstance(value, float) and np.isnan(value):
+        return float("nan")
+    return value

@@ -1,0 +1,184 @@
+"""SHAP attributions per raw feature, towards the class the model predicted.
+
+The fastest exact algorithm the model allows is used and recorded in ``Explanation.algorithm``:
+
+1. **Tree SHAP, path-dependent** on the pipeline's final estimator, when its raw output is the
+   class probability (scikit-learn forests, trees): exact, no background needed.
+2. **Tree SHAP, interventional, probability output** against ``background_size`` training rows
+   (boosted trees such as XGBoost, whose raw output is a log-odds margin): exact for that
+   background, in probability units.
+3. Otherwise **Permutation SHAP** (model-agnostic) over the coded raw columns, decoding every
+   masked row before the model call, with ``background_size`` training rows as the masker.
+
+For (1) and (2) the attributions of the one-hot / imputed columns the estimator sees are summed
+back to their raw feature (:mod:`.feature_mapping`). A tree option is used only if its values are
+additive on the explained instances (attributions + base value = the pipeline's probability,
+within ``ADDITIVITY_TOLERANCE``); otherwise the next option is tried. Attributions for class 0
+are the negated class-1 attributions (the two probabilities sum to one).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import numpy as np
+import pandas as pd
+
+from ..explanation import Explanation
+from .base import GLOBAL_RNG_LOCK
+from .feature_mapping import output_to_raw, sum_to_raw
+
+log = logging.getLogger(__name__)
+
+#: Largest |attributions + base - probability| accepted from a tree option.
+ADDITIVITY_TOLERANCE = 1e-4
+
+
+class ShapExplainer:
+    """Explain many rows at once; keeps the chosen algorithm for later calls (e.g. noisy copies).
+
+    Parameters
+    ----------
+    model : HexevalModel
+    data : Dataset
+    config : HexevalConfig
+    seed : int
+        Draws the background rows and seeds the permutation explainer.
+    """
+
+    method = "SHAP"
+
+    def __init__(self, model, data, config, *, seed: int):
+        self.model, self.data, self.config = model, data, config
+        self.seed = int(seed)
+        size = min(config.evaluation.explainers.shap.background_size, len(data.X_train))
+        self.background = data.X_train.sample(n=size, random_state=self.seed % (2**32)).reset_index(drop=True)
+        self.algorithm: str | None = None
+        self._tree = None
+        self._mapping = None
+        self._agnostic = None
+
+    # ------------------------------------------------------------------ public
+    def attributions(self, X_raw: pd.DataFrame, classes, positive_proba) -> tuple[np.ndarray, np.ndarray]:
+        """Signed attributions towards ``classes`` ``(n, p)`` and base values ``(n,)``.
+
+        ``positive_proba`` is the model's class-1 probability of each row (used to verify
+        additivity of the tree options).
+        """
+        X_raw = X_raw.reset_index(drop=True)
+        phi1, base1 = self._class1(X_raw, np.asarray(positive_proba, dtype=float))
+        sign = np.where(np.asarray(classes) == 1, 1.0, -1.0)
+        base = np.where(sign > 0, base1, 1.0 - base1)
+        return phi1 * sign[:, None], base
+
+    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds=None) -> list[Explanation]:
+        """One :class:`Explanation` per row (``seeds`` is accepted for interface symmetry; SHAP uses ``seed``)."""
+        start = time.perf_counter()
+        classes = np.asarray(classes, dtype=int)
+        probabilities = np.asarray(probabilities, dtype=float)
+        positive = np.where(classes == 1, probabilities, 1.0 - probabilities)
+        phi, base = self.attributions(X_raw, classes, positive)
+        per_row = (time.perf_counter() - start) / max(len(classes), 1)
+        names = self.data.feature_names
+        out = []
+        for i, iid in enumerate(instance_ids):
+            attributions = {f: float(v) for f, v in zip(names, phi[i])}
+            out.append(Explanation(
+                method=self.method, instance_id=int(iid), predicted_class=int(classes[i]),
+                probability=float(probabilities[i]), attributions=attributions,
+                importance={f: abs(v) for f, v in attributions.items()}, algorithm=self.algorithm or "",
+                seconds=per_row, extra={"base_value": float(base[i]), "output": "probability"}))
+        return out
+
+    # ------------------------------------------------------------------ algorithms
+    def _class1(self, X_raw, positive):
+        if self.algorithm is None:
+            chosen = self._choose_tree(X_raw, positive)
+            if chosen is not None:
+                return chosen
+        if self._tree is not None:
+            phi, base = _tree_shap(self._tree, _dense(self.model.transform(X_raw)))
+            return sum_to_raw(phi, self._mapping, len(self.data.feature_names)), base
+        return self._agnostic_values(X_raw)
+
+    def _choose_tree(self, X_raw, positive):
+        """Try the tree options on these rows; keep the first additive one. ``None`` if none is."""
+        self.algorithm = _AGNOSTIC
+        mapping = output_to_raw(self.model, self.data.feature_names)
+        if mapping is None:
+            return None
+        Xt = _dense(self.model.transform(X_raw))
+        if Xt.shape[1] != len(mapping):
+            log.info("Preprocessing gives %d columns but names %d; using a model-agnostic explainer.",
+                     Xt.shape[1], len(mapping))
+            return None
+        for name, build in self._tree_options():
+            try:
+                explainer = build()
+                phi, base = _tree_shap(explainer, Xt)
+            except Exception as err:  # shap raises many types for unsupported models/outputs
+                log.info("SHAP option %s not usable for %s: %s", name, type(self.model.final_estimator).__name__, err)
+                continue
+            error = float(np.max(np.abs(phi.sum(axis=1) + base - positive))) if len(positive) else 0.0
+            if error <= ADDITIVITY_TOLERANCE:
+                self._tree, self._mapping, self.algorithm = explainer, mapping, name
+                return sum_to_raw(phi, mapping, len(self.data.feature_names)), base
+            log.info("SHAP option %s is not additive in probability (max error %.2e); trying the next.", name, error)
+        return None
+
+    def _tree_options(self):
+        import shap
+
+        est = self.model.final_estimator
+
+        def path_dependent():
+            return shap.TreeExplainer(est, feature_perturbation="tree_path_dependent")
+
+        def interventional():
+            background = _dense(self.model.transform(self.background))
+            return shap.TreeExplainer(est, data=background, feature_perturbation="interventional",
+                                      model_output="probability")
+
+        return [("TreeExplainer (exact, path-dependent)", path_dependent),
+                ("TreeExplainer (exact, interventional, probability)", interventional)]
+
+    def _agnostic_values(self, X_raw):
+        import shap
+
+        coder = self.data.coder
+        self.algorithm = _AGNOSTIC
+        M = coder.encode(X_raw)
+        with GLOBAL_RNG_LOCK:
+            if self._agnostic is None:
+                masker = shap.maskers.Independent(coder.encode(self.background), max_samples=len(self.background))
+
+                def positive_proba(Z):
+                    return self.model.predict_proba(coder.decode(Z))[:, 1]
+
+                self._agnostic = shap.PermutationExplainer(positive_proba, masker, seed=self.seed)
+            p = M.shape[1]
+            result = self._agnostic(M, max_evals=max(500, 2 * p + 1), silent=True)
+        return np.asarray(result.values, dtype=float), np.asarray(result.base_values, dtype=float).reshape(-1)
+
+
+_AGNOSTIC = "PermutationExplainer (model-agnostic, coded raw features)"
+
+
+def _tree_shap(explainer, Xt):
+    values = explainer.shap_values(Xt, check_additivity=False)
+    expected = np.asarray(explainer.expected_value, dtype=float).reshape(-1)
+    if isinstance(values, list):
+        values = np.stack(values, axis=-1)
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 3:
+        return values[..., -1], np.full(values.shape[0], expected[-1])
+    return values, np.full(values.shape[0], expected[-1])
+
+
+def _dense(M):
+    if hasattr(M, "toarray"):
+        M = M.toarray()
+    if isinstance(M, pd.DataFrame):
+        M = M.to_numpy()
+    return np.asarray(M, dtype=float)
