@@ -68,7 +68,8 @@ class AnchorExplainer:
         with GLOBAL_RNG_LOCK:
             self._anchor = AnchorTabularExplainer(["0", "1"], list(coder.feature_names), self.space.train, names)
 
-    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds) -> list[Explanation]:
+    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
+                on_instance=None) -> list[Explanation]:
         """One :class:`Explanation` per row; ``seeds[i]`` seeds the global RNG the library draws from for row ``i``.
 
         The searches of all rows run together (:func:`~.lockstep.run_lockstep`), so each model call
@@ -99,7 +100,8 @@ class AnchorExplainer:
             return run
 
         calls_before = self.predictor.calls
-        results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive)
+        results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
+                               on_finish=None if on_instance is None else (lambda i: on_instance()))
         seconds = (time.perf_counter() - start) / max(len(M), 1)
         shared = {"pooled_model_calls": self.predictor.calls - calls_before, "pooled_instances": len(M)}
         return [self._explanation(iid, int(classes[i]), float(probabilities[i]), results[i],

@@ -70,7 +70,8 @@ class DiceExplainer:
         self.vary = [f for f in data.feature_names if f not in set(self.settings.immutable_features)]
         self._precision = self._data.get_decimal_precisions(output_type="dict")
 
-    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds) -> list[Explanation]:
+    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
+                on_instance=None) -> list[Explanation]:
         """One :class:`Explanation` per row; ``seeds[i]`` seeds DiCE's sampling for row ``i``."""
         start = time.perf_counter()
         M, filled = self.space.encode(X_raw)
@@ -97,7 +98,8 @@ class DiceExplainer:
 
         chatter = io.StringIO()
         with contextlib.redirect_stdout(chatter), contextlib.redirect_stderr(chatter):
-            results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive)
+            results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
+                               on_finish=None if on_instance is None else (lambda i: on_instance()))
         if chatter.getvalue().strip():
             log.debug("dice_ml output: %s", chatter.getvalue().strip())
         cfs = {i: self._to_raw(r) for i, r in enumerate(results) if isinstance(r, pd.DataFrame) and len(r)}

@@ -46,7 +46,8 @@ class LimeExplainer:
             categorical_features=coder.categorical_indices, categorical_names=names,
             class_names=["0", "1"], discretize_continuous=True, random_state=0)
 
-    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds) -> list[Explanation]:
+    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
+                on_instance=None) -> list[Explanation]:
         """One :class:`Explanation` per row; ``seeds[i]`` seeds the sampling for row ``i``."""
         M, filled = self.space.encode(X_raw)
         names = self.data.feature_names
@@ -70,6 +71,8 @@ class LimeExplainer:
                 attributions=attributions, importance={f: abs(v) for f, v in attributions.items()},
                 algorithm=f"LimeTabularExplainer ({self.settings.num_samples} samples, quartile discretisation)",
                 seconds=time.perf_counter() - start, extra=extra))
+            if on_instance is not None:
+                on_instance()
         return out
 
 

@@ -78,7 +78,8 @@ class _Search(threading.Thread):
         self.py_state = random.getstate()
 
 
-def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[np.ndarray], np.ndarray]) -> list:
+def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[np.ndarray], np.ndarray], *,
+                 on_finish: Callable[[int], None] | None = None) -> list:
     """Run ``fns[i](predict)`` for every ``i`` with pooled predictions.
 
     Parameters
@@ -89,6 +90,8 @@ def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[
         Seed of numpy's and Python's global RNG as seen by ``fns[i]``.
     predict_rows : callable
         Answers stacked requests (one model call): ``(m, p)`` coded rows -> ``(m,)`` values.
+    on_finish : callable, optional
+        Called with ``i`` (from the calling thread) as soon as search ``i`` has finished.
 
     Returns
     -------
@@ -104,7 +107,7 @@ def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[
                 searches = {i: _Search(fns[i], int(seeds[i])) for i in group}
                 for s in searches.values():
                     s.start()
-                _drive(searches, predict_rows)
+                _drive(searches, predict_rows, on_finish)
                 for i, s in searches.items():
                     s.join()
                     results[i] = s.error if s.error is not None else s.output
@@ -114,11 +117,13 @@ def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[
     return results
 
 
-def _drive(searches: dict, predict_rows) -> None:
+def _drive(searches: dict, predict_rows, on_finish) -> None:
     active = list(searches)
     while active:
         for i in active:
             searches[i].step()
+            if searches[i].finished and on_finish is not None:
+                on_finish(i)
         active = [i for i in active if not searches[i].finished]
         if not active:
             return

@@ -79,16 +79,24 @@ class ExplainRunner:
             self._explainers[method] = build_explainer(method, self.model, self.data, self.config, seed=seed)
         return self._explainers[method]
 
-    def explain(self, method: str, X_raw, instance_ids, classes, probabilities, seeds) -> list:
-        """Explanations of ``X_raw``'s rows (labelled ``instance_ids``), rendered to text."""
+    def explain(self, method: str, X_raw, instance_ids, classes, probabilities, seeds, *, on_instance=None) -> list:
+        """Explanations of ``X_raw``'s rows (labelled ``instance_ids``), rendered to text.
+
+        ``on_instance()`` is called once per explained row (per finished chunk on loky/dask).
+        """
         n = len(instance_ids)
         if n == 0:
             return []
         if self.parallel.backend == "sequential" or method == "SHAP" or n == 1:
-            out = self.explainer(method).explain(X_raw, instance_ids, classes, probabilities, seeds)
+            out = self.explainer(method).explain(X_raw, instance_ids, classes, probabilities, seeds,
+                                                 on_instance=on_instance)
             return _rendered(out, X_raw, self.data, self.config)
-        return self._distributed(method, X_raw, list(instance_ids), np.asarray(classes), np.asarray(probabilities),
-                                 list(seeds))
+        out = self._distributed(method, X_raw, list(instance_ids), np.asarray(classes), np.asarray(probabilities),
+                                list(seeds))
+        if on_instance is not None:
+            for _ in out:
+                on_instance()
+        return out
 
     def _distributed(self, method, X_raw, ids, classes, probabilities, seeds) -> list:
         from joblib import Parallel, delayed, parallel_config

@@ -72,7 +72,8 @@ class ShapExplainer:
         base = np.where(sign > 0, base1, 1.0 - base1)
         return phi1 * sign[:, None], base
 
-    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds=None) -> list[Explanation]:
+    def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds=None, *,
+                on_instance=None) -> list[Explanation]:
         """One :class:`Explanation` per row (``seeds`` is accepted for interface symmetry; SHAP uses ``seed``)."""
         start = time.perf_counter()
         classes = np.asarray(classes, dtype=int)
@@ -89,6 +90,8 @@ class ShapExplainer:
                 probability=float(probabilities[i]), attributions=attributions,
                 importance={f: abs(v) for f, v in attributions.items()}, algorithm=self.algorithm or "",
                 seconds=per_row, extra={"base_value": float(base[i]), "output": "probability"}))
+            if on_instance is not None:
+                on_instance()
         return out
 
     # ------------------------------------------------------------------ algorithms

@@ -1,0 +1,237 @@
+"""``run_technical_evaluation``: explain a sample of test instances with each method and measure them.
+
+Public interface
+----------------
+``run_technical_evaluation(model, data, config, *, on_progress=None) -> TechnicalResult``
+``sample_instance_ids(data, config) -> list[int]``
+``TechnicalResult``  ``.metrics`` (one row per method), ``.metrics_long``, ``.per_instance``,
+``.explanations``, ``.instance_ids``, ``.failures``, ``.timings``, ``.model_rows``
+
+What runs (original HEXEval key paths keep their meaning): SHAP and LIME on the whole sample
+(``evaluation.sample_size`` rows of the test set, capped at its size), Anchor on the first
+``explainers.anchor.max_instances``, DiCE on the first ``explainers.dice.max_instances``.
+With ``explainers.lime.stability_test``, SHAP and LIME also explain
+``evaluation.stability.repeats`` noisy copies of the first ``lime.stability_subset`` instances,
+and LIME re-explains them with ``repeats`` other seeds. Metrics come from
+:func:`hexeval_engine.metrics.compute.compute_instance_metrics` and are aggregated once by
+:func:`hexeval_engine.metrics.aggregate.summarise` (mean and bootstrap CI).
+
+One failing method never sinks the others: its error is logged with the traceback, recorded in
+``failures`` and in the ``error`` column of its row, and the others complete.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .explainers import ExplainRunner, enabled_methods
+from .explainers.base import explained_classes, instance_seed
+from .explanation import METHOD_FAMILY, Explanation
+from .metrics.aggregate import summarise
+from .metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
+from .progress import report
+from .technical_stability import stability_explanations
+
+log = logging.getLogger(__name__)
+
+_META = ["method", "family", "algorithm", "n_instances", "seconds", "error"]
+
+
+@dataclass
+class TechnicalResult:
+    """Everything the technical evaluation produced.
+
+    Attributes
+    ----------
+    metrics : DataFrame
+        One row per enabled method (``SHAP``, ``LIME``, ``Anchor``, ``DiCE`` order): ``method``,
+        ``family``, ``algorithm``, ``n_instances``, ``seconds``, ``error`` (empty unless the method
+        failed), then per metric ``M``, ``M_ci_low``, ``M_ci_high`` (original HEXEval names included).
+    metrics_long : DataFrame
+        ``method, metric, value, ci_low, ci_high, n, direction, meaning, derived``.
+    per_instance : DataFrame
+        ``method, instance_id, metric, value, derived``.
+    explanations : list of Explanation
+        The explanations of the sample (not the noisy copies), by method then instance.
+    instance_ids : list of int
+        The sample: row positions in ``data.X_test``.
+    failures : list of dict
+        ``{"method", "error"}`` per failed method (and per failed instance, with ``instance_id``).
+    timings : dict
+        Seconds per method (explaining + its stability runs), ``metrics``, ``total``.
+    model_rows : int
+        Rows the model evaluated during the evaluation (all processes).
+    """
+
+    metrics: pd.DataFrame
+    metrics_long: pd.DataFrame
+    per_instance: pd.DataFrame
+    explanations: list[Explanation]
+    instance_ids: list[int]
+    failures: list[dict] = field(default_factory=list)
+    timings: dict = field(default_factory=dict)
+    model_rows: int = 0
+
+    def explanation(self, method: str, instance_id: int) -> Explanation | None:
+        """The explanation of one instance by one method, if there is one."""
+        return next((e for e in self.explanations if e.method == method and e.instance_id == instance_id), None)
+
+    def to_dict(self) -> dict:
+        """JSON-friendly summary (tables as lists of records)."""
+        return {"metrics": self.metrics.to_dict(orient="records"),
+                "metrics_long": self.metrics_long.to_dict(orient="records"),
+                "per_instance": self.per_instance.to_dict(orient="records"),
+                "explanations": [e.to_dict() for e in self.explanations],
+                "instance_ids": list(self.instance_ids), "failures": list(self.failures),
+                "timings": dict(self.timings), "model_rows": int(self.model_rows)}
+
+
+def sample_instance_ids(data, config) -> list[int]:
+    """``evaluation.sample_size`` test-set positions (capped at its size), fixed by ``evaluation.random_state``."""
+    n = min(config.evaluation.sample_size, len(data.X_test))
+    rng = np.random.default_rng(config.evaluation.random_state)
+    return sorted(int(i) for i in rng.choice(len(data.X_test), size=n, replace=False))
+
+
+def run_technical_evaluation(model, data, config, *, on_progress=None) -> TechnicalResult:
+    """Explain a sample of test instances with each enabled method and measure the explanations.
+
+    Parameters
+    ----------
+    model : HexevalModel
+    data : Dataset
+    config : HexevalConfig
+    on_progress : callable, optional
+        ``on_progress(done, total, message)``, called per method and per instance.
+
+    Returns
+    -------
+    TechnicalResult
+    """
+    start_all = time.perf_counter()
+    rows_before = model.rows
+    ev = config.evaluation
+    methods = enabled_methods(config)
+    ids = sample_instance_ids(data, config)
+    X = data.X_test.iloc[ids][list(data.feature_names)].reset_index(drop=True)
+    classes, probabilities = explained_classes(model, X)
+    counts = {m: _instances_for(m, len(ids), config) for m in methods}
+    stab_methods = [m for m in ("SHAP", "LIME") if m in methods] if ev.explainers.lime.stability_test else []
+    n_stab = min(ev.explainers.lime.stability_subset, len(ids))
+    stab_units = n_stab * ev.stability.repeats * (len(stab_methods) + ("LIME" in stab_methods))
+    progress = _Progress(report(on_progress), sum(counts.values()) + stab_units + 1)
+
+    explanations: list[Explanation] = []
+    failures: list[dict] = []
+    timings: dict[str, float] = {}
+    failed: dict[str, str] = {}
+    per_instance_parts = []
+    with ExplainRunner(model, data, config) as runner:
+        for method in methods:
+            t0 = time.perf_counter()
+            n = counts[method]
+            progress.message(f"{method}: explaining {n} instances")
+            seeds = [instance_seed(ev.random_state, i, method) for i in ids[:n]]
+            try:
+                produced = runner.explain(method, X.iloc[:n], ids[:n], classes[:n], probabilities[:n], seeds,
+                                          on_instance=lambda m=method: progress.step(f"{m}: instance explained"))
+            except Exception as err:  # one failing method must not sink the others
+                log.exception("%s failed on the technical evaluation sample", method)
+                failed[method] = f"{type(err).__name__}: {err}"
+                failures.append({"method": method, "error": failed[method]})
+                progress.skip(n, f"{method}: failed")
+                timings[method] = time.perf_counter() - t0
+                continue
+            bad = [e for e in produced if not e.ok]
+            failures += [{"method": method, "instance_id": e.instance_id, "error": e.error} for e in bad]
+            if produced and len(bad) == len(produced):
+                failed[method] = f"all {len(bad)} instances failed; first error: {bad[0].error}"
+                failures.append({"method": method, "error": failed[method]})
+            explanations += produced
+            timings[method] = time.perf_counter() - t0
+
+        perturbed, seed_runs = {}, {}
+        ok_stab = [m for m in stab_methods if m not in failed]
+        if ok_stab and n_stab:
+            t0 = time.perf_counter()
+            progress.message(f"Stability: {', '.join(ok_stab)} on {n_stab} instances")
+            try:
+                perturbed, seed_runs = stability_explanations(
+                    runner, model, data, config, X.iloc[:n_stab], ids[:n_stab], classes[:n_stab], ok_stab,
+                    on_instance=lambda: progress.step("Stability: copy explained"))
+            except Exception as err:  # stability is one metric; the others still count
+                log.exception("Stability explanations failed")
+                failures.append({"method": "/".join(ok_stab), "error": f"stability: {type(err).__name__}: {err}"})
+            spent = time.perf_counter() - t0
+            for m in ok_stab:
+                timings[m] = timings.get(m, 0.0) + spent / len(ok_stab)
+        rows_in_workers = runner.worker_rows
+
+    t0 = time.perf_counter()
+    progress.message("Computing metrics")
+    for method in methods:
+        mine = [e for e in explanations if e.method == method]
+        if method in failed or not mine:
+            continue
+        try:
+            per_instance_parts.append(compute_instance_metrics(
+                model, data, mine, config,
+                perturbed={k: v for k, v in perturbed.items() if k[0] == method},
+                seed_runs={k: v for k, v in seed_runs.items() if k[0] == method}))
+        except Exception as err:
+            log.exception("Metrics failed for %s", method)
+            failed[method] = f"metrics: {type(err).__name__}: {err}"
+            failures.append({"method": method, "error": failed[method]})
+    per_instance = (pd.concat(per_instance_parts, ignore_index=True) if per_instance_parts
+                    else pd.DataFrame(columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}))
+    wide, long = summarise(per_instance, n_resamples=ev.bootstrap_resamples, confidence=ev.confidence_level,
+                           seed=ev.random_state, methods=methods)
+    timings["metrics"] = time.perf_counter() - t0
+    progress.step("Metrics computed")
+    timings["total"] = time.perf_counter() - start_all
+    metrics = _with_meta(wide, methods, explanations, counts, timings, failed)
+    return TechnicalResult(metrics, long, per_instance, explanations, ids, failures, timings,
+                           int(model.rows - rows_before + rows_in_workers))
+
+
+def _instances_for(method: str, n: int, config) -> int:
+    explainers = config.evaluation.explainers
+    if method == "Anchor":
+        return min(n, explainers.anchor.max_instances)
+    if method == "DiCE":
+        return min(n, explainers.dice.max_instances)
+    return n
+
+
+def _with_meta(wide: pd.DataFrame, methods, explanations, counts, timings, failed) -> pd.DataFrame:
+    meta = []
+    for method in methods:
+        mine = [e for e in explanations if e.method == method and e.ok]
+        algorithms = sorted({e.algorithm for e in mine if e.algorithm})
+        meta.append({"method": method, "family": METHOD_FAMILY[method], "algorithm": "; ".join(algorithms),
+                     "n_instances": len(mine) if method not in failed else 0,
+                     "seconds": float(timings.get(method, 0.0)), "error": failed.get(method, "")})
+    meta = pd.DataFrame(meta, columns=_META)
+    values = wide.set_index("method").reindex(methods).reset_index()
+    return meta.merge(values, on="method", how="left")
+
+
+class _Progress:
+    def __init__(self, callback, total: int):
+        self.callback, self.total, self.done = callback, max(int(total), 1), 0
+
+    def message(self, text: str) -> None:
+        self.callback(self.done, self.total, text)
+
+    def step(self, text: str) -> None:
+        self.done = min(self.done + 1, self.total)
+        self.callback(self.done, self.total, text)
+
+    def skip(self, n: int, text: str) -> None:
+        self.done = min(self.done + n, self.total)
+        self.callback(self.done, self.total, text)
