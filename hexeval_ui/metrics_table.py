@@ -15,16 +15,28 @@ import pandas as pd
 
 from hexeval_engine.charts.labels import ARROWS, metric_title
 from hexeval_engine.explanation import METHODS
+from hexeval_engine.metrics import get_spec
 from hexeval_engine.technical_table import as_long, method_errors
 
 DERIVED_MARK = "†"
 NOT_APPLICABLE = "—"
 
 
+#: Registry category -> section title, in the order shown.
+CATEGORIES = {"fidelity": "Fidelity", "parsimony": "Parsimony", "stability": "Stability", "rule": "Rules (Anchor)",
+              "counterfactual": "Counterfactuals (DiCE)"}
+
+
+@dataclass(frozen=True)
+class MetricGroup:
+    title: str
+    frame: pd.DataFrame  # method, then one text column per metric; only methods with a value here
+    help: dict[str, str]  # column label -> tooltip (meaning and direction)
+
+
 @dataclass(frozen=True)
 class MetricsTable:
-    frame: pd.DataFrame  # method, status, then one text column per metric
-    help: dict[str, str]  # column label -> tooltip (meaning, direction, derived note)
+    groups: list[MetricGroup]
     failed: dict[str, str]  # method -> error message
     any_derived: bool
 
@@ -52,34 +64,56 @@ def column_label(metric: str, direction: str) -> str:
     return f"{metric_title(metric)} {ARROWS.get(direction, '')}".strip()
 
 
+def _category(metric: str) -> str:
+    try:
+        return get_spec(metric).category
+    except KeyError:
+        return "other"
+
+
 def build_metrics_table(wide: pd.DataFrame | None, long: pd.DataFrame | None) -> MetricsTable:
-    """The presentation table of a run's technical metrics (long table preferred, wide as fallback)."""
+    """The run's technical metrics as one small table per metric category (long table preferred)."""
     table = as_long(long if long is not None and len(long) else wide)
+    table = table[table["value"].notna()]
     failed = method_errors(wide)
-    methods = [m for m in METHODS if m in set(table["method"]) | set(failed)]
-    metrics = list(dict.fromkeys(table["metric"]))
-    rows, help_, any_derived = [], {}, False
-    for metric in metrics:
-        spec = table[table["metric"] == metric].iloc[0]
-        label = column_label(metric, spec["direction"])
-        meaning = spec["meaning"] if isinstance(spec["meaning"], str) else ""
-        help_[label] = f"{meaning} ({spec['direction']} is better)".strip()
-    for method in methods:
-        row = {"method": method, "status": f"failed: {failed[method]}" if method in failed else "ok"}
-        mrows = table[table["method"] == method].set_index("metric")
+    groups, any_derived = [], False
+    by_category: dict[str, list[str]] = {}
+    for metric in dict.fromkeys(table["metric"]):
+        by_category.setdefault(_category(metric), []).append(metric)
+    for category in [*CATEGORIES, *sorted(set(by_category) - set(CATEGORIES))]:
+        metrics = by_category.get(category)
+        if not metrics:
+            continue
+        rows, help_ = [], {}
         for metric in metrics:
-            label = column_label(metric, table.loc[table["metric"] == metric, "direction"].iloc[0])
-            if metric not in mrows.index:
-                row[label] = NOT_APPLICABLE
-                continue
-            r = mrows.loc[metric]
-            cell = with_interval(r["value"], r["ci_low"], r["ci_high"])
-            if bool(r["derived"]) and cell != NOT_APPLICABLE:
-                cell += f" {DERIVED_MARK}"
-                any_derived = True
-            row[label] = cell
-        rows.append(row)
-    frame = pd.DataFrame(rows, columns=["method", "status", *help_])
-    # A metric that no method has a value for only adds an empty column.
-    keep = [c for c in help_ if (frame[c] != NOT_APPLICABLE).any()]
-    return MetricsTable(frame[["method", "status", *keep]], {k: help_[k] for k in keep}, failed, any_derived)
+            spec = table[table["metric"] == metric].iloc[0]
+            meaning = spec["meaning"] if isinstance(spec["meaning"], str) else ""
+            help_[column_label(metric, spec["direction"])] = f"{meaning} ({spec['direction']} is better)".strip()
+        sub = table[table["metric"].isin(metrics)]
+        for method in [m for m in METHODS if m in set(sub["method"])]:
+            row = {"method": method}
+            mrows = sub[sub["method"] == method].set_index("metric")
+            for metric, label in zip(metrics, help_):
+                if metric not in mrows.index:
+                    row[label] = NOT_APPLICABLE
+                    continue
+                r = mrows.loc[metric]
+                row[label] = with_interval(r["value"], r["ci_low"], r["ci_high"])
+                if bool(r["derived"]):
+                    row[label] += f" {DERIVED_MARK}"
+                    any_derived = True
+            rows.append(row)
+        groups.append(MetricGroup(CATEGORIES.get(category, category.capitalize()),
+                                  pd.DataFrame(rows, columns=["method", *help_]), help_))
+    return MetricsTable(groups, failed, any_derived)
+
+
+def overview_table(wide: pd.DataFrame | None) -> pd.DataFrame:
+    """Per method: family, algorithm, instances explained, seconds, and ok or the error that stopped it."""
+    columns = ["method", "family", "algorithm", "n_instances", "seconds", "status"]
+    if wide is None or wide.empty or "method" not in wide.columns:
+        return pd.DataFrame(columns=columns)
+    failed = method_errors(wide)
+    frame = wide.reindex(columns=[c for c in columns if c != "status"]).copy()
+    frame["status"] = [f"failed: {failed[m]}" if m in failed else "ok" for m in frame["method"]]
+    return frame

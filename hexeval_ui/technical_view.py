@@ -1,4 +1,4 @@
-"""Results → technical metrics: the table with directions and intervals, failures, and the charts."""
+"""Results → technical metrics: what ran, one table per metric category, and the fidelity and parsimony charts."""
 
 from __future__ import annotations
 
@@ -7,32 +7,40 @@ import streamlit as st
 from hexeval_engine.charts import fidelity_chart, parsimony_chart
 
 from .components import section
-from .metrics_table import DERIVED_MARK, build_metrics_table
+from .metrics_table import DERIVED_MARK, build_metrics_table, overview_table
 
 
 def render_technical(run) -> None:
     section("Technical metrics",
-            "Mean over the explained instances with its 95% bootstrap interval in brackets. ↑: higher is better; "
-            "↓: lower is better. Hover a column header for what the metric means.")
+            "How faithful, compact and stable each method's explanations are. Each cell: the mean over the explained "
+            "instances and its 95% bootstrap interval in brackets. ↑ higher is better, ↓ lower is better; hover a "
+            "column header for what the metric means.")
     table = build_metrics_table(run.technical_metrics, run.technical_metrics_long)
     for method, error in table.failed.items():
         st.error(f"**{method} failed** and has no metrics in this run: {error}", icon=":material/error:")
-    if table.frame.empty:
-        st.info("This run has no technical metrics.", icon=":material/info:")
+    with st.expander("Methods in this run (algorithm, time, status)"):
+        st.dataframe(overview_table(run.technical_metrics), hide_index=True, column_config={
+            "n_instances": st.column_config.NumberColumn("instances"),
+            "seconds": st.column_config.NumberColumn("seconds", format="%.2f")})
+    if not table.groups:
+        st.info("This run has no technical metric values.", icon=":material/info:")
         return
-    config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small"),
-              "status": st.column_config.TextColumn("Status", help="ok, or the error that stopped the method")}
-    config |= {label: st.column_config.TextColumn(label, help=text) for label, text in table.help.items()}
-    st.dataframe(table.frame, hide_index=True, column_config=config, key="technical_table")
+    left, right = st.columns(2)
+    for i, group in enumerate(table.groups):
+        with (left if i % 2 == 0 else right):
+            st.markdown(f"**{group.title}**")
+            config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small")}
+            config |= {label: st.column_config.TextColumn(label, help=text) for label, text in group.help.items()}
+            st.dataframe(group.frame, hide_index=True, column_config=config, key=f"metrics_{i}")
     if table.any_derived:
         st.caption(f"{DERIVED_MARK} computed on a *derived* importance vector (Anchor: the features in its rule; "
                    "DiCE: the features its counterfactuals change), so all four methods share one fidelity axis.")
     metrics = run.technical_metrics_long if len(run.technical_metrics_long) else run.technical_metrics
-    left, right = st.columns(2)
-    with left:
-        _chart(fidelity_chart(metrics), "No fidelity values in this run.", "fidelity")
-    with right:
-        _chart(parsimony_chart(metrics), "No parsimony values in this run.", "parsimony")
+    _chart(fidelity_chart(metrics), "No fidelity values in this run.", "fidelity")
+    fig = parsimony_chart(metrics)
+    if fig is not None:
+        fig.update_annotations(font_size=12)  # the panel titles, so long metric names do not collide
+    _chart(fig, "No parsimony values in this run.", "parsimony")
 
 
 def _chart(fig, empty: str, key: str) -> None:

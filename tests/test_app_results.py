@@ -28,17 +28,24 @@ def outputs(tmp_path) -> Path:
     return tmp_path / "outputs"
 
 
+def _frame_element(at, column: str):
+    return next(d for d in at.dataframe if column in d.value.columns)
+
+
 def test_results_show_metrics_with_directions_intervals_and_failures(outputs):
     run = save_fixture_run(outputs, failed="LIME")
     at = open_page(app(viewed_run=str(run)), RESULTS)
-    table = at.dataframe[0]
-    frame = table.value.set_index("method")
-    assert frame.loc["SHAP", "Fidelity deletion ↓"] == "0.20 [0.15, 0.25]"
-    assert frame.loc["SHAP", "Fidelity insertion ↑"] == "0.80 [0.75, 0.85]"
-    assert frame.loc["Anchor", "Fidelity deletion ↓"].endswith("†")  # derived importance vector
-    assert frame.loc["LIME", "status"] == "failed: LIME exploded on purpose"
-    config = json.loads(table.proto.columns)
-    assert config["Rule length ↓"]["help"] == "meaning of rule_length (lower is better)"
+    fidelity = _frame_element(at, "Fidelity deletion ↓").value.set_index("method")
+    assert fidelity.loc["SHAP", "Fidelity deletion ↓"] == "0.20 [0.15, 0.25]"
+    assert fidelity.loc["SHAP", "Fidelity insertion ↑"] == "0.80 [0.75, 0.85]"
+    assert fidelity.loc["Anchor", "Fidelity deletion ↓"].endswith("†")  # derived importance vector
+    assert "LIME" not in fidelity.index  # it has no values; its failure is shown instead
+    rules = _frame_element(at, "Rule length ↓")
+    assert rules.value["method"].tolist() == ["Anchor"]
+    assert json.loads(rules.proto.columns)["Rule length ↓"]["help"] == "meaning of rule_length (lower is better)"
+    overview = frame_with(at, "algorithm").set_index("method")
+    assert overview.loc["LIME", "status"] == "failed: LIME exploded on purpose"
+    assert overview.loc["SHAP", "status"] == "ok"
     assert any("LIME failed" in e.value and "exploded on purpose" in e.value for e in at.error)
     titles = chart_titles(at)
     assert any(t.startswith("Fidelity") for t in titles) and any(t.startswith("Parsimony") for t in titles)

@@ -7,6 +7,7 @@ Skipped when Chromium or the Playwright package is missing.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -53,10 +54,21 @@ def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> No
 
 
 @pytest.fixture(scope="module")
-def app_url(tmp_path_factory):
+def outputs_dir(tmp_path_factory) -> Path:
+    """The server's runs root, seeded with two saved heart runs (the second one with a failed LIME)."""
+    from ui_run_fixtures import save_fixture_run
+
+    root = tmp_path_factory.mktemp("outputs")
+    save_fixture_run(root, created="2026-01-02T09:30:00+00:00")
+    save_fixture_run(root, shift=-1, failed="LIME", created="2026-01-03T09:30:00+00:00")
+    return root
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory, outputs_dir):
     port = _free_port()
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = os.environ | {"HEXEVAL_OUTPUTS": str(tmp_path_factory.mktemp("outputs"))}
+    env = os.environ | {"HEXEVAL_OUTPUTS": str(outputs_dir)}
     with open(log, "wb") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
@@ -98,8 +110,14 @@ def _settle(page) -> None:
 
 
 def _shot(page, name: str) -> None:
+    """A screenshot of the whole page: Streamlit scrolls inside its main block, so grow the viewport to fit it."""
+    _settle(page)
+    size = page.viewport_size
+    height = page.evaluate("() => document.querySelector('[data-testid=\"stMain\"]').scrollHeight")
+    page.set_viewport_size({"width": size["width"], "height": max(size["height"], min(int(height), 8000))})
     _settle(page)
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
+    page.set_viewport_size(size)
 
 
 def _no_exception(page) -> None:
@@ -160,3 +178,53 @@ def test_sidebar_use_case_survives_navigation(page):
     _goto(page, "Documentation")
     _goto(page, "Use Case Details")
     page.get_by_role("heading", name="Credit Risk (Finance)").wait_for()
+
+
+def _pick_usecase(page, title: str) -> None:
+    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name=title).click()
+    _settle(page)
+
+
+def _tab(page, name: str) -> None:
+    page.get_by_role("tab", name=name).click()
+    _settle(page)
+
+
+def test_saved_run_loads_into_results_and_recommendations(page):
+    _goto(page, "Configure & Run")
+    _pick_usecase(page, "Heart Disease (Healthcare)")
+    page.get_by_text("Load previous results").wait_for()
+    _shot(page, "10_saved_runs")
+    page.get_by_role("button", name="Load", exact=True).click()
+    page.get_by_role("heading", name="Results", level=1).wait_for()
+    page.get_by_test_id("stDataFrame").first.wait_for()
+    page.get_by_text("Technical metrics").first.wait_for()
+    _no_exception(page)
+    _shot(page, "11_results_technical")
+    _tab(page, "Persona ratings")
+    page.get_by_text("Ratings on six dimensions (all personas)").wait_for()
+    _shot(page, "12_results_ratings")
+    _tab(page, "Case explorer")
+    page.get_by_text("As the personas saw it").first.wait_for()
+    _shot(page, "13_results_case_explorer")
+    _goto(page, "Recommendations")
+    page.get_by_text("Who should see what").wait_for()
+    page.locator(".js-plotly-plot").first.wait_for()
+    _no_exception(page)
+    _shot(page, "14_recommendations")
+
+
+def test_two_saved_runs_compare(page):
+    _goto(page, "Configure & Run")
+    page.get_by_text("Compare two runs").wait_for()
+    picker = page.get_by_test_id("stMultiSelect")
+    for day in ("2026-01-02", "2026-01-03"):
+        picker.click()
+        page.get_by_role("option", name=re.compile(day)).click()
+        _settle(page)
+        page.keyboard.press("Escape")
+    page.get_by_role("button", name="Compare", exact=True).click()
+    page.get_by_text("Recommendation changes").wait_for()
+    _no_exception(page)
+    _shot(page, "15_compare_runs")
