@@ -1,0 +1,118 @@
+"""End to end: the CLI on both bundled use cases, crash safety, and API keys never saved."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from hexeval_engine import evaluate, get_usecase, load_config
+from hexeval_engine.cli.main import main as cli
+from hexeval_engine.config import deep_merge
+from hexeval_engine.runs import list_runs, load_run, scan_runs
+
+SMALL = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 200,
+                        "explainers": {"shap": {"background_size": 30},
+                                       "lime": {"num_samples": 200, "stability_subset": 2},
+                                       "anchor": {"max_instances": 2}, "dice": {"max_instances": 2}},
+                        "stability": {"repeats": 2}},
+         "personas": {"sample_instances": 1}}
+
+
+def small_config(tmp_path, usecase: str) -> Path:
+    """The use case's own config with small settings (personas file made absolute)."""
+    uc = get_usecase(usecase)
+    raw = yaml.safe_load(uc.config_path.read_text())
+    raw["personas"]["file"] = str(uc.personas_path)
+    raw = deep_merge(raw, SMALL)
+    path = tmp_path / f"{usecase}_small.yaml"
+    path.write_text(yaml.safe_dump(raw))
+    load_config(path)  # stays valid
+    return path
+
+
+@pytest.mark.parametrize("usecase", ["heart", "credit_risk"])
+def test_cli_evaluate_bundled_usecase(tmp_path, usecase, capsys):
+    out = tmp_path / "runs"
+    code = cli(["evaluate", "--usecase", usecase, "--config", str(small_config(tmp_path, usecase)),
+                "--output", str(out), "--quiet"])
+    printed = capsys.readouterr().out
+    assert code == 0, printed
+    runs = list_runs(out, usecase)
+    assert len(runs) == 1 and str(runs[0].path) in printed
+    run = load_run(runs[0].path)
+    assert run.technical_metrics["method"].tolist() == ["SHAP", "LIME", "Anchor", "DiCE"]
+    assert (run.technical_metrics["error"] == "").all(), run.technical_metrics["error"].tolist()
+    ratings = run.persona_ratings
+    n_personas = ratings["persona_role"].nunique()
+    assert len(ratings) == n_personas * 4 and (ratings["status"] == "ok").all()
+    assert set(ratings["rater"]) == {"simulated"} and "SIMULATED" in printed
+    assert set(run.recommendations["stakeholders"]) == set(ratings["persona_role"])
+    assert run.manifest["model"]["sha256"] and run.manifest["data"]["sha256"]
+    assert run.manifest["library_versions"]["shap"] and run.manifest["timings"]["technical"] > 0
+    assert any(e["shown_to_personas"] for e in run.explanations)
+    assert cli(["report", str(run.path)]) == 0
+    html = (run.path / "report.html").read_text()
+    assert "simulated" in html.lower()
+    assert not re.search(r"""<(script|link|img)[^>]+(src|href)=["']?https?://""", html, re.I)
+
+
+def test_cli_usage_and_failure_exit_codes(tmp_path, capsys):
+    assert cli(["evaluate"]) == 2
+    heart, credit = get_usecase("heart"), get_usecase("credit_risk")
+    assert cli(["evaluate", str(heart.model_path), str(credit.data_path), "--target", "loan_status",
+                "--output", str(tmp_path), "--quiet"]) == 1
+    assert "cannot be evaluated on this data" in capsys.readouterr().err
+    assert list_runs(tmp_path) == []
+    assert cli(["runs", "show", "nope", "--output", str(tmp_path)]) == 1
+
+
+def test_killed_run_leaves_previous_runs_intact(tmp_path):
+    out = tmp_path / "runs"
+    config = small_config(tmp_path, "heart")
+    assert cli(["evaluate", "--usecase", "heart", "--config", str(config), "--output", str(out), "--quiet"]) == 0
+    (before,) = list_runs(out)
+    snapshot = {p.name: p.read_bytes() for p in before.path.iterdir()}
+    slow = yaml.safe_load(config.read_text())
+    slow["evaluation"]["sample_size"] = 60
+    slow["evaluation"]["explainers"]["anchor"]["max_instances"] = 30
+    slow_path = tmp_path / "slow.yaml"
+    slow_path.write_text(yaml.safe_dump(slow))
+    proc = subprocess.Popen([sys.executable, "-m", "hexeval_engine", "evaluate", "--usecase", "heart", "--config",
+                             str(slow_path), "--output", str(out), "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(4)
+    assert proc.poll() is None, "the run finished before it could be killed; make it slower"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    runs, problems = scan_runs(out)
+    assert [r.run_id for r in runs] == [before.run_id] and problems == []
+    assert {p.name: p.read_bytes() for p in before.path.iterdir()} == snapshot
+
+
+def test_api_key_never_written(tmp_path, llm_server, monkeypatch):
+    sentinel = "sk-SENTINEL-9f3c2a7e-never-save-me"
+    monkeypatch.setenv("OPENAI_API_KEY", sentinel)
+    out = tmp_path / "runs"
+    result = evaluate(usecase="heart", config_path=small_config(tmp_path, "heart"), output_dir=out,
+                      config_overrides={"personas": {"rater": "openai", "base_url": llm_server.url,
+                                                     "llm_model": "test-model"}})
+    assert llm_server.completion_requests()
+    assert all(r.headers.get("authorization") == f"Bearer {sentinel}" for r in llm_server.completion_requests())
+    ratings = result.persona_ratings
+    assert (ratings["status"] == "ok").all() and set(ratings["rater"]) == {"openai"}
+    run = load_run(result.output_path)
+    from hexeval_engine.report import write_report
+
+    write_report(run, result.output_path / "report.html")
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert any(p.name == "run.json" for p in files) and any(p.suffix == ".sqlite" for p in files)
+    for path in files:
+        assert sentinel.encode() not in path.read_bytes(), f"API key leaked into {path}"
