@@ -28,7 +28,9 @@ def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int]) -
     proba = model.predict_proba(rows)[:, 1]
     threshold = float(getattr(model, "threshold", 0.5))
     cases = {}
-    for (_, row), iid, p in zip(rows.iterrows(), instance_ids, proba):
+    # iterrows on an all-numeric frame upcasts every value to float (0 -> 0.0), which misses value labels
+    # keyed "0"; iterating an object copy keeps each column's own values.
+    for (_, row), iid, p in zip(rows.astype(object).iterrows(), instance_ids, proba):
         features = tuple(CaseFeature(f, domain.feature_descriptions.get(f, f), data.coder.label(f, row[f]))
                          for f in data.feature_names)
         predicted = int(p >= threshold)

@@ -1,0 +1,15 @@
+"""The case a persona reads shows the use case's value labels, not raw codes."""
+
+from __future__ import annotations
+
+from hexeval_engine.raters.case import build_cases
+
+
+def test_heart_case_features_use_value_labels(usecase_bundle):
+    _, config, data, model = usecase_bundle("heart")
+    case = build_cases(model, data, config.domain, [0])[0]
+    values = {f.name: f.value for f in case.features}
+    labels = config.domain.value_labels
+    for feature in ("sex", "cp", "fbs", "thal"):
+        assert values[feature] == labels[feature][str(data.X_test[feature].iloc[0])], feature
+    assert values["age"] == str(data.X_test["age"].iloc[0])  # numeric features stay numbers
