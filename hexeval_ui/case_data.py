@@ -39,8 +39,9 @@ def _case_rows(source: str, sha256: str, config_json: str, target: str | None, i
     if ids and max(ids) >= len(data.X_test):
         raise CaseDataUnavailable("the re-created test split is smaller than the run's, so its rows may differ")
     rows = data.X_test.iloc[list(ids)]
-    labelled = {iid: {f: data.coder.label(f, row[f]) for f in data.feature_names}
-                for iid, (_, row) in zip(ids, rows.iterrows())}
+    # Column by column: a row of an all-numeric frame would turn every code into a float and miss its label.
+    labelled = {iid: {f: data.coder.label(f, rows[f].iloc[k]) for f in data.feature_names}
+                for k, iid in enumerate(ids)}
     descriptions = config.domain.feature_descriptions
     frame = pd.DataFrame(labelled)
     frame.insert(0, "meaning", [descriptions.get(f, "") for f in frame.index])

@@ -25,13 +25,13 @@ def render_technical(run) -> None:
     if not table.groups:
         st.info("This run has no technical metric values.", icon=":material/info:")
         return
-    left, right = st.columns(2)
-    for i, group in enumerate(table.groups):
-        with (left if i % 2 == 0 else right):
-            st.markdown(f"**{group.title}**")
-            config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small")}
-            config |= {label: st.column_config.TextColumn(label, help=text) for label, text in group.help.items()}
-            st.dataframe(group.frame, hide_index=True, column_config=config, key=f"metrics_{i}")
+    for start in range(0, len(table.groups), 2):
+        for col, group in zip(st.columns(2), table.groups[start:start + 2]):
+            with col:
+                st.markdown(f"**{group.title}**")
+                config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small")}
+                config |= {label: st.column_config.TextColumn(label, help=text) for label, text in group.help.items()}
+                st.dataframe(group.frame, hide_index=True, column_config=config)
     if table.any_derived:
         st.caption(f"{DERIVED_MARK} computed on a *derived* importance vector (Anchor: the features in its rule; "
                    "DiCE: the features its counterfactuals change), so all four methods share one fidelity axis.")

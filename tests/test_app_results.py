@@ -64,6 +64,7 @@ def test_results_show_simulated_ratings_radar_personas_and_cases(outputs):
     assert at.selectbox(key="case_pick").value == 3
     values = next(d.value for d in at.dataframe if "value" in d.value.columns)
     assert "age" in values.index and "meaning" in values.columns
+    assert values.loc["cp", "value"] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
     page = texts(at)
     for method in ("SHAP", "LIME", "Anchor", "DiCE"):
         assert f"{method} plain text for case 3" in page

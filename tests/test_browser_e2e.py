@@ -198,7 +198,7 @@ def test_saved_run_loads_into_results_and_recommendations(page):
     _shot(page, "10_saved_runs")
     page.get_by_role("button", name="Load", exact=True).click()
     page.get_by_role("heading", name="Results", level=1).wait_for()
-    page.get_by_test_id("stDataFrame").first.wait_for()
+    page.get_by_text("Rules (Anchor)").wait_for()
     page.get_by_text("Technical metrics").first.wait_for()
     _no_exception(page)
     _shot(page, "11_results_technical")
