@@ -40,20 +40,26 @@ def render_case_explorer(run) -> None:
     iid = left.selectbox("Case (test-set row)", ids, key="case_pick",
                          format_func=lambda i: f"Case {i}" + (" · rated by personas" if i in rated else ""))
     personas = _persona_options(run.persona_ratings, iid) if has_ratings(run) else []
-    persona = right.selectbox("Ratings of", [ALL_PERSONAS, *personas], key="case_persona",
-                              disabled=not personas, help="Show every persona's ratings of this case, or one persona's.")
+    persona = right.selectbox("Ratings of", [*personas, ALL_PERSONAS], key="case_persona",
+                              disabled=not personas, help="One persona's ratings of this case, or every persona's.")
     _prediction(by_case[iid], domain)
-    with st.expander("Feature values of this case", expanded=False):
-        try:
-            values = case_values(run, [iid])
-        except CaseDataUnavailable as err:
-            st.caption(f"Feature values are not available: {err}.")
-        else:
-            st.dataframe(values.rename(columns={iid: "value"}), column_config={"_index": "feature"})
+    _feature_values(run, iid)
     cols = st.columns(len([m for m in METHODS if m in by_case[iid]]) or 1)
     for col, method in zip(cols, [m for m in METHODS if m in by_case[iid]]):
         with col.container(border=True):
             _explanation(by_case[iid][method], _case_ratings(run, iid, method, persona), is_simulated(run))
+
+
+def _feature_values(run, iid: int) -> None:
+    try:
+        values = case_values(run, [iid])
+    except CaseDataUnavailable as err:
+        st.caption(f"Feature values are not available: {err}.")
+        return
+    row = values[[iid]].T  # one row, one column per feature; hover a header for its meaning
+    st.dataframe(row, hide_index=True, key="case_values",
+                 column_config={f: st.column_config.TextColumn(f, help=values.at[f, "meaning"] or None)
+                                for f in values.index})
 
 
 def _persona_options(ratings: pd.DataFrame, iid: int) -> list[str]:

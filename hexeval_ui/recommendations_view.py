@@ -22,7 +22,7 @@ LEAD_BADGES = {
 
 
 def render_recommendations(run) -> None:
-    render_run_summary(run)
+    render_run_summary(run, explain_simulated=False)  # the simulated note below says what it means here
     recs = run.recommendations or {}
     stakeholders = list((recs.get("stakeholders") or {}).values())
     if recs.get("mode") == "technical_only":
@@ -83,7 +83,7 @@ def _card(entry: dict, run) -> None:
     if entry.get("score") is not None:
         st.caption(f"Score {with_interval(entry['score'], entry.get('score_ci_low'), entry.get('score_ci_high'))}"
                    + (f" · runner-up {entry['runner_up']}" if entry.get("runner_up") else ""))
-    st.markdown(entry.get("reasoning") or "")
+    st.markdown(reasoning_lead(entry.get("reasoning") or ""))
     strengths, concerns = entry.get("strengths") or [], entry.get("concerns") or []
     if strengths:
         st.markdown("**Strengths**\n" + "\n".join(f"- :green[:material/check:] {s}" for s in strengths))
@@ -97,6 +97,11 @@ def _card(entry: dict, run) -> None:
             **{c: st.column_config.TextColumn(c.replace("_", " ").capitalize(),
                                               help="component value (0–1) × effective weight = contribution")
                for c in COMPONENTS}})
+
+
+def reasoning_lead(reasoning: str) -> str:
+    """The engine's reasoning without its "Strengths: … Concerns: …" tail, which the card lists as bullets."""
+    return reasoning.split(" Strengths:", 1)[0]
 
 
 def alternatives_table(entry: dict) -> pd.DataFrame:

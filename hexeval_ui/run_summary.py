@@ -40,13 +40,13 @@ def rater_badge(run) -> None:
                  help="Ratings written by an LLM playing each persona.")
 
 
-def render_run_summary(run) -> None:
+def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     m = run.manifest
     sample = (m.get("counts") or {}).get("sample_size", "?")
     title = m.get("usecase_title") or m.get("usecase", "?")
     st.markdown(f"**{title}** · run `{run.run_id}` · {m.get('created', '')[:16].replace('T', ' ')} UTC · "
                 f"{sample} instances · {run.rater_label}")
     rater_badge(run)
-    if has_ratings(run) and is_simulated(run):
+    if explain_simulated and has_ratings(run) and is_simulated(run):
         st.caption("Persona ratings in this run come from the **simulated** rater, not from an LLM or real people: "
                    "read them as a demonstration of the method, not as evidence about real stakeholders.")

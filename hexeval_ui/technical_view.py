@@ -9,6 +9,8 @@ from hexeval_engine.charts import fidelity_chart, parsimony_chart
 from .components import section
 from .metrics_table import DERIVED_MARK, build_metrics_table, overview_table
 
+HALF_WIDTH_CHARS = 66  # about what half of the wide layout shows without a horizontal scrollbar
+
 
 def render_technical(run) -> None:
     section("Technical metrics",
@@ -25,8 +27,8 @@ def render_technical(run) -> None:
     if not table.groups:
         st.info("This run has no technical metric values.", icon=":material/info:")
         return
-    for start in range(0, len(table.groups), 2):
-        for col, group in zip(st.columns(2), table.groups[start:start + 2]):
+    for row in _rows(table.groups):
+        for col, group in zip(st.columns(len(row)), row):
             with col:
                 st.markdown(f"**{group.title}**")
                 config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small")}
@@ -41,6 +43,21 @@ def render_technical(run) -> None:
     if fig is not None:
         fig.update_annotations(font_size=12)  # the panel titles, so long metric names do not collide
     _chart(fig, "No parsimony values in this run.", "parsimony")
+
+
+def _rows(groups) -> list[list]:
+    """Narrow tables two to a row, wide ones (many or long metric names) on a row of their own."""
+    rows, pending = [], []
+    for group in groups:
+        chars = 10 + sum(max(len(label), 19) for label in group.help)  # ~ characters a row of the table needs
+        if chars > HALF_WIDTH_CHARS:
+            rows.append([group])
+        else:
+            pending.append(group)
+            if len(pending) == 2:
+                rows.append(pending)
+                pending = []
+    return rows + ([pending] if pending else [])
 
 
 def _chart(fig, empty: str, key: str) -> None:

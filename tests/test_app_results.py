@@ -62,16 +62,16 @@ def test_results_show_simulated_ratings_radar_personas_and_cases(outputs):
     assert "Ratings on six dimensions (Patient)" in chart_titles(at)
     # Case explorer: the first rated case, its real feature values, every method's text and ratings.
     assert at.selectbox(key="case_pick").value == 3
-    values = next(d.value for d in at.dataframe if "value" in d.value.columns)
-    assert "age" in values.index and "meaning" in values.columns
-    assert values.loc["cp", "value"] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
+    values = frame_with(at, "cp")
+    assert len(values) == 1 and "age" in values.columns
+    assert values["cp"].iloc[0] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
     page = texts(at)
     for method in ("SHAP", "LIME", "Anchor", "DiCE"):
         assert f"{method} plain text for case 3" in page
-    assert "Alex Moreau on DiCE for case 3" in page
-    at.selectbox(key="case_persona").set_value("Lead Cardiologist").run()
-    assert "Alex Moreau on DiCE for case 3" not in texts(at)
-    assert "Dr. Sam Okafor on DiCE for case 3" in texts(at)
+    assert "Dr. Sam Okafor on DiCE for case 3" in page  # the first persona's ratings by default
+    assert "Alex Moreau on DiCE for case 3" not in page
+    at.selectbox(key="case_persona").set_value("All personas").run()
+    assert "Alex Moreau on DiCE for case 3" in texts(at) and "Dr. Sam Okafor on DiCE for case 3" in texts(at)
 
 
 def test_results_offer_every_run_file_and_the_html_report(outputs):

@@ -191,6 +191,45 @@ def _tab(page, name: str) -> None:
     _settle(page)
 
 
+def _set_number(page, label: str, value: int) -> None:
+    box = page.get_by_label(label, exact=True)
+    box.fill(str(value))
+    box.press("Enter")
+    _settle(page)
+
+
+def test_run_heart_disease_then_results_and_recommendations(page):
+    _goto(page, "Configure & Run")
+    _pick_usecase(page, "Heart Disease (Healthcare)")
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("Home")  # the smallest sample size (5)
+    _settle(page)
+    _set_number(page, "Perturbation samples", 200)
+    page.get_by_label("Max instances", exact=True).nth(0).fill("2")
+    page.get_by_label("Max instances", exact=True).nth(0).press("Enter")
+    _settle(page)
+    page.get_by_label("Max instances", exact=True).nth(1).fill("2")
+    page.get_by_label("Max instances", exact=True).nth(1).press("Enter")
+    _settle(page)
+    _set_number(page, "Instances per persona", 1)
+    page.get_by_role("button", name="Run evaluation").click()
+    page.get_by_text("See the results").wait_for(timeout=120_000)
+    _no_exception(page)
+    _shot(page, "09_run_complete")
+    page.get_by_text("See the results").click()
+    page.get_by_role("heading", name="Results", level=1).wait_for()
+    page.get_by_text("5 instances").first.wait_for()
+    _tab(page, "Persona ratings")
+    page.get_by_text("Ratings on six dimensions (all personas)").wait_for()
+    page.locator(".js-plotly-plot .polar").first.wait_for()
+    _no_exception(page)
+    _shot(page, "09a_run_results_radar")
+    _goto(page, "Recommendations")
+    page.get_by_text("Who should see what").wait_for()
+    _no_exception(page)
+    _shot(page, "09b_run_recommendations")
+
+
 def test_saved_run_loads_into_results_and_recommendations(page):
     _goto(page, "Configure & Run")
     _pick_usecase(page, "Heart Disease (Healthcare)")
