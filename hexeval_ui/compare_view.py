@@ -30,21 +30,30 @@ def change_style(difference, direction: str) -> str:
     return BETTER if improved else WORSE
 
 
+def _fmt(value, pattern: str) -> str:
+    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else pattern.format(value)
+
+
 def _metrics(diff: pd.DataFrame):
-    table = diff.copy()
-    table["metric"] = [f"{metric_title(m)} {ARROWS.get(d, '')}" for m, d in zip(table["metric"], table["direction"])]
+    table = diff.reset_index(drop=True)
     styles = [change_style(v, d) for v, d in zip(table["difference"], table["direction"])]
-    shown = table[["method", "metric", "a", "b", "difference"]].reset_index(drop=True)
-    return (shown.style.format({"a": "{:.3f}", "b": "{:.3f}", "difference": "{:+.3f}"}, na_rep="—")
-            .apply(lambda col: styles if col.name == "difference" else [""] * len(col), axis=0))
+    shown = pd.DataFrame({
+        "method": table["method"],
+        "metric": [f"{metric_title(m)} {ARROWS.get(d, '')}" for m, d in zip(table["metric"], table["direction"])],
+        "A": [_fmt(v, "{:.3f}") for v in table["a"]], "B": [_fmt(v, "{:.3f}") for v in table["b"]],
+        "difference": [_fmt(v, "{:+.3f}") for v in table["difference"]]})
+    return shown.style.apply(lambda col: styles if col.name == "difference" else [""] * len(col), axis=0)
 
 
 def _ratings(diff: pd.DataFrame):
-    columns = ["persona_role", "explanation_type", *[f"{d}_difference" for d in DIMENSIONS]]
-    shown = diff[columns].rename(columns={f"{d}_difference": d.replace("_", " ") for d in DIMENSIONS})
-    numeric = [d.replace("_", " ") for d in DIMENSIONS]
-    return (shown.style.format({c: "{:+.2f}" for c in numeric}, na_rep="—")
-            .map(lambda v: change_style(v, "higher"), subset=numeric))
+    table = diff.reset_index(drop=True)
+    shown = pd.DataFrame({"persona": table["persona_role"], "method": table["explanation_type"]})
+    styles = {}
+    for d in DIMENSIONS:
+        label = d.replace("_", " ")
+        shown[label] = [_fmt(v, "{:+.2f}") for v in table[f"{d}_difference"]]
+        styles[label] = [change_style(v, "higher") for v in table[f"{d}_difference"]]
+    return shown.style.apply(lambda col: styles.get(col.name, [""] * len(col)), axis=0)
 
 
 def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
@@ -60,16 +69,13 @@ def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
             st.markdown("\n".join(f"- **{who}**: {old or 'none'} → **{new or 'none'}**" for who, (old, new) in changes.items()))
         else:
             st.caption("Every stakeholder gets the same method in both runs.")
-        left, right = st.columns(2)
-        with left:
-            st.markdown("**Technical metrics**")
-            if result["metrics"].empty:
-                st.caption("One of the runs has no metric table to compare.")
-            else:
-                st.dataframe(_metrics(result["metrics"]), hide_index=True, key="compare_metrics")
-        with right:
-            st.markdown("**Mean persona ratings** (1–5)")
-            if result["ratings"].empty:
-                st.caption("One of the runs has no persona ratings.")
-            else:
-                st.dataframe(_ratings(result["ratings"]), hide_index=True, key="compare_ratings")
+        st.markdown("**Technical metrics**")
+        if result["metrics"].empty:
+            st.caption("One of the runs has no metric table to compare.")
+        else:
+            st.dataframe(_metrics(result["metrics"]), hide_index=True)
+        st.markdown("**Mean persona ratings** (change on the 1–5 scale)")
+        if result["ratings"].empty:
+            st.caption("One of the runs has no persona ratings.")
+        else:
+            st.dataframe(_ratings(result["ratings"]), hide_index=True)

@@ -150,9 +150,10 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     assert f"Run A `{a.name}` → run B `{b.name}`" in page  # older run is A whatever the pick order
     metrics = frame_with(at, "difference")
     shap = metrics[(metrics["method"] == "SHAP") & (metrics["metric"] == "Fidelity insertion ↑")].iloc[0]
-    assert shap["difference"] == pytest.approx(-0.1)
-    ratings = frame_with(at, "persona_role")
-    assert (ratings["trust"].dropna() < 0).all() and ratings["trust"].isna().any()  # DiCE unrated in B
+    assert shap["difference"] == "-0.100" and shap["A"] == "0.800"
+    ratings = frame_with(at, "persona").set_index(["persona", "method"])
+    assert ratings.loc[("Patient", "SHAP"), "trust"].startswith("-")
+    assert ratings.loc[("Patient", "DiCE"), "trust"] == "—"  # DiCE failed in run B, so it was not rated
     assert "**Patient**: DiCE → **" in page  # DiCE failed in run B, so the patient gets another method
     button(at, "Close comparison").click().run()
     assert "Run A" not in texts(at)
