@@ -94,9 +94,9 @@ _PHRASES = {  # (family or "persona", component) -> (strength wording, concern w
     ("attribution", "technical_fidelity"): ("faithful to the model", "weak fidelity to the model"),
     ("attribution", "technical_parsimony"): ("attributions concentrated on few features",
                                              "attributions spread over many features"),
-    ("rule", "technical_fidelity"): ("high rule precision", "low rule precision"),
+    ("rule", "technical_fidelity"): ("faithful rule", "weakly faithful rule"),
     ("rule", "technical_parsimony"): ("wide rule coverage", "low rule coverage"),
-    ("counterfactual", "technical_fidelity"): ("high counterfactual validity", "low counterfactual validity"),
+    ("counterfactual", "technical_fidelity"): ("valid, faithful counterfactuals", "weakly valid counterfactuals"),
     ("counterfactual", "technical_parsimony"): ("few features changed", "many features changed"),
     ("persona", "persona_trust"): ("high trust from this persona", "low trust from this persona"),
     ("persona", "persona_satisfaction"): ("high satisfaction for this persona", "low satisfaction for this persona"),
@@ -375,8 +375,9 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
     for m in candidates:
         for comp in technical_scores[m]["components"].values():
             if comp["value"] is not None and not comp["ci_known"]:
-                notes.append(f"{m}: a metric behind {comp['definition'].split(' (')[0]} has no confidence "
-                             "interval; its interval is taken as the whole scale")
+                missing = [t["label"] for t in comp["metrics"] if t["ci_low"] is None or t["ci_high"] is None]
+                notes.append(f"{m}: {', '.join(missing)} has no confidence interval; its interval is taken as "
+                             "the whole scale")
     rated = _rated(ratings)
     for m in sorted(set(rated["method"]) - set(candidates)):
         notes.append(f"ratings of {m} are ignored: it is not among the methods that can be recommended")

@@ -24,6 +24,14 @@ and ``1 - 1 / max(v, 1)`` when higher is better. Both maps are monotone, so a me
 interval maps endpoint to endpoint. A component averaging two metrics averages their intervals'
 endpoints too (conservative: it assumes the two errors move together).
 
+Why rules and counterfactuals also count the deletion/insertion AUCs: precision and validity sit
+near 1 almost by construction (Anchor searches until precision passes its threshold; DiCE keeps
+searching until the prediction flips), while attribution fidelity on the deletion/insertion scale
+rarely exceeds 0.7. Scored on their own terms alone, Anchor and DiCE would win every fidelity
+comparison by a scale artefact. Their derived importance vectors (rule features; features changed)
+put all four methods on one axis, so each family's own faithfulness term is averaged with that
+common axis when it was measured.
+
 A component whose metrics are all missing is reported as missing (``value`` None); the recommender
 then scores that method on the components it has and says so.
 """
@@ -59,11 +67,15 @@ FAMILY_TERMS: dict[str, dict[str, tuple[Term, ...]]] = {
         "technical_parsimony": (Term("gini_sparseness", "unit", "Gini sparseness", "decimal"),),
     },
     "rule": {
-        "technical_fidelity": (Term("rule_precision", "unit", "rule precision", "percent"),),
+        "technical_fidelity": (Term("rule_precision", "unit", "rule precision", "percent"),
+                               Term("fidelity_insertion", "unit", "insertion AUC (derived)", "decimal"),
+                               Term("fidelity_deletion", "unit", "deletion AUC (derived)", "decimal")),
         "technical_parsimony": (Term("rule_coverage", "unit", "rule coverage", "percent"),),
     },
     "counterfactual": {
-        "technical_fidelity": (Term("counterfactual_validity", "unit", "counterfactual validity", "percent"),),
+        "technical_fidelity": (Term("counterfactual_validity", "unit", "counterfactual validity", "percent"),
+                               Term("fidelity_insertion", "unit", "insertion AUC (derived)", "decimal"),
+                               Term("fidelity_deletion", "unit", "deletion AUC (derived)", "decimal")),
         "technical_parsimony": (Term("counterfactual_sparsity", "count", "features changed", "count",
                                      " features changed per counterfactual"),),
     },
@@ -77,11 +89,13 @@ NORMALISATION = {
         "technical_parsimony": "Gini sparseness of the attributions (0 = spread evenly, 1 = one feature)",
     },
     "rule": {
-        "technical_fidelity": "rule precision (share of covered cases the model predicts the same way)",
+        "technical_fidelity": "mean of rule precision (share of covered cases the model predicts the same way), "
+                              "insertion AUC and 1 - deletion AUC of the rule's derived importance vector",
         "technical_parsimony": "rule coverage (share of cases the rule applies to)",
     },
     "counterfactual": {
-        "technical_fidelity": "counterfactual validity (share of counterfactuals that flip the prediction)",
+        "technical_fidelity": "mean of counterfactual validity (share of counterfactuals that flip the prediction), "
+                              "insertion AUC and 1 - deletion AUC of the derived importance vector (features changed)",
         "technical_parsimony": "1 / max(features changed, 1): one change scores 1.0, two 0.5, four 0.25",
     },
     "persona": "mean rating mapped from 1-5 to 0-1 as (rating - 1) / 4",
