@@ -6,9 +6,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from hexeval_engine import runs
+from hexeval_engine import HexevalError, runs
 
 from . import state
+from .components import empty_state, show_error
 from .engine import outputs_root
 
 
@@ -45,6 +46,19 @@ def manifest_mtime(path) -> float:
 def load_cached(path) -> "runs.RunData":
     """The run at ``path``, loaded once per version of its manifest (a deleted run raises RunError)."""
     return _load(str(path), manifest_mtime(path))
+
+
+def render_viewed_run(render, empty_message: str) -> None:
+    """Render the viewed run with ``render(run)``; the engine's error or ``empty_message`` otherwise."""
+    try:
+        run = viewed_run()
+    except HexevalError as err:
+        show_error(err)
+        run = None
+    if run is None:
+        empty_state(empty_message)
+    else:
+        render(run)
 
 
 def viewed_run():

@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hexeval_engine import get_usecase, load_config, load_model
 from hexeval_engine.prepare import prepare_usecase
 from hexeval_engine.usecase_data import load_data_for_config
+
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def _isolated(monkeypatch, tmp_path):
+    """Every test: saved runs go to an empty temp folder (never the developer's outputs/), no API key or
+    pickle-upload switch leaks in from the environment, and the working directory is the project root."""
+    monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "outputs"))
+    monkeypatch.delenv("HEXEVAL_ALLOW_PICKLE_UPLOADS", raising=False)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.chdir(ROOT)
 
 
 @pytest.fixture(scope="session")

@@ -11,6 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from hexeval_engine import get_usecase
+from app_helpers import app, open_page
 from ui_run_fixtures import save_fixture_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,50 +19,26 @@ PAGES = ["pages/configure_run.py", "pages/usecase_details.py", "pages/results.py
          "pages/documentation.py"]
 
 
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path):
-    """Saved runs go to an empty folder; pickle uploads are off unless a test turns them on."""
-    monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "outputs"))
-    monkeypatch.delenv("HEXEVAL_ALLOW_PICKLE_UPLOADS", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.chdir(ROOT)
-
-
-def _app(**state) -> AppTest:
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-    at.run()
-    for key, value in state.items():
-        at.session_state[key] = value
-    if state:
-        at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def _open(at: AppTest, page: str) -> AppTest:
-    at.switch_page(page).run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 @pytest.mark.parametrize("usecase", ["heart", "credit_risk", "custom"])
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_renders_in_the_empty_state(page, usecase):
-    at = _open(_app(usecase=usecase), page)
+    at = open_page(app(usecase=usecase), page)
     assert at.title and at.title[0].value
     assert not at.error, [e.value for e in at.error]
 
 
 @pytest.mark.parametrize("page", ["pages/results.py", "pages/recommendations.py"])
 def test_result_pages_say_what_to_do_when_there_is_no_run(page):
-    at = _open(_app(), page)
+    at = open_page(app(), page)
     assert any("run an evaluation on Configure & Run" in i.value for i in at.info)
     assert any("configure_run" in str(link.proto.page) for link in at.get("page_link"))
 
 
 def test_use_case_details_shows_the_heart_model_card():
     card = json.loads(get_usecase("heart").model_card_path.read_text())
-    at = _open(_app(usecase="heart"), "pages/usecase_details.py")
+    at = open_page(app(usecase="heart"), "pages/usecase_details.py")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Test ROC-AUC"] == f"{card['test_roc_auc']:.3f}"
     assert metrics["F1"] == f"{card['test_f1']:.3f}"
@@ -72,17 +49,17 @@ def test_use_case_details_shows_the_heart_model_card():
 
 
 def test_sidebar_choices_survive_page_switches():
-    at = _app(usecase="credit_risk", rater_kind="compatible")
+    at = app(usecase="credit_risk", rater_kind="compatible")
     for page in PAGES:
-        _open(at, page)
+        open_page(at, page)
         assert at.session_state["usecase"] == "credit_risk"
         assert at.session_state["rater_kind"] == "compatible"
-    _open(at, "pages/usecase_details.py")
+    open_page(at, "pages/usecase_details.py")
     assert at.header[0].value == "Credit Risk (Finance)"
 
 
 def test_documentation_renders_every_markdown_file():
-    at = _open(_app(), "pages/documentation.py")
+    at = open_page(app(), "pages/documentation.py")
     titles = [t.label for t in at.tabs]
     for md in (ROOT / "docs").glob("*.md"):
         first = md.read_text(encoding="utf-8").splitlines()[0]
@@ -106,7 +83,7 @@ def _upload(at: AppTest, model: tuple[str, bytes], csv: bytes, target: str = "ta
 
 
 def _custom_app_with_previous_results() -> AppTest:
-    return _app(usecase="custom", session_runs={"heart": "/runs/earlier"})
+    return app(usecase="custom", session_runs={"heart": "/runs/earlier"})
 
 
 def test_valid_upload_passes_validation_and_enables_run_settings():
@@ -162,13 +139,13 @@ def test_corrupt_skops_file_is_an_error():
 def test_a_saved_run_is_listed_and_loads_into_results(tmp_path, monkeypatch):
     monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "runs"))
     folder = save_fixture_run(tmp_path / "runs")
-    at = _app(usecase="heart")
+    at = app(usecase="heart")
     assert any(s.label == "Saved run" for s in at.selectbox)
     next(b for b in at.button if b.label == "Load").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["viewed_run"] == str(folder)
     for page in ("pages/results.py", "pages/recommendations.py"):
-        _open(at, page)
+        open_page(at, page)
         assert not at.error, [e.value for e in at.error]
         assert not any("No results yet" in i.value or "No recommendations yet" in i.value for i in at.info)
         assert "Heart Disease (Healthcare)" in at.markdown[0].value
@@ -176,6 +153,6 @@ def test_a_saved_run_is_listed_and_loads_into_results(tmp_path, monkeypatch):
 
 def test_a_deleted_run_shows_the_engine_error_not_a_traceback(tmp_path, monkeypatch):
     monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "runs"))
-    at = _app(usecase="heart", session_runs={"heart": str(tmp_path / "runs" / "heart" / "gone")})
-    _open(at, "pages/results.py")
+    at = app(usecase="heart", session_runs={"heart": str(tmp_path / "runs" / "heart" / "gone")})
+    open_page(at, "pages/results.py")
     assert any("does not exist" in e.value for e in at.error), [e.value for e in at.error]

@@ -15,12 +15,6 @@ from ui_run_fixtures import save_fixture_run
 RESULTS, RECS, CONFIGURE = "pages/results.py", "pages/recommendations.py", "pages/configure_run.py"
 
 
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path):
-    monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "outputs"))
-    monkeypatch.delenv("HEXEVAL_ALLOW_PICKLE_UPLOADS", raising=False)
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.chdir(ROOT)
 
 
 @pytest.fixture

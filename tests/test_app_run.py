@@ -19,11 +19,6 @@ SMALL = {"evaluation": {"sample_size": 5, "explainers": {"lime": {"num_samples":
          "personas": {"sample_instances": 1}}
 
 
-@pytest.fixture(autouse=True)
-def _isolated(monkeypatch, tmp_path):
-    monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "outputs"))
-    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    monkeypatch.chdir(ROOT)
 
 
 @pytest.fixture(scope="session")
