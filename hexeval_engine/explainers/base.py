@@ -18,8 +18,12 @@ the model itself is always asked about the real instance.
 
 from __future__ import annotations
 
+import io
+import logging
+import sys
 import threading
 import zlib
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,6 +33,47 @@ import pandas as pd
 #: Work that seeds and uses the global RNG holds this lock, so threads (e.g. a dask cluster with
 #: ``processes=False``) cannot interleave draws and results stay reproducible.
 GLOBAL_RNG_LOCK = threading.RLock()
+
+log = logging.getLogger(__name__)
+
+
+class _StdioSilencer:
+    """Reference-counted swap of ``sys.stdout``/``sys.stderr`` that is safe across threads.
+
+    ``contextlib.redirect_stdout`` is not: two overlapping uses in different threads can restore
+    each other's sink and leave the process writing into a buffer. Here the first user installs
+    the sinks and the last one restores the real streams; what was captured is logged at DEBUG.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._saved = None
+        self._sink = None
+
+    @contextmanager
+    def __call__(self, source: str):
+        with self._lock:
+            if self._depth == 0:
+                self._saved = (sys.stdout, sys.stderr)
+                self._sink = io.StringIO()
+                sys.stdout = sys.stderr = self._sink
+            self._depth += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._depth -= 1
+                if self._depth == 0:
+                    sys.stdout, sys.stderr = self._saved
+                    captured = self._sink.getvalue().strip()
+                    self._saved = self._sink = None
+                    if captured:
+                        log.debug("Output of %s: %s", source, captured[-2000:])
+
+
+#: ``with silenced("dice_ml"):`` hides a library's prints and progress bars (DiCE prints to stdout).
+silenced = _StdioSilencer()
 
 
 def instance_seed(random_state: int, instance_id: int, stream: str) -> int:

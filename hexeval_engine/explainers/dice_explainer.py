@@ -19,8 +19,6 @@ all instances run together (:func:`~.lockstep.run_lockstep`) so each model call 
 
 from __future__ import annotations
 
-import contextlib
-import io
 import logging
 import threading
 import time
@@ -30,7 +28,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
-from .base import CodedPredictor, ExplainerSpace
+from .base import CodedPredictor, ExplainerSpace, silenced
 from .lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
@@ -96,12 +94,9 @@ class DiceExplainer:
                 return None if frame is None else frame[self.data.feature_names].reset_index(drop=True)
             return run
 
-        chatter = io.StringIO()
-        with contextlib.redirect_stdout(chatter), contextlib.redirect_stderr(chatter):
+        with silenced("dice_ml"):
             results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
                                on_finish=None if on_instance is None else (lambda i: on_instance()))
-        if chatter.getvalue().strip():
-            log.debug("dice_ml output: %s", chatter.getvalue().strip())
         cfs = {i: self._to_raw(r) for i, r in enumerate(results) if isinstance(r, pd.DataFrame) and len(r)}
         cfs = _sparsify(self, queries, classes, cfs)
         seconds = (time.perf_counter() - start) / max(len(M), 1)

@@ -10,6 +10,7 @@ state is re-seeded per instance), so results do not depend on order, chunking or
 
 from __future__ import annotations
 
+import logging
 import time
 
 import numpy as np
@@ -17,6 +18,12 @@ import pandas as pd
 
 from ..explanation import Explanation
 from .base import CodedPredictor, ExplainerSpace
+from .lockstep import run_lockstep
+
+log = logging.getLogger(__name__)
+
+#: Rows whose LIME samples share one model call (``POOL_SIZE * num_samples`` rows per call).
+POOL_SIZE = 128
 
 
 class LimeExplainer:
@@ -40,7 +47,7 @@ class LimeExplainer:
         coder = data.coder
         names = {j: [coder.label(col, v) for v in coder.categories[col]]
                  for j, col in enumerate(coder.feature_names) if col in coder.categories}
-        self.predictor = CodedPredictor(model, coder, max_cached_rows=20_000)
+        self.predictor = CodedPredictor(model, coder, max_cached_rows=200_000)
         self._lime = LimeTabularExplainer(
             self.space.train, mode="classification", feature_names=list(coder.feature_names),
             categorical_features=coder.categorical_indices, categorical_names=names,
@@ -48,32 +55,57 @@ class LimeExplainer:
 
     def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
                 on_instance=None) -> list[Explanation]:
-        """One :class:`Explanation` per row; ``seeds[i]`` seeds the sampling for row ``i``."""
+        """One :class:`Explanation` per row; ``seeds[i]`` seeds the sampling for row ``i``.
+
+        LIME asks the model once per row (``num_samples`` rows); those calls are pooled across
+        rows (:func:`~.lockstep.run_lockstep`). The shared random state is re-seeded from the
+        row's seed before its sampling and again after its model answer, so nothing a row draws
+        depends on the other rows.
+        """
+        start = time.perf_counter()
         M, filled = self.space.encode(X_raw)
         names = self.data.feature_names
         k = min(self.settings.num_features, len(names))
-        out = []
-        for i, iid in enumerate(instance_ids):
-            start = time.perf_counter()
+        rng = self._lime.random_state
+
+        def search(i):
             cls = int(classes[i])
-            self._lime.random_state.seed(int(seeds[i]) % (2**32))
-            result = self._lime.explain_instance(M[i], self.predictor.proba, labels=(cls,), num_features=k,
-                                                 num_samples=self.settings.num_samples)
-            weights = dict(result.as_map()[cls])
-            attributions = {f: float(weights.get(j, 0.0)) for j, f in enumerate(names)}
-            extra = {"intercept": float(result.intercept[cls]), "local_r2": float(result.score),
-                     "local_prediction": float(np.ravel(result.local_pred)[0]),
-                     "conditions": {names[j]: text for j, text in _condition_texts(result, cls)}}
-            if filled[i]:
-                extra["filled_for_explainer"] = filled[i]
-            out.append(Explanation(
-                method=self.method, instance_id=int(iid), predicted_class=cls, probability=float(probabilities[i]),
-                attributions=attributions, importance={f: abs(v) for f, v in attributions.items()},
-                algorithm=f"LimeTabularExplainer ({self.settings.num_samples} samples, quartile discretisation)",
-                seconds=time.perf_counter() - start, extra=extra))
-            if on_instance is not None:
-                on_instance()
-        return out
+
+            def run(predict):
+                def predict_proba(Z):
+                    p1 = predict(Z)
+                    rng.seed((int(seeds[i]) + 1) % (2**32))
+                    return np.column_stack([1.0 - p1, p1])
+
+                rng.seed(int(seeds[i]) % (2**32))
+                return self._lime.explain_instance(M[i], predict_proba, labels=(cls,), num_features=k,
+                                                   num_samples=self.settings.num_samples)
+            return run
+
+        results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
+                               on_finish=None if on_instance is None else (lambda i: on_instance()),
+                               max_together=POOL_SIZE)
+        seconds = (time.perf_counter() - start) / max(len(M), 1)
+        return [self._explanation(iid, int(classes[i]), float(probabilities[i]), results[i], filled[i], seconds)
+                for i, iid in enumerate(instance_ids)]
+
+    def _explanation(self, iid, cls, probability, result, filled, seconds) -> Explanation:
+        base = dict(method=self.method, instance_id=int(iid), predicted_class=cls, probability=probability,
+                    algorithm=f"LimeTabularExplainer ({self.settings.num_samples} samples, quartile discretisation)",
+                    seconds=seconds)
+        if isinstance(result, BaseException):
+            log.error("LIME failed for instance %s", iid, exc_info=result)
+            return Explanation(**base, error=f"{type(result).__name__}: {result}")
+        names = self.data.feature_names
+        weights = dict(result.as_map()[cls])
+        attributions = {f: float(weights.get(j, 0.0)) for j, f in enumerate(names)}
+        extra = {"intercept": float(result.intercept[cls]), "local_r2": float(result.score),
+                 "local_prediction": float(np.ravel(result.local_pred)[0]),
+                 "conditions": {names[j]: text for j, text in _condition_texts(result, cls)}}
+        if filled:
+            extra["filled_for_explainer"] = filled
+        return Explanation(**base, attributions=attributions, importance={f: abs(v) for f, v in attributions.items()},
+                           extra=extra)
 
 
 def _condition_texts(result, cls):

@@ -79,7 +79,7 @@ class _Search(threading.Thread):
 
 
 def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[np.ndarray], np.ndarray], *,
-                 on_finish: Callable[[int], None] | None = None) -> list:
+                 on_finish: Callable[[int], None] | None = None, max_together: int = MAX_TOGETHER) -> list:
     """Run ``fns[i](predict)`` for every ``i`` with pooled predictions.
 
     Parameters
@@ -92,6 +92,8 @@ def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[
         Answers stacked requests (one model call): ``(m, p)`` coded rows -> ``(m,)`` values.
     on_finish : callable, optional
         Called with ``i`` (from the calling thread) as soon as search ``i`` has finished.
+    max_together : int
+        Largest number of searches run (and pooled) together.
 
     Returns
     -------
@@ -102,8 +104,8 @@ def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[
     with GLOBAL_RNG_LOCK:
         saved_np, saved_py = np.random.get_state(), random.getstate()
         try:
-            for start in range(0, len(fns), MAX_TOGETHER):
-                group = list(range(start, min(start + MAX_TOGETHER, len(fns))))
+            for start in range(0, len(fns), max_together):
+                group = list(range(start, min(start + max_together, len(fns))))
                 searches = {i: _Search(fns[i], int(seeds[i])) for i in group}
                 for s in searches.values():
                     s.start()

@@ -12,7 +12,7 @@ model work done in other processes.
   model calls of all instances, see :mod:`.lockstep`).
 * ``loky`` — the rows are split into ``n_jobs`` chunks, each explained in a local worker process.
 * ``dask`` — the same chunks go to an existing ``dask.distributed`` cluster
-  (``scheduler_address``) through ``joblib.parallel_config(backend="dask")``.
+  (``scheduler_address``), submitted through a ``distributed.Client``.
 
 Each row's randomness comes from its own seed (:func:`~.base.instance_seed`), never from the
 order or grouping of rows, so every backend gives the same explanations. SHAP always runs
@@ -106,9 +106,14 @@ class ExplainRunner:
         tasks = [delayed(_explain_chunk)(method, payload, self.data, self.config, X_raw.iloc[c].reset_index(drop=True),
                                          [ids[i] for i in c], classes[c], probabilities[c], [seeds[i] for i in c])
                  for c in chunks]
-        backend = "dask" if self.parallel.backend == "dask" else "loky"
-        with parallel_config(backend=backend, n_jobs=self.parallel.n_jobs if backend == "loky" else -1):
-            results = Parallel()(tasks)
+        if self.parallel.backend == "dask":
+            # Submitted directly: joblib's dask backend scatters large arguments from the event
+            # loop, which fails when the cluster's workers live in this process (processes=False).
+            futures = [self._client.submit(fn, *args, pure=False, **kwargs) for fn, args, kwargs in tasks]
+            results = self._client.gather(futures)
+        else:
+            with parallel_config(backend="loky", n_jobs=self.parallel.n_jobs):
+                results = Parallel()(tasks)
         out = []
         for explanations, rows, calls in results:
             out.extend(explanations)

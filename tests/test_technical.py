@@ -1,0 +1,146 @@
+"""run_technical_evaluation: table shape, failure isolation, backends, both bundled use cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hexeval_engine.config.loader import deep_merge, validate_config
+from hexeval_engine.explainers import registry
+from hexeval_engine.explanation import METHODS
+from hexeval_engine.metrics.registry import ALIASES, METRICS
+from hexeval_engine.technical import run_technical_evaluation, sample_instance_ids
+
+FAST = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 200,
+                       "stability": {"repeats": 2},
+                       "explainers": {"shap": {"background_size": 30},
+                                      "lime": {"num_samples": 150, "stability_subset": 3},
+                                      "anchor": {"max_instances": 2}, "dice": {"max_instances": 2}}}}
+
+
+def fast(config, extra=None):
+    raw = deep_merge(config.model_dump(mode="json", exclude={"source"}), FAST)
+    return validate_config(deep_merge(raw, extra or {}))
+
+
+@pytest.fixture(scope="module")
+def heart_run(usecase_bundle):
+    _, config, data, model = usecase_bundle("heart")
+    calls = []
+    result = run_technical_evaluation(model, data, fast(config), on_progress=lambda d, t, m: calls.append((d, t, m)))
+    return result, calls, data
+
+
+def test_metrics_table_has_one_row_per_method_with_original_columns(heart_run):
+    result, _, _ = heart_run
+    m = result.metrics
+    assert list(m["method"]) == list(METHODS)
+    assert list(m.columns[:6]) == ["method", "family", "algorithm", "n_instances", "seconds", "error"]
+    for name in [*METRICS, *ALIASES]:
+        for suffix in ("", "_ci_low", "_ci_high"):
+            assert name + suffix in m.columns
+    for original in ("fidelity_deletion", "fidelity_insertion", "num_important_features", "rule_accuracy",
+                     "rule_precision", "rule_coverage", "rule_length", "counterfactual_success",
+                     "counterfactual_validity", "counterfactual_sparsity", "stability"):
+        assert original in m.columns
+    assert (m["error"] == "").all()
+    assert list(m["n_instances"]) == [6, 6, 2, 2]
+    row = m.set_index("method")
+    assert row.at["Anchor", "rule_accuracy"] == row.at["Anchor", "rule_precision"]
+    assert np.isfinite(row.at["SHAP", "stability"]) and np.isfinite(row.at["LIME", "lime_seed_agreement"])
+    assert np.isfinite(row.at["DiCE", "fidelity_insertion"])  # from the derived importance vector
+    assert row.at["SHAP", "fidelity_deletion_ci_low"] <= row.at["SHAP", "fidelity_deletion"] <= \
+        row.at["SHAP", "fidelity_deletion_ci_high"]
+
+
+def test_long_and_per_instance_tables(heart_run):
+    result, _, _ = heart_run
+    long = result.metrics_long
+    assert list(long.columns) == ["method", "metric", "value", "ci_low", "ci_high", "n", "direction", "meaning",
+                                  "derived"]
+    assert set(long["direction"]) <= {"higher", "lower"}
+    derived = long[long["derived"]]
+    assert set(derived["method"]) == {"Anchor", "DiCE"}
+    assert list(result.per_instance.columns) == ["method", "instance_id", "metric", "value", "derived"]
+    assert set(result.per_instance["instance_id"]) <= set(result.instance_ids)
+    assert len(result.explanations) == 6 + 6 + 2 + 2
+    one = result.explanation("Anchor", result.instance_ids[0])
+    assert one is not None and one.rule is not None
+
+
+def test_sample_is_deterministic_and_capped(heart_run, usecase_bundle):
+    result, _, data = heart_run
+    _, config, _, _ = usecase_bundle("heart")
+    assert result.instance_ids == sample_instance_ids(data, fast(config))
+    big = fast(config, {"evaluation": {"sample_size": 1000}})
+    assert sample_instance_ids(data, big) == list(range(len(data.X_test)))
+
+
+def test_progress_timings_and_model_rows(heart_run):
+    result, calls, _ = heart_run
+    done = [d for d, _, _ in calls]
+    assert done == sorted(done) and calls[-1][0] == calls[-1][1]
+    assert any("LIME" in msg for _, _, msg in calls) and any("Anchor" in msg for _, _, msg in calls)
+    assert set(result.timings) >= {*METHODS, "metrics", "total"}
+    assert result.model_rows > 1000
+    assert result.to_dict()["instance_ids"] == result.instance_ids
+
+
+class _Broken:
+    method = "LIME"
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def explain(self, *args, **kwargs):
+        raise RuntimeError("LIME exploded")
+
+
+def test_one_failing_method_does_not_sink_the_others(usecase_bundle, monkeypatch, caplog):
+    _, config, data, model = usecase_bundle("heart")
+    monkeypatch.setitem(registry.EXPLAINERS, "LIME", _Broken)
+    result = run_technical_evaluation(model, data, fast(config, {"evaluation": {"explainers": {
+        "anchor": {"enabled": False}, "dice": {"enabled": False}}}}))
+    m = result.metrics.set_index("method")
+    assert list(m.index) == ["SHAP", "LIME"]
+    assert "LIME exploded" in m.at["LIME", "error"] and m.at["SHAP", "error"] == ""
+    assert np.isnan(m.at["LIME", "fidelity_deletion"]) and np.isfinite(m.at["SHAP", "fidelity_deletion"])
+    assert {"method": "LIME", "error": "RuntimeError: LIME exploded"} in result.failures
+    assert np.isfinite(m.at["SHAP", "stability"])
+    assert "LIME failed" in caplog.text
+
+
+def _signature(explanations):
+    out = []
+    for e in explanations:
+        cfs = [(cf.changes, round(cf.probability, 12)) for cf in e.counterfactuals or []]
+        out.append((e.method, e.instance_id, e.attributions, e.rule, cfs))
+    return out
+
+
+def test_backends_give_identical_results(usecase_bundle):
+    distributed = pytest.importorskip("distributed")
+    _, config, data, model = usecase_bundle("credit_risk")
+    base = {"evaluation": {"sample_size": 4, "explainers": {"shap": {"enabled": False},
+                                                            "lime": {"stability_test": False}}}}
+    sequential = run_technical_evaluation(model, data, fast(config, base))
+    with distributed.LocalCluster(n_workers=2, processes=False, threads_per_worker=1,
+                                  dashboard_address=None) as cluster:
+        dask_cfg = fast(config, deep_merge(base, {"evaluation": {"parallel": {
+            "backend": "dask", "n_jobs": 2, "scheduler_address": cluster.scheduler_address}}}))
+        on_dask = run_technical_evaluation(model, data, dask_cfg)
+    assert _signature(on_dask.explanations) == _signature(sequential.explanations)
+    pd.testing.assert_frame_equal(on_dask.per_instance, sequential.per_instance)
+    assert on_dask.model_rows > 0
+
+
+def test_credit_risk_end_to_end_small_sample(usecase_bundle):
+    _, config, data, model = usecase_bundle("credit_risk")
+    result = run_technical_evaluation(model, data, fast(config))
+    m = result.metrics.set_index("method")
+    assert (m["error"] == "").all(), result.failures
+    assert "interventional" in m.at["SHAP", "algorithm"]
+    assert m.at["DiCE", "counterfactual_plausibility"] == pytest.approx(1.0)
+    for e in result.explanations:
+        assert set(e.importance) == set(data.feature_names)
