@@ -45,6 +45,9 @@ DELTA, TAU, BEAM_SIZE, BATCH_SIZE = 0.1, 0.15, 4, 200
 #: every feature (one credit-risk instance: 2,000 model calls for a 9-condition rule of precision
 #: 0.73); rules longer than four conditions are also hard to read.
 MAX_ANCHOR_SIZE = 4
+#: Memory the searches run together may pre-allocate (``anchor_beam`` reserves
+#: ``batch_size * 10000`` rows per search, one int8 column per candidate predicate).
+SEARCH_MEMORY_BUDGET = 1_000_000_000
 
 
 class AnchorExplainer:
@@ -104,8 +107,11 @@ class AnchorExplainer:
             return run
 
         calls_before = self.predictor.calls
+        predicates = len(self.data.categorical_features) + 3 * len(self.data.numeric_features)
+        together = max(1, int(SEARCH_MEMORY_BUDGET // (BATCH_SIZE * 10_000 * (predicates + 1))))
         results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
-                               on_finish=None if on_instance is None else (lambda i: on_instance()))
+                               on_finish=None if on_instance is None else (lambda i: on_instance()),
+                               max_together=together)
         seconds = (time.perf_counter() - start) / max(len(M), 1)
         shared = {"pooled_model_calls": self.predictor.calls - calls_before, "pooled_instances": len(M)}
         return [self._explanation(iid, int(classes[i]), float(probabilities[i]), results[i],

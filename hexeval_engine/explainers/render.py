@@ -119,6 +119,9 @@ def _rule(e, w: _Words) -> tuple[str, str]:
                 f"{rule.coverage:.0%} of cases.")
     tech = (f"IF {' AND '.join(c.text for c in conditions) or 'TRUE'} THEN class {e.predicted_class} "
             f"(precision {rule.precision:.3f}, coverage {rule.coverage:.3f})")
+    if e.extra.get("meets_threshold") is False:
+        text += " No rule reached the required reliability; this is the best one found."
+        tech += " [below precision threshold]"
     return text, tech
 
 
