@@ -77,10 +77,10 @@ from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .config.schema import HexevalConfig
 from .explanation import METHOD_FAMILY
+from .ratings_summary import t_halfwidth
 from .technical_scores import COMPONENTS as TECHNICAL_COMPONENTS
 from .technical_scores import NORMALISATION, method_components
 from .technical_table import as_long, canonical_method, method_errors, methods_in
@@ -126,8 +126,7 @@ def _t_interval(values: np.ndarray, level: float) -> tuple[float, float]:
     if len(values) < 2:
         return 0.0, 1.0
     mean = float(values.mean())
-    sem = float(values.std(ddof=1)) / math.sqrt(len(values))
-    half = float(stats.t.ppf(0.5 + level / 2, df=len(values) - 1)) * sem
+    half = t_halfwidth(values, level)
     return max(mean - half, 0.0), min(mean + half, 1.0)
 
 

@@ -6,18 +6,13 @@ Both use only successful ratings (``status == "ok"``), optionally of one persona
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
-from scipy import stats
 
 from ..explanation import METHODS
+from ..ratings_summary import DIMENSIONS, t_halfwidth
 from ..technical_table import canonical_method
 from .colors import TEXT_COLOR, method_color, style, with_alpha
-
-DIMENSIONS = ("interpretability", "completeness", "actionability", "trust", "satisfaction", "decision_support")
 
 
 def usable_ratings(ratings: pd.DataFrame | None, persona: str | None = None) -> pd.DataFrame:
@@ -96,12 +91,6 @@ def radar_chart(ratings: pd.DataFrame | None, persona: str | None = None) -> go.
     return style(fig, f"Ratings on six dimensions ({_who(persona)})")
 
 
-def _t_halfwidth(values: np.ndarray, level: float) -> float:
-    if len(values) < 2:
-        return 0.0
-    return float(stats.t.ppf(0.5 + level / 2, df=len(values) - 1)) * float(values.std(ddof=1)) / math.sqrt(len(values))
-
-
 def ratings_summary_chart(ratings: pd.DataFrame | None, persona: str | None = None, *,
                           confidence_level: float = 0.95) -> go.Figure | None:
     """Mean rating per dimension and method, with t-interval error bars.
@@ -131,7 +120,7 @@ def ratings_summary_chart(ratings: pd.DataFrame | None, persona: str | None = No
         for d in DIMENSIONS:
             values = mrows[d].dropna().to_numpy(float)
             means.append(float(values.mean()) if len(values) else None)
-            halves.append(_t_halfwidth(values, confidence_level))
+            halves.append(t_halfwidth(values, confidence_level))
             counts.append(len(values))
         fig.add_trace(go.Bar(
             name=method, x=x, y=means, marker={"color": method_color(method)},

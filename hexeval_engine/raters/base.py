@@ -12,9 +12,7 @@ from typing import Callable, Protocol, Sequence, runtime_checkable
 from ..config.schema import Domain
 from ..explanation import Explanation
 from ..personas import Persona
-
-DIMENSIONS = ("interpretability", "completeness", "actionability", "trust", "satisfaction", "decision_support")
-"""The six rating dimensions, each an integer 1-5."""
+from ..ratings_summary import DIMENSIONS
 
 
 @dataclass(frozen=True)
