@@ -39,7 +39,7 @@ import pandas as pd
 
 from .config.schema import HexevalConfig
 from .errors import ConfigError
-from .explanation import METHODS, Explanation
+from .explanation import Explanation
 from .paths import project_root
 from .personas import Persona, load_personas
 from .progress import report
@@ -52,7 +52,6 @@ COLUMNS = ["persona_name", "persona_role", "explanation_type", "instance_index",
            "rater", "model", "status", "error", "latency_s", "explanation_text", "label_shown", "cached",
            "prompt_tokens", "completion_tokens"]
 
-_CONFIG_KEY = {"SHAP": "shap", "LIME": "lime", "Anchor": "anchor", "DiCE": "dice"}
 _USER_CHARS = 900  # prediction sentence, instructions and a typical explanation text
 
 
@@ -123,7 +122,7 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
     progress = report(on_progress)
     settings = config.personas
     personas = load_personas(_persona_path(settings.file), include=settings.include)
-    methods = [m for m in METHODS if getattr(config.evaluation.explainers, _CONFIG_KEY[m]).enabled]
+    methods = config.evaluation.explainers.enabled_methods()
     if not methods:
         raise ConfigError("No explainer is enabled, so personas have nothing to rate. Enable at least one of "
                           "evaluation.explainers.shap/lime/anchor/dice.")
@@ -169,7 +168,7 @@ def estimate_persona_evaluation(config: HexevalConfig) -> dict:
     """
     settings = config.personas
     personas = load_personas(_persona_path(settings.file), include=settings.include)
-    methods = [m for m in METHODS if getattr(config.evaluation.explainers, _CONFIG_KEY[m]).enabled]
+    methods = config.evaluation.explainers.enabled_methods()
     per_persona = settings.sample_instances * settings.runs_per_method * len(methods)
     ratings = len(personas) * per_persona
     if settings.rater != "openai":

@@ -13,7 +13,6 @@ from hexeval_engine.explanation import METHODS
 from .components import section
 from .rater import RaterChoice
 
-_KEYS = {"SHAP": "shap", "LIME": "lime", "Anchor": "anchor", "DiCE": "dice"}
 _BLURB = {"SHAP": "feature attributions (Shapley values)", "LIME": "local surrogate attributions",
           "Anchor": "if-then rules with precision and coverage", "DiCE": "counterfactuals: what would change the outcome"}
 
@@ -32,11 +31,11 @@ def render_settings(scope: str, config, *, max_sample: int, n_personas: int, rat
     explainers = {}
     cols = st.columns(4)
     for col, method in zip(cols, METHODS):
-        settings = getattr(ex, _KEYS[method])
+        settings = ex.settings_for(method)
         with col.container(border=True):
             enabled = st.toggle(method, value=settings.enabled, key=key(f"{method}:enabled"), persist_state="session",
                                 help=_BLURB[method])
-            explainers[_KEYS[method]] = {"enabled": enabled, **_method_params(method, settings, key, not enabled)}
+            explainers[ex.KEYS[method]] = {"enabled": enabled, **_method_params(method, settings, key, not enabled)}
     section("Persona ratings", "Stakeholder personas rate a few cases' explanations on six 1–5 dimensions.")
     left, middle, right = st.columns(3)
     personas_on = left.toggle("Rate with personas", value=pe.enabled, key=key("personas:enabled"), persist_state="session")

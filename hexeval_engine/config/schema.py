@@ -6,7 +6,7 @@ instead of a silently ignored setting.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -80,6 +80,17 @@ class Explainers(Section):
     lime: LimeSettings = Field(default_factory=LimeSettings)
     anchor: AnchorSettings = Field(default_factory=AnchorSettings)
     dice: DiceSettings = Field(default_factory=DiceSettings)
+
+    #: Canonical method name -> the key of its settings, in the canonical method order.
+    KEYS: ClassVar[dict[str, str]] = {"SHAP": "shap", "LIME": "lime", "Anchor": "anchor", "DiCE": "dice"}
+
+    def settings_for(self, method: str):
+        """The settings section of ``method`` (``"SHAP"``, ``"LIME"``, ``"Anchor"`` or ``"DiCE"``)."""
+        return getattr(self, self.KEYS[method])
+
+    def enabled_methods(self) -> list[str]:
+        """The methods switched on, in the canonical order."""
+        return [m for m in self.KEYS if self.settings_for(m).enabled]
 
 
 class Parallel(Section):
