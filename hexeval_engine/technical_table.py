@@ -13,15 +13,12 @@ Directions (``higher``/``lower`` is better) are data: they come from the long ta
 
 from __future__ import annotations
 
-import importlib
-
 import numpy as np
 import pandas as pd
 
 from .explanation import METHODS
-
-#: Older metric names and the canonical name they stand for.
-METRIC_ALIASES = {"rule_accuracy": "rule_precision", "counterfactual_success": "counterfactual_validity"}
+from .metrics.registry import ALIASES as METRIC_ALIASES  # older metric names -> canonical name
+from .metrics.registry import METRICS
 
 #: Names used by the original HEXEval (or by hand) mapped to the canonical method names.
 _METHOD_SYNONYMS = {"counterfactual": "DiCE", "counterfactuals": "DiCE", "anchors": "Anchor"}
@@ -55,21 +52,8 @@ def is_long(technical: pd.DataFrame) -> bool:
 
 
 def _registry_directions() -> dict[str, tuple[str, str]]:
-    """Metric name -> (direction, meaning) from the metric registry.
-
-    Raises
-    ------
-    ValueError
-        If the registry is not importable: a wide table alone does not say which direction is better.
-    """
-    try:
-        registry = importlib.import_module("hexeval_engine.metrics.registry")
-    except ImportError as err:
-        raise ValueError(
-            "a wide technical table carries no metric directions and the metric registry "
-            "(hexeval_engine.metrics.registry) is not available; pass the long metrics table instead"
-        ) from err
-    return {name: (spec.direction, spec.meaning) for name, spec in registry.METRICS.items()}
+    """Metric name -> (direction, meaning) from the metric registry (a wide table carries neither)."""
+    return {name: (spec.direction, spec.meaning) for name, spec in METRICS.items()}
 
 
 def _wide_to_long(wide: pd.DataFrame) -> pd.DataFrame:
