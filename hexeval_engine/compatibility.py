@@ -15,9 +15,16 @@ SAMPLE_ROWS = 200
 def validate_model_data_compatibility(model: HexevalModel, data: Dataset) -> dict:
     """Check that ``model`` predicts sensible probabilities on ``data``.
 
+    Also aligns the model's probability columns with the data's positive label
+    (``HexevalModel.align_to``), so call it before explaining.
+
     Returns ``{"status": "valid"|"invalid", "errors": [...], "warnings": [...], "checks": {...}}``.
     """
     errors, warnings, checks = [], [], {}
+    label_note = model.align_to(data.class_labels)
+    if label_note:
+        warnings.append(label_note)
+    checks["positive_column"] = model.positive_index
     names = model.feature_names
     if names is not None:
         missing = [c for c in names if c not in data.feature_names]

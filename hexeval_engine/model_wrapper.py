@@ -69,6 +69,37 @@ class HexevalModel:
         return prefix + type(est).__name__
 
     @property
+    def positive_index(self) -> int:
+        """Column of the estimator's ``predict_proba`` that belongs to ``class_labels[1]``.
+
+        scikit-learn orders probability columns by ``classes_`` (sorted), so for a target such as
+        ``churned``/``stayed`` with positive label ``churned`` the positive class is column 0.
+        """
+        classes = getattr(self.estimator, "classes_", None)
+        if classes is None or len(classes) != 2:
+            return 1
+        return 0 if _same_label(classes[0], self.class_labels[1]) else 1
+
+    def align_to(self, class_labels: tuple) -> str | None:
+        """Make ``predict_proba``'s column 1 the data's positive label ``class_labels[1]``.
+
+        Returns ``None`` when the model's classes are the data's labels (or the model does not
+        record its classes), else a warning saying which model class is taken as positive.
+        """
+        classes = getattr(self.estimator, "classes_", None)
+        if classes is None or len(classes) != 2:
+            return None
+        negative, positive = class_labels
+        matched = [next((c for c in classes if _same_label(c, label)), None) for label in (negative, positive)]
+        if matched[0] is None or matched[1] is None or _same_label(matched[0], matched[1]):
+            self.class_labels = tuple(classes)
+            return (f"The model's classes ({_plain(classes[0])!r}, {_plain(classes[1])!r}) are not the target's values "
+                    f"({negative!r}, {positive!r}); HEXEval takes the model's class {_plain(classes[1])!r} to mean "
+                    f"{positive!r}. If that is wrong, set data.positive_label in the config.")
+        self.class_labels = (matched[0], matched[1])
+        return None
+
+    @property
     def final_estimator(self):
         steps = getattr(self.estimator, "steps", None)
         return steps[-1][1] if steps else self.estimator
@@ -97,7 +128,7 @@ class HexevalModel:
             proba = np.column_stack([1 - proba, proba])
         if proba.shape[1] != 2:
             raise ModelError(f"The model returned {proba.shape[1]} class probabilities; HEXEval needs a binary classifier.")
-        return proba
+        return proba[:, ::-1] if self.positive_index == 0 else proba
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """0/1 predictions at the decision threshold."""
@@ -121,6 +152,20 @@ class HexevalModel:
                 getattr(self.estimator, "steps", None) is None and not _is_xgb(self.estimator):
             return X.to_numpy()
         return X
+
+
+def _same_label(a, b) -> bool:
+    """Equal as values (``1 == 1.0``) or as text (``np.str_('yes') == 'yes'``)."""
+    try:
+        if bool(a == b):
+            return True
+    except (TypeError, ValueError):
+        pass
+    return str(a) == str(b)
+
+
+def _plain(value):
+    return value.item() if hasattr(value, "item") else value
 
 
 def _is_xgb(est) -> bool:
