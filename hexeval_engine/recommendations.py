@@ -67,7 +67,9 @@ Output shape (JSON-serialisable; every float is finite or ``None``)
     }
 
 ``weight`` is the effective (renormalised) weight, ``contribution = weight * value``, and the
-contributions of a method sum to its ``score``.
+contributions of a method sum to its ``score``. The wording (strengths, concerns, reasoning) is
+made in :mod:`hexeval_engine.recommendation_text`; ``docs/recommendations.md`` explains it all
+for readers of the dashboard.
 """
 
 from __future__ import annotations
@@ -81,26 +83,10 @@ import pandas as pd
 from .config.schema import HexevalConfig
 from .explanation import METHOD_FAMILY
 from .ratings_summary import t_halfwidth
-from .technical_scores import COMPONENTS as TECHNICAL_COMPONENTS
+from .recommendation_text import (ALL_COMPONENTS, CONCERN_BELOW, PERSONA_COMPONENTS, STRENGTH_AT, TECHNICAL_COMPONENTS,
+                                  component_label, judgements, reasoning)
 from .technical_scores import NORMALISATION, method_components
 from .technical_table import as_long, canonical_method, method_errors, methods_in
-
-PERSONA_COMPONENTS = ("persona_trust", "persona_satisfaction")
-ALL_COMPONENTS = TECHNICAL_COMPONENTS + PERSONA_COMPONENTS
-STRENGTH_AT = 0.7  # a component at or above this is named as a strength
-CONCERN_BELOW = 0.4  # a component below this is named as a concern
-
-_PHRASES = {  # (family or "persona", component) -> (strength wording, concern wording)
-    ("attribution", "technical_fidelity"): ("faithful to the model", "weak fidelity to the model"),
-    ("attribution", "technical_parsimony"): ("attributions concentrated on few features",
-                                             "attributions spread over many features"),
-    ("rule", "technical_fidelity"): ("faithful rule", "weakly faithful rule"),
-    ("rule", "technical_parsimony"): ("wide rule coverage", "low rule coverage"),
-    ("counterfactual", "technical_fidelity"): ("valid, faithful counterfactuals", "weakly valid counterfactuals"),
-    ("counterfactual", "technical_parsimony"): ("few features changed", "many features changed"),
-    ("persona", "persona_trust"): ("high trust from this persona", "low trust from this persona"),
-    ("persona", "persona_satisfaction"): ("high satisfaction for this persona", "low satisfaction for this persona"),
-}
 
 
 def _config(config) -> HexevalConfig:
@@ -179,7 +165,7 @@ def _score(method: str, technical: dict, persona: dict, persona_ci, weights: dic
     notes = []
     for c in ALL_COMPONENTS:
         if c not in available and weights[c] > 0:
-            notes.append(f"{c.replace('_', ' ')} not available; the score uses the other components")
+            notes.append(f"{component_label(c)} not available; the score uses the other components")
     components = {}
     for c in ALL_COMPONENTS:
         comp = values[c]
@@ -210,28 +196,6 @@ def _score(method: str, technical: dict, persona: dict, persona_ci, weights: dic
             "score_ci_high": min(score + math.sqrt(high_sq), 1.0), "components": components, "notes": notes}
 
 
-def _judgements(winner: dict, ranked: list[dict], weights: dict) -> tuple[list[str], list[str]]:
-    """Strengths and concerns of the winner, in plain words with the raw numbers."""
-    family = winner["family"]
-    strengths, concerns = [], []
-    for c in ALL_COMPONENTS:
-        comp = winner["components"][c]
-        if comp["value"] is None or weights[c] <= 0:
-            continue
-        key = ("persona", c) if c in PERSONA_COMPONENTS else (family, c)
-        good, bad = _PHRASES[key]
-        others = [a["components"][c]["value"] for a in ranked
-                  if a is not winner and a["components"][c]["value"] is not None]
-        highest = c in PERSONA_COMPONENTS and others and comp["value"] > max(others)
-        if highest:
-            strengths.append(f"{good.replace('high ', 'highest ', 1)} ({comp['detail']})")
-        elif comp["value"] >= STRENGTH_AT:
-            strengths.append(f"{good} ({comp['detail']})")
-        if comp["value"] < CONCERN_BELOW:
-            concerns.append(f"{bad} ({comp['detail']})")
-    return strengths, concerns
-
-
 def _lead(ranked: list[dict]) -> tuple[str, str | None]:
     scored = [a for a in ranked if a["score"] is not None]
     if not scored:
@@ -241,31 +205,6 @@ def _lead(ranked: list[dict]) -> tuple[str, str | None]:
     winner, runner = scored[0], scored[1]
     clear = winner["score_ci_low"] > runner["score_ci_high"]
     return ("clear" if clear else "close_call"), runner["method"]
-
-
-def _reasoning(entry: dict, ranked: list[dict], level: float) -> str:
-    if entry["recommended_method"] is None:
-        return "No method could be scored: every method failed or no component has a positive weight."
-    who = entry["persona_role"] or "all stakeholders"
-    pct = f"{level:.0%}"
-    text = (f"{entry['recommended_method']} scores {entry['score']:.2f} ({pct} interval "
-            f"{entry['score_ci_low']:.2f}-{entry['score_ci_high']:.2f}) for {who}")
-    runner = next((a for a in ranked if a["method"] == entry["runner_up"]), None)
-    if entry["lead"] == "clear":
-        text += f", a clear lead over {runner['method']} ({runner['score']:.2f}; the intervals do not overlap)."
-    elif entry["lead"] == "close_call":
-        text += (f", a close call with {runner['method']} ({runner['score']:.2f}, interval "
-                 f"{runner['score_ci_low']:.2f}-{runner['score_ci_high']:.2f}): the intervals overlap, "
-                 f"so either is defensible.")
-    else:
-        text += "; it is the only method that could be scored."
-    text += " Strengths: " + ("; ".join(entry["strengths"]) if entry["strengths"] else "none stands out") + "."
-    text += (" Concerns: " + "; ".join(entry["concerns"]) + "." if entry["concerns"]
-             else f" Concerns: none (no weighted component scores below {CONCERN_BELOW:.1f} on the 0-1 scale).")
-    if entry["mode"] == "technical_only":
-        text = ("Technical-only ranking: no persona ratings were available, so this reflects the metrics "
-                "alone, not what stakeholders think. " + text)
-    return text
 
 
 def _stakeholder(role, names, rows, n_failed, candidates, technical, weights, level) -> dict:
@@ -295,7 +234,7 @@ def _stakeholder(role, names, rows, n_failed, candidates, technical, weights, le
         alt["rank"] = rank
     lead, runner_up = _lead(alternatives)
     winner = alternatives[0] if alternatives and alternatives[0]["score"] is not None else None
-    strengths, concerns = _judgements(winner, alternatives, used_weights) if winner else ([], [])
+    strengths, concerns = judgements(winner, alternatives, used_weights) if winner else ([], [])
     entry = {
         "persona_role": role, "persona_names": names,
         "title": role if role is not None else "All stakeholders (technical-only ranking)",
@@ -307,7 +246,7 @@ def _stakeholder(role, names, rows, n_failed, candidates, technical, weights, le
         "lead": lead, "clear_lead": lead == "clear", "runner_up": runner_up, "strengths": strengths, "concerns": concerns,
         "alternatives": alternatives, "notes": notes,
     }
-    entry["reasoning"] = _reasoning(entry, alternatives, level)
+    entry["reasoning"] = reasoning(entry, alternatives, level)
     return entry
 
 

@@ -13,6 +13,7 @@ import math
 import pandas as pd
 
 from .explanation import METHODS
+from .recommendation_text import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
 from .technical_table import as_long, canonical_method, method_errors
 from .charts.colors import method_color
 from .charts.labels import ARROWS, metric_title
@@ -142,8 +143,8 @@ def metrics_section(wide: pd.DataFrame | None, long: pd.DataFrame | None) -> str
 
 def _alternatives_table(stakeholder: dict, technical: dict) -> str:
     """Every method's rank, score and components; technical components name their raw metrics."""
-    components = ("technical_fidelity", "technical_parsimony", "persona_trust", "persona_satisfaction")
-    head = "".join(f"<th>{esc(c.replace('_', ' '))}</th>" for c in components)
+    components = ALL_COMPONENTS
+    head = "".join(f"<th>{esc(component_label(c))}</th>" for c in components)
     rows = []
     for alt in stakeholder["alternatives"]:
         cells = []
@@ -173,11 +174,9 @@ def recommendations_section(recs: dict | None) -> str:
         parts.append("<p class='rater-note none'><strong>Technical-only ranking.</strong> No persona ratings were "
                      "available, so these recommendations reflect the technical metrics alone.</p>")
     weights = recs.get("weights") or {}
-    parts.append("<p class='muted'>Weights: " + esc(", ".join(f"{k.replace('_', ' ')} {v:g}"
-                                                              for k, v in weights.items())) + "</p>")
+    parts.append("<p class='muted'>Weights: " + esc(weights_text(weights)) + "</p>")
     for stakeholder in recs["stakeholders"].values():
-        lead = {"clear": "clear lead", "close_call": "close call", "single_candidate": "only candidate"}.get(
-            stakeholder["lead"], "no candidate")
+        lead = LEAD_LABELS.get(stakeholder["lead"], LEAD_LABELS["none"])
         method = stakeholder["recommended_method"]
         headline = (f"{method_badge(method)} <span class='score'>{stakeholder['score']:.2f}</span> "
                     f"<span class='lead {esc(stakeholder['lead'])}'>{esc(lead)}</span>") if method else ""
@@ -196,7 +195,7 @@ def recommendations_section(recs: dict | None) -> str:
     rows = []
     for family, spec in normalisation.items():
         if isinstance(spec, dict):
-            rows.extend(f"<tr><th>{esc(family)}</th><td>{esc(c.replace('_', ' '))}</td><td>{esc(text)}</td></tr>"
+            rows.extend(f"<tr><th>{esc(family)}</th><td>{esc(component_label(c))}</td><td>{esc(text)}</td></tr>"
                         for c, text in spec.items())
         else:
             rows.append(f"<tr><th>{esc(family)}</th><td>trust, satisfaction</td><td>{esc(spec)}</td></tr>")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import html
 import json
 
 import pandas as pd
 import streamlit as st
 
-from hexeval_engine.charts import DIMENSIONS, METHOD_COLORS
+from hexeval_engine.charts import DIMENSIONS, method_color
 from hexeval_engine.explanation import METHODS
 
 from .case_data import CaseDataUnavailable, case_values
@@ -87,8 +88,8 @@ def _prediction(methods: dict, domain: dict) -> None:
 
 def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool) -> None:
     method = exp["method"]
-    st.markdown(f"<span style='color:{METHOD_COLORS.get(method, '#999')};font-size:1.25rem;font-weight:700'>■</span> "
-                f"**{method}**", unsafe_allow_html=True)
+    st.markdown(f"<span style='color:{method_color(method)};font-size:1.25rem;font-weight:700'>■</span> "
+                f"**{html.escape(str(method))}**", unsafe_allow_html=True)
     st.caption(exp.get("algorithm") or "")
     if exp.get("error"):
         st.error(f"{method} failed on this case: {exp['error']}", icon=":material/error:")

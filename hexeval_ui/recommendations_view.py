@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import html
+
 import pandas as pd
 import streamlit as st
 
-from hexeval_engine.charts import METHOD_COLORS, score_heatmap
+from hexeval_engine.charts import method_color, score_heatmap
+from hexeval_engine.recommendation_text import ALL_COMPONENTS, component_label, weights_text
 
 from .components import section
 from .metrics_table import NOT_APPLICABLE, number, with_interval
 from .run_summary import is_simulated, render_run_summary
 
-COMPONENTS = ("technical_fidelity", "technical_parsimony", "persona_trust", "persona_satisfaction")
+COMPONENTS = ALL_COMPONENTS
 LEAD_BADGES = {
     "clear": ("Clear lead", "green", ":material/verified:", "The winner's score interval lies entirely above the runner-up's."),
     "close_call": ("Close call", "orange", ":material/balance:", "The score intervals of the winner and the runner-up overlap: "
@@ -54,8 +57,7 @@ def render_recommendations(run) -> None:
 
 
 def _weights_caption(recs: dict) -> str:
-    weights = recs.get("weights") or {}
-    parts = ", ".join(f"{k.replace('_', ' ')} {v:g}" for k, v in weights.items())
+    parts = weights_text(recs.get("weights") or {})
     return (f"Combined score = weighted mean of four components on a 0–1 scale ({parts}). The interval is the "
             f"{recs.get('confidence_level', 0.95):.0%} interval of the score.")
 
@@ -63,9 +65,9 @@ def _weights_caption(recs: dict) -> str:
 def method_chip(method: str | None, size: str = "1.6rem") -> str:
     if not method:
         return "—"
-    color = METHOD_COLORS.get(method, "#999999")
-    return (f"<span style='display:inline-block;width:0.8em;height:0.8em;border-radius:0.15em;background:{color};"
-            f"margin-right:0.35em'></span><span style='font-size:{size};font-weight:700'>{method}</span>")
+    return (f"<span style='display:inline-block;width:0.8em;height:0.8em;border-radius:0.15em;"
+            f"background:{method_color(method)};margin-right:0.35em'></span>"
+            f"<span style='font-size:{size};font-weight:700'>{html.escape(method)}</span>")
 
 
 def _card(entry: dict, run) -> None:
@@ -94,7 +96,7 @@ def _card(entry: dict, run) -> None:
     with st.expander("Alternatives and score components"):
         st.dataframe(alternatives_table(entry), hide_index=True, column_config={
             "rank": st.column_config.NumberColumn("#", width="small"),
-            **{c: st.column_config.TextColumn(c.replace("_", " ").capitalize(),
+            **{c: st.column_config.TextColumn(component_label(c).capitalize(),
                                               help="component value (0–1) × effective weight = contribution")
                for c in COMPONENTS}})
 
@@ -127,7 +129,7 @@ def _normalisation(recs: dict) -> None:
         for family, parts in norm.items():
             if isinstance(parts, dict):
                 st.markdown(f"**{family.capitalize()} methods**\n" +
-                            "\n".join(f"- *{k.replace('_', ' ')}*: {v}" for k, v in parts.items()))
+                            "\n".join(f"- *{component_label(k)}*: {v}" for k, v in parts.items()))
             else:
                 st.markdown(f"**{family.capitalize()}**: {parts}")
         for note in recs.get("notes") or []:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..paths import default_outputs_root
+from ..recommendation_text import LEAD_LABELS
 
 
 def register(sub, add_inputs) -> None:
@@ -192,7 +193,7 @@ def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
             if rec.get("score") is None:
                 print(f"  {role}: no method could be scored ({'; '.join(rec.get('notes', [])) or 'see the run'})")
                 continue
-            lead = "clear lead" if rec.get("clear_lead") else "close call"
+            lead = LEAD_LABELS.get(rec.get("lead"), LEAD_LABELS["none"])
             print(f"  {role}: {rec.get('recommended_method')} (score {rec['score']:.2f}, {lead})")
 
 
