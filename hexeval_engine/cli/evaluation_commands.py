@@ -175,7 +175,7 @@ def _print_summary(result) -> None:
     elif rater.get("kind") not in (None, "none"):
         s = result.persona_stats
         print(f"Persona ratings: {rater.get('model')} — calls {s.get('calls_made', '?')}, cached {s.get('cached', '?')}, "
-              f"failed {s.get('failed', '?')}, tokens {s.get('total_tokens', '?')}")
+              f"failed {s.get('failed', '?')}, tokens {s.get('tokens_used', '?')}")
     _print_tables(result.technical_metrics, result.recommendations)
 
 

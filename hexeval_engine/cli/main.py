@@ -15,10 +15,6 @@ from . import commands
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-class UsageError(Exception):
-    """A command-line usage problem (exit status 2)."""
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hexeval", description="Which explanation method should each stakeholder see?")
     parser.add_argument("-v", "--verbose", action="store_true", help="log engine details to stderr")
