@@ -19,7 +19,7 @@ from .compatibility import validate_model_data_compatibility
 from .config import HexevalConfig, load_config
 from .errors import ConfigError, ModelError
 from .model_loading import file_sha256, load_model
-from .paths import default_outputs_root
+from .paths import configured_outputs_root
 from .progress import report, sub_progress
 from .run_manifest import build_manifest, explanation_records
 from .runs import new_run_id, save_run
@@ -132,7 +132,7 @@ def evaluate(
     technical = run_technical_evaluation(model, data, config, on_progress=sub_progress(progress, 5, 60, 100, "Technical"))
     timings["technical"] = time.perf_counter() - t
 
-    outputs_root = Path(output_dir) if output_dir else _outputs_root(config)
+    outputs_root = Path(output_dir) if output_dir else configured_outputs_root(config.output.dir)
     ratings, stats, rater_info = None, {}, {"kind": "none"}
     if config.personas.enabled:
         t = time.perf_counter()
@@ -202,11 +202,6 @@ def _strip_credentials(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
-def _outputs_root(config: HexevalConfig) -> Path:
-    configured = Path(config.output.dir)
-    return configured if configured.is_absolute() or config.output.dir != "outputs" else default_outputs_root()
 
 
 def _custom_name(data_path) -> str:

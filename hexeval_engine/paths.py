@@ -16,3 +16,12 @@ def usecases_root() -> Path:
 
 def default_outputs_root() -> Path:
     return Path(os.environ.get("HEXEVAL_OUTPUTS") or project_root() / "outputs")
+
+
+def configured_outputs_root(output_dir: str) -> Path:
+    """The runs root a config's ``output.dir`` names.
+
+    The default ``"outputs"`` means :func:`default_outputs_root` (so ``HEXEVAL_OUTPUTS`` and
+    ``HEXEVAL_HOME`` apply); any other value is used as given.
+    """
+    return default_outputs_root() if output_dir == "outputs" else Path(output_dir)

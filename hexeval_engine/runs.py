@@ -171,8 +171,13 @@ def scan_runs(root=None, usecase: str | None = None) -> tuple[list[RunInfo], lis
     return runs, problems
 
 
-def list_runs(root="outputs", usecase: str | None = None) -> list[RunInfo]:
-    """Complete runs under ``root`` (optionally of one use case), newest first."""
+def list_runs(root=None, usecase: str | None = None) -> list[RunInfo]:
+    """Complete runs under ``root`` (optionally of one use case), newest first.
+
+    ``root`` defaults to the outputs folder ``evaluate`` saves to (``outputs/``, or
+    ``HEXEVAL_OUTPUTS``), not to an ``outputs`` folder of the current directory.
+    Damaged folders are skipped with a logged warning; :func:`scan_runs` returns them.
+    """
     runs, problems = scan_runs(root, usecase)
     for p in problems:
         log.warning("Skipping damaged run folder %s: %s", p.path, p.reason)

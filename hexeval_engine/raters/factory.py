@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..config.schema import HexevalConfig
 from ..errors import ConfigError
-from ..paths import default_outputs_root
+from ..paths import configured_outputs_root
 from .base import Rater
 from .cache import CACHE_FILE
 from .llm import LLMRater
@@ -53,8 +53,7 @@ def rater_from_config(config: HexevalConfig, *, api_key: str | None = None, cach
     p = config.personas
     if p.rater == "simulated":
         return make_rater("simulated", top_k=p.top_k_features)
-    folder = Path(cache_dir) if cache_dir is not None else (
-        default_outputs_root() if config.output.dir == "outputs" else Path(config.output.dir))
+    folder = Path(cache_dir) if cache_dir is not None else configured_outputs_root(config.output.dir)
     return make_rater("openai", model=p.llm_model, base_url=p.base_url, api_key=api_key, concurrency=p.concurrency,
                       timeout=p.timeout_seconds, max_retries=p.max_retries, temperature=p.temperature,
                       cache_path=folder / CACHE_FILE if p.cache else None)
