@@ -113,7 +113,31 @@ def new_run_id(now: datetime | None = None) -> str:
 
 def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFrame | None],
              recommendations: dict, explanations: list[dict]) -> Path:
-    """Write a complete run atomically and return its final folder."""
+    """Write a complete run atomically and return its final folder.
+
+    Parameters
+    ----------
+    root : str or Path or None
+        Runs root (``None``: the default outputs folder).
+    usecase : str
+        Use-case name; the run goes to ``root/usecase/<run id>/``.
+    manifest : dict
+        The ``run.json`` content; needs ``run_id``. Should the id already exist (practically
+        impossible), a fresh id is drawn and written back into ``manifest``.
+    tables : dict
+        DataFrames by key of :data:`TABLES`; ``None`` values are skipped.
+    recommendations : dict
+        Written to ``recommendations.json``.
+    explanations : list of dict
+        Written one per line to ``explanations.jsonl``.
+
+    Returns
+    -------
+    Path
+        The run folder. Everything is written into a hidden temporary folder, flushed to disk,
+        then renamed into place; on any failure the temporary folder is removed and nothing
+        lists as a run.
+    """
     folder = Path(root or default_outputs_root()) / usecase
     folder.mkdir(parents=True, exist_ok=True)
     run_id = manifest["run_id"]
@@ -131,14 +155,16 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
                 fh.write(json.dumps(item, default=_json_default) + "\n")
         # The manifest goes last: a folder without it is never a run.
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, default=_json_default), encoding="utf-8")
-        _fsync_dir(tmp)
         final = folder / run_id
         while final.exists():  # practically impossible with a random token, but never overwrite a run
             run_id = new_run_id()
             manifest["run_id"] = run_id
             (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, default=_json_default), encoding="utf-8")
             final = folder / run_id
+        _fsync_files(tmp)  # every file's bytes are on disk before the folder gets its final name
+        _fsync_path(tmp)
         os.rename(tmp, final)
+        _fsync_path(folder)  # and the rename itself survives a power cut
         return final
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -308,10 +334,19 @@ def _read_jsonl(path: Path) -> list[dict]:
     return items
 
 
-def _fsync_dir(path: Path) -> None:
+def _fsync_files(path: Path) -> None:
     for child in path.iterdir():
         with open(child, "rb") as fh:
             os.fsync(fh.fileno())
+
+
+def _fsync_path(path: Path) -> None:
+    """fsync a folder's own entry list (so a file created or renamed in it is durable)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def _json_default(obj):
