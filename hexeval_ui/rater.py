@@ -62,13 +62,12 @@ def current_choice() -> RaterChoice:
     return RaterChoice(kind, ss[state.LLM_MODEL].strip(), base_url or None, key_source)
 
 
-def build_rater(choice: RaterChoice, config):
-    """The engine's rater for ``config.personas`` (already overridden with ``choice``).
+def api_key_for(choice: RaterChoice) -> str | None:
+    """The API key to hand to ``evaluate`` for ``choice`` (None for the simulated rater).
 
     A key typed into the sidebar or configured by the operator is passed to the engine, never
     stored or shown; without one the engine looks in the environment and ``.env`` itself.
     """
-    from hexeval_engine.raters import rater_from_config
-
-    key = (st.session_state[state.LLM_API_KEY] or operator_api_key()) if choice.uses_llm else None
-    return rater_from_config(config, api_key=key or None)
+    if not choice.uses_llm:
+        return None
+    return st.session_state[state.LLM_API_KEY] or operator_api_key() or None

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hexeval_engine import HexevalError, load_config
+from hexeval_engine import HexevalError
 
 from . import state
 from .components import RESULTS_PAGE, show_error
-from .rater import RaterChoice, build_rater
+from .rater import RaterChoice, api_key_for
 from .settings import pickle_uploads_allowed
 
 
@@ -38,8 +38,8 @@ def run_evaluation(usecase, rater: RaterChoice, overrides: dict, upload=None) ->
     with st.status("Running the evaluation…", expanded=True) as status:
         progress = _StageProgress()
         try:
-            config = load_config(inputs["config_path"], inputs["config_overrides"])
-            result = evaluate(**inputs, rater=build_rater(rater, config), on_progress=progress)
+            # evaluate builds the rater from the overridden config and closes it (HTTP client, LLM cache).
+            result = evaluate(**inputs, api_key=api_key_for(rater), on_progress=progress)
         except HexevalError as err:
             status.update(label="The evaluation stopped", state="error")
             show_error(err)
