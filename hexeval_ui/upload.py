@@ -56,8 +56,36 @@ class UploadCheck:
 
 def check_upload(model: UploadedFile, csv: UploadedFile, target: str, *, config: UploadedFile | None = None,
                  personas: UploadedFile | None = None, allow_pickle: bool = False) -> UploadCheck:
-    """Write the files to a new temporary folder and validate them as the engine would before a run."""
+    """Write the files to a new temporary folder and validate them as the engine would before a run.
+
+    Parameters
+    ----------
+    model, csv : UploadedFile
+        The uploaded model file and CSV (name and bytes).
+    target : str
+        The target column picked from the CSV's columns.
+    config, personas : UploadedFile, optional
+        Evaluation config and persona YAML.
+    allow_pickle : bool
+        Open pickle/joblib models; pass ``pickle_uploads_allowed()`` (the operator's setting) only.
+
+    Returns
+    -------
+    UploadCheck
+        Errors the user can fix are collected in ``errors``, never raised. The caller owns the
+        temporary folder and removes it with :meth:`UploadCheck.discard`; if checking fails
+        unexpectedly, the folder is removed before the error propagates.
+    """
     folder = Path(tempfile.mkdtemp(prefix="hexeval-upload-"))
+    try:
+        return _check(folder, model, csv, target, config, personas, allow_pickle)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+
+
+def _check(folder: Path, model: UploadedFile, csv: UploadedFile, target: str, config: UploadedFile | None,
+           personas: UploadedFile | None, allow_pickle: bool) -> UploadCheck:
     suffix = Path(model.name).suffix.lower()
     check = UploadCheck(folder, folder / _safe_name(model.name), folder / _safe_name(csv.name, ".csv"), target)
     check.model_path.write_bytes(model.data)
