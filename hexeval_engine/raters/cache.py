@@ -1,10 +1,12 @@
 """A persistent, thread-safe response cache for LLM ratings (one sqlite file under ``outputs/``).
 
 Entries are keyed by a SHA-256 of the model, the exact messages and the request parameters
-(endpoint, temperature, structured-output flag, run index), so re-running the same evaluation
+(endpoint, temperature, run index), so re-running the same evaluation
 answers every rating from the cache and sends no request. Only answers that parsed into a valid
-rating are stored: a failed answer is asked again next time. The API key is never part of a key
-or a row.
+rating are stored: a failed answer is asked again next time. Whether the answer came with
+structured output is not part of the key (every stored answer passed the same validation), so a
+server that refuses ``response_format`` still gets a fully cached re-run. The API key is never
+part of a key or a row.
 """
 
 from __future__ import annotations

@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -164,7 +165,11 @@ class LLMRater:
         rating = self._from_answer(answer, cached=False)
         rating.latency_s, rating.calls, rating.retries = latency, self._local.requests, self._local.retries
         if rating.ok and self._cache is not None:
-            self._cache.put(key, self.model, answer)
+            try:
+                self._cache.put(key, self.model, answer)
+            except sqlite3.Error as err:  # the rating itself is fine; only the next run will ask again
+                log.warning("Could not store an LLM answer in the response cache %s: %s", self._cache.path, err)
+                rating.extra["cache_error"] = str(err)
         return rating
 
     def close(self) -> None:
