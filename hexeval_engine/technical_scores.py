@@ -8,21 +8,23 @@ family           ``technical_fidelity``                                 ``techni
 attribution      mean of ``fidelity_insertion`` (higher better, used    ``gini_sparseness`` (higher better, used
 (SHAP, LIME)     as is) and ``fidelity_deletion`` (lower better,        as is): attributions concentrated on few
                  used as ``1 - value``), i.e. ``(1 + ins - del) / 2``   features are easier to take in
-rule (Anchor)    ``rule_precision`` (share of covered cases the model   ``rule_coverage`` (share of cases the rule
-                 predicts like the explained one)                       applies to): a rule that covers almost no
-                                                                        one says little beyond the single case
-counterfactual   ``counterfactual_validity`` (share of                  ``counterfactual_sparsity`` (mean number
-(DiCE)           counterfactuals that flip the prediction)              of features changed, lower better), scored
-                                                                        ``1 / max(changes, 1)``: one change = 1.0,
-                                                                        two = 0.5, four = 0.25
+rule (Anchor)    mean of ``rule_precision`` (share of covered cases     ``rule_coverage`` (share of cases the rule
+                 the model predicts like the explained one), the        applies to): a rule that covers almost no
+                 derived ``fidelity_insertion`` and ``1 -`` the         one says little beyond the single case
+                 derived ``fidelity_deletion``
+counterfactual   mean of ``counterfactual_validity`` (share of          ``counterfactual_sparsity`` (mean number
+(DiCE)           counterfactuals that flip the prediction), the         of features changed, lower better), scored
+                 derived ``fidelity_insertion`` and ``1 -`` the         ``1 / max(changes, 1)``: one change = 1.0,
+                 derived ``fidelity_deletion``                          two = 0.5, four = 0.25
 ===============  =====================================================  ==========================================
 
 How a metric is mapped depends on its *scale* (declared below) and its *direction* (read from the
 metrics table, never assumed): a ``unit`` metric in [0, 1] maps to ``v`` when higher is better and
 ``1 - v`` when lower is better; a ``count`` metric maps to ``1 / max(v, 1)`` when lower is better
 and ``1 - 1 / max(v, 1)`` when higher is better. Both maps are monotone, so a metric's confidence
-interval maps endpoint to endpoint. A component averaging two metrics averages their intervals'
-endpoints too (conservative: it assumes the two errors move together).
+interval maps endpoint to endpoint. A component averaging several metrics averages their
+intervals' endpoints too (conservative: it assumes their errors move together). A metric measured
+without an interval (e.g. a single instance) gets the whole [0, 1] scale as its interval.
 
 Why rules and counterfactuals also count the deletion/insertion AUCs: precision and validity sit
 near 1 almost by construction (Anchor searches until precision passes its threshold; DiCE keeps
@@ -30,7 +32,7 @@ searching until the prediction flips), while attribution fidelity on the deletio
 rarely exceeds 0.7. Scored on their own terms alone, Anchor and DiCE would win every fidelity
 comparison by a scale artefact. Their derived importance vectors (rule features; features changed)
 put all four methods on one axis, so each family's own faithfulness term is averaged with that
-common axis when it was measured.
+common axis when it was measured (a metric that is missing simply drops out of the mean).
 
 A component whose metrics are all missing is reported as missing (``value`` None); the recommender
 then scores that method on the components it has and says so.
