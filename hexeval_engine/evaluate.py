@@ -99,7 +99,7 @@ def evaluate(
         LLM API key (the dashboard passes ``st.secrets`` here); default ``OPENAI_API_KEY`` / ``.env``.
         Never saved.
     """
-    from .persona_evaluation import run_persona_evaluation
+    from .persona_evaluation import configured_personas, run_persona_evaluation
     from .recommendations import generate_recommendations
     from .technical import run_technical_evaluation
 
@@ -128,24 +128,28 @@ def evaluate(
         raise ModelError("The model cannot be evaluated on this data:\n  - " + "\n  - ".join(validation["errors"]))
     timings["validate"] = time.perf_counter() - t
 
-    t = time.perf_counter()
-    technical = run_technical_evaluation(model, data, config, on_progress=sub_progress(progress, 5, 60, 100, "Technical"))
-    timings["technical"] = time.perf_counter() - t
-
     outputs_root = Path(output_dir) if output_dir else configured_outputs_root(config.output.dir)
     ratings, stats, rater_info = None, {}, {"kind": "none"}
+    rater_obj, created = None, False
     if config.personas.enabled:
-        t = time.perf_counter()
+        # Persona file and rater problems (no file, no API key) fail now, not after the technical stage.
+        configured_personas(config)
         rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key)
         rater_info = _rater_info(rater_obj, config)
-        try:
+    try:
+        t = time.perf_counter()
+        technical = run_technical_evaluation(model, data, config,
+                                             on_progress=sub_progress(progress, 5, 60, 100, "Technical"))
+        timings["technical"] = time.perf_counter() - t
+        if rater_obj is not None:
+            t = time.perf_counter()
             ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
                                              on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
-        finally:
-            if created:
-                rater_obj.close()
-        stats = dict(ratings.attrs.get("stats", {}))
-        timings["personas"] = time.perf_counter() - t
+            stats = dict(ratings.attrs.get("stats", {}))
+            timings["personas"] = time.perf_counter() - t
+    finally:
+        if created:
+            rater_obj.close()
 
     t = time.perf_counter()
     recommendations = generate_recommendations(technical.metrics, ratings, config)

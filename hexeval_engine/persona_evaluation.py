@@ -121,7 +121,7 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
     started = time.perf_counter()
     progress = report(on_progress)
     settings = config.personas
-    personas = load_personas(_persona_path(settings.file), include=settings.include)
+    personas = configured_personas(config)
     methods = config.evaluation.explainers.enabled_methods()
     if not methods:
         raise ConfigError("No explainer is enabled, so personas have nothing to rate. Enable at least one of "
@@ -167,7 +167,7 @@ def estimate_persona_evaluation(config: HexevalConfig) -> dict:
     (``_USER_CHARS`` characters). The LLM rater's exact pre-run figure is ``attrs["stats"]["estimate"]``.
     """
     settings = config.personas
-    personas = load_personas(_persona_path(settings.file), include=settings.include)
+    personas = configured_personas(config)
     methods = config.evaluation.explainers.enabled_methods()
     per_persona = settings.sample_instances * settings.runs_per_method * len(methods)
     ratings = len(personas) * per_persona
@@ -178,6 +178,15 @@ def estimate_persona_evaluation(config: HexevalConfig) -> dict:
     completion = ratings * COMPLETION_TOKENS_ESTIMATE
     return {"ratings": ratings, "calls": ratings, "prompt_tokens": prompt, "completion_tokens": completion,
             "tokens": prompt + completion}
+
+
+def configured_personas(config: HexevalConfig) -> list[Persona]:
+    """The personas ``config.personas`` names; ``ConfigError`` when the file is unset, missing or broken.
+
+    ``evaluate`` calls it before the technical evaluation so a persona problem fails in seconds.
+    """
+    settings = config.personas
+    return load_personas(_persona_path(settings.file), include=settings.include)
 
 
 def persona_stats(ratings: pd.DataFrame) -> dict:
@@ -191,7 +200,9 @@ def persona_stats(ratings: pd.DataFrame) -> dict:
 def _persona_path(file: str | None) -> Path:
     if not file:
         raise ConfigError("personas.file is not set, so there are no personas to rate explanations. Point it at a "
-                          "persona YAML file (e.g. configs/heart/personas.yaml) or disable personas.")
+                          "persona YAML file (e.g. configs/heart/personas.yaml; `--personas FILE` on the command "
+                          "line) or turn personas off (personas.enabled: false; `--no-personas`) for a "
+                          "technical-only evaluation.")
     path = Path(file)
     if not path.is_absolute() and not path.exists() and (project_root() / path).exists():
         return project_root() / path

@@ -20,6 +20,8 @@ def register(sub, add_inputs) -> None:
     p.add_argument("--llm-model", help="LLM model name for --rater openai (default gpt-4o-mini)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible server, e.g. http://localhost:11434/v1")
     p.add_argument("--sample-size", type=int, help="instances for the technical evaluation")
+    p.add_argument("--personas", metavar="FILE", help="persona YAML (default: the config's personas.file; your own "
+                   "model needs one, e.g. configs/credit_risk/personas.yaml, or --no-personas)")
     p.add_argument("--no-personas", action="store_true", help="technical evaluation only")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=evaluate_cmd)
@@ -63,6 +65,8 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
     personas = overrides.setdefault("personas", {})
     if args.no_personas:
         personas["enabled"] = False
+    if args.personas:
+        personas["file"] = args.personas
     if args.rater:
         personas["rater"] = args.rater
     if args.llm_model:

@@ -1,0 +1,63 @@
+"""`hexeval evaluate MODEL DATA` with a user's own files: persona and rater problems fail before the
+technical evaluation (seconds, not minutes), and ``--personas FILE`` supplies the persona file."""
+
+from __future__ import annotations
+
+import pytest
+
+from hexeval_engine import ConfigError, LLMError, evaluate, get_usecase
+from hexeval_engine.cli.main import main as cli
+from hexeval_engine.runs import list_runs, load_run
+
+from test_evaluate_e2e import SMALL
+
+
+@pytest.fixture
+def own_files():
+    """The bundled heart model and CSV, passed as a user's own files (no use-case config)."""
+    heart = get_usecase("heart")
+    return heart.model_path, heart.data_path, heart.target, heart.personas_path
+
+
+def _stages(model, data, target, tmp_path, overrides, error) -> tuple[list[str], str]:
+    """The progress messages reported before ``evaluate`` raised ``error``, and its message."""
+    seen: list[str] = []
+    with pytest.raises(error) as err:
+        evaluate(model, data, target, output_dir=tmp_path, config_overrides=overrides,
+                 on_progress=lambda done, total, message: seen.append(message))
+    return seen, str(err.value)
+
+
+def test_no_persona_file_fails_before_technical_stage(tmp_path, own_files):
+    model, data, target, _ = own_files
+    seen, message = _stages(model, data, target, tmp_path, SMALL, ConfigError)
+    assert "personas.file is not set" in message and "--no-personas" in message and "--personas FILE" in message
+    assert not any(m.startswith("Technical") for m in seen), seen
+    assert list_runs(tmp_path) == []
+
+
+def test_openai_rater_without_key_fails_before_technical_stage(tmp_path, own_files):
+    # conftest removes OPENAI_API_KEY from the environment
+    model, data, target, personas = own_files
+    overrides = SMALL | {"personas": SMALL["personas"] | {"file": str(personas), "rater": "openai"}}
+    seen, message = _stages(model, data, target, tmp_path, overrides, LLMError)
+    assert "API key" in message
+    assert not any(m.startswith("Technical") for m in seen), seen
+
+
+def test_cli_personas_option(tmp_path, own_files, capsys):
+    model, data, target, personas = own_files
+    config = tmp_path / "small.yaml"
+    config.write_text("evaluation:\n  sample_size: 6\n  bootstrap_resamples: 200\n  stability: {repeats: 2}\n"
+                      "  explainers:\n    lime: {num_samples: 200, stability_subset: 2}\n"
+                      "    anchor: {max_instances: 2}\n    dice: {max_instances: 2}\n"
+                      "personas:\n  sample_instances: 1\n")
+    base = ["evaluate", str(model), str(data), "--target", target, "--config", str(config),
+            "--output", str(tmp_path), "--quiet"]
+    assert cli(base) == 1
+    assert "--personas FILE" in capsys.readouterr().err
+    assert cli(base + ["--personas", str(personas)]) == 0
+    runs = list_runs(tmp_path)
+    assert len(runs) == 1
+    ratings = load_run(runs[0].path).persona_ratings
+    assert len(ratings) and (ratings["status"] == "ok").all()
