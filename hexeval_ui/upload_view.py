@@ -40,7 +40,8 @@ def render_upload_form() -> UploadCheck | None:
         target = _target_picker(csv)
         personas = st.file_uploader("Personas (optional YAML)", type=["yaml", "yml"], key="upload_personas")
     if model is None or csv is None or target is None:
-        return st.session_state[state.UPLOAD]
+        return _incomplete(st.session_state[state.UPLOAD], model=model, csv=csv, target=target,
+                           others=(config, personas))
     files = [model, csv, config, personas]
     fingerprint = hashlib.sha256(repr([(f.file_id, f.size) if f else None for f in files] + [target]).encode()).hexdigest()
     if fingerprint != st.session_state[state.UPLOAD_FINGERPRINT]:
@@ -53,6 +54,25 @@ def render_upload_form() -> UploadCheck | None:
         st.session_state[state.UPLOAD] = check
         st.session_state[state.UPLOAD_FINGERPRINT] = fingerprint
     return st.session_state[state.UPLOAD]
+
+
+def _incomplete(previous: UploadCheck | None, *, model, csv, target, others) -> UploadCheck | None:
+    """What the page works with while the form lacks a model, a CSV or a target.
+
+    Upload widgets come back empty after a page switch: the upload validated earlier stays in use
+    (and says so). Once the user puts a new file in, the earlier check no longer describes what is
+    on screen, so it is not offered for a run until the new upload is complete and validated.
+    """
+    if any(f is not None for f in (model, csv, *others)):
+        missing = [name for name, given in (("model file", model), ("CSV", csv), ("target column", target))
+                   if given is None]
+        st.caption(f"Validation starts once the model file, the CSV and its target column are given "
+                   f"(missing: {', '.join(missing)}).")
+        return None
+    if previous is not None:
+        st.caption(f"Using the files validated earlier in this session: **{previous.model_path.name}** and "
+                   f"**{previous.data_path.name}** (target `{previous.target}`). Upload files above to replace them.")
+    return previous
 
 
 def _plain(uploaded) -> UploadedFile | None:
@@ -90,7 +110,8 @@ def render_check(check: UploadCheck) -> None:
     """Validation outcome: errors first, then warnings, then the data-quality report."""
     section("Validation", "What the engine found when it loaded your files.")
     if check.ok:
-        st.success(f"Ready to run: **{check.model_type}** predicts `{check.target}` on this data.",
+        positive = f" (positive class = `{check.class_labels[1]}`)" if check.class_labels else ""
+        st.success(f"Ready to run: **{check.model_type}** predicts `{check.target}`{positive} on this data.",
                    icon=":material/check_circle:")
     for message in check.errors:
         st.error(message, icon=":material/error:")
