@@ -8,6 +8,7 @@ from .config import HexevalConfig, load_config
 from .dataset import Dataset, load_data
 from .errors import ConfigError, DataError, HexevalError, LLMError, ModelError, RunError
 from .evaluate import EvaluationResult, evaluate
+from .explainers import explain_instances
 from .explanation import METHODS, Explanation
 from .metrics import METRICS, compute_instance_metrics, get_spec, make_baseline, summarise
 from .model_loading import load_model
@@ -17,6 +18,7 @@ from .personas import Persona, load_personas
 from .raters import Rating, make_rater, rater_from_config
 from .recommendations import canonical_method, generate_recommendations
 from .report import write_report
+from .technical import TechnicalResult, run_technical_evaluation
 from .usecases import UseCase, get_usecase, list_usecases
 
 __all__ = [
@@ -25,5 +27,6 @@ __all__ = [
     "canonical_method", "compute_instance_metrics", "estimate_persona_evaluation", "evaluate",
     "generate_recommendations", "get_spec", "get_usecase", "list_usecases", "load_config", "load_data",
     "load_model", "load_personas", "make_baseline", "make_rater", "rater_from_config", "run_persona_evaluation",
-    "summarise", "validate_model_data_compatibility", "write_report",
+    "summarise", "validate_model_data_compatibility", "write_report", "TechnicalResult", "run_technical_evaluation",
+    "explain_instances",
 ]
