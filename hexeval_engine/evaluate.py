@@ -119,6 +119,7 @@ def evaluate(
         raise ConfigError("evaluate() needs a bundled use case (usecase='heart') or both model_path and data_path.")
     config = load_config(config_path, config_overrides)
     data = load_data_for_config(data_path, config, target_column)
+    config = _name_outcomes(config, data)
     model = load_model(model_path, allow_pickle=allow_pickle)
     timings["load"] = time.perf_counter() - start
 
@@ -206,6 +207,19 @@ def _strip_credentials(url: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def _name_outcomes(config: HexevalConfig, data) -> HexevalConfig:
+    """Outcome wording the config leaves unset becomes the target's own labels (``status = churned``),
+    so explanations, persona prompts and reports say what the model predicts instead of "positive outcome"."""
+    domain = config.domain
+    negative, positive = data.class_labels
+    words = {key: f"{data.target} = {label}" for key, label in (("positive_outcome", positive),
+                                                                 ("negative_outcome", negative))
+             if key not in domain.model_fields_set}
+    if not words:
+        return config
+    return config.model_copy(update={"domain": domain.model_copy(update=words)})
 
 
 def _custom_name(data_path) -> str:

@@ -15,7 +15,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 from xgboost import XGBClassifier
 
-from hexeval_engine import load_data, load_model, validate_model_data_compatibility
+from hexeval_engine import evaluate, load_data, load_model, validate_model_data_compatibility
 
 
 def _churn(tmp_path, n=400):
@@ -65,3 +65,25 @@ def test_model_classes_differ_from_target_values_warns(tmp_path):
     note = next(w for w in result["warnings"] if "model's classes" in w)
     assert "(0, 1)" in note and "'churned'" in note and "data.positive_label" in note
     assert model.positive_index == 1 and result["checks"]["sample_accuracy"] > 0.7
+
+
+def test_explanations_name_the_target_labels_when_the_config_does_not(tmp_path):
+    frame, csv = _churn(tmp_path)
+    X, y = frame[["tenure", "contract"]], frame["status"]
+    pipe = Pipeline([("pre", ColumnTransformer([("oh", OneHotEncoder(), ["contract"])], remainder="passthrough")),
+                     ("clf", LogisticRegression(max_iter=1000))]).fit(X, y)
+    path = tmp_path / "churn.skops"
+    sio.dump(pipe, path)
+    small = {"data": {"positive_label": "churned"}, "personas": {"enabled": False},
+             "evaluation": {"sample_size": 5, "bootstrap_resamples": 100, "stability": {"repeats": 1},
+                            "explainers": {"lime": {"num_samples": 100, "stability_subset": 1},
+                                           "anchor": {"enabled": False}, "dice": {"enabled": False}}}}
+    result = evaluate(path, csv, "status", config_overrides=small, save=False)
+    texts = [e.text for e in result.technical.explanations if e.ok]
+    assert texts and all("status = churned" in t or "status = stayed" in t for t in texts), texts[:2]
+    assert not any("positive outcome" in t or "negative outcome" in t for t in texts)
+    assert result.config.domain.positive_outcome == "status = churned"
+    # wording the config does set is kept
+    worded = small | {"domain": {"positive_outcome": "likely to leave"}}
+    assert evaluate(path, csv, "status", config_overrides=worded, save=False).config.domain.positive_outcome \
+        == "likely to leave"
