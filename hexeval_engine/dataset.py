@@ -108,7 +108,8 @@ def load_data(
     quality.duplicates_crossing_split = crossing_duplicates(X_train, X_test)
     if quality.duplicates_crossing_split:
         quality.warnings.append(f"{quality.duplicates_crossing_split} test rows also appear in the training rows "
-                                "(leakage); pass drop_duplicates=True to remove duplicates before splitting.")
+                                "(leakage); set data.drop_duplicates: true in the config (drop_duplicates=True in "
+                                "load_data) to remove duplicates before splitting.")
     coder = FeatureCoder.fit(X, categorical, value_labels)
     return Dataset(X_train, X_test, y_train, y_test, target, features, categorical, numeric, labels, quality, coder,
                    source=str(path) if isinstance(path, (str, Path)) else getattr(path, "name", "uploaded file"),

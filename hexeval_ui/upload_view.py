@@ -118,7 +118,9 @@ def render_check(check: UploadCheck) -> None:
     if check.warnings:
         st.warning(bullet_list(check.warnings), icon=":material/warning:")
     if check.quality is not None:
-        with st.expander("Data-quality report", expanded=not check.ok):
+        issues = len(check.quality.warnings)
+        label = f"Data-quality report ({issues} warning{'s' if issues != 1 else ''})" if issues else "Data-quality report"
+        with st.expander(label, expanded=not check.ok, icon=":material/warning:" if issues else None):
             render_quality(check.quality, class_labels=check.class_labels, target=check.target)
 
 

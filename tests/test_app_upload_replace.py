@@ -3,6 +3,8 @@ incomplete or broken upload is never shown as "Ready to run" with the earlier fi
 
 from __future__ import annotations
 
+import re
+
 from app_helpers import app, texts
 from hexeval_engine import get_usecase
 
@@ -44,3 +46,10 @@ def test_empty_form_keeps_the_validated_upload_and_names_its_files():
     assert any("Ready to run" in s.value for s in at.success) and _run_offered(at)
     shown = texts(at)
     assert "validated earlier in this session" in shown and "churn.skops" in shown and "patients.csv" in shown
+
+
+def test_data_quality_warnings_are_counted_on_the_collapsed_report():
+    at = _validated()  # heart.csv: 723 duplicate rows, some leaking into the test split
+    report = next(e for e in at.expander if e.label.startswith("Data-quality report"))
+    assert re.fullmatch(r"Data-quality report \(\d+ warnings?\)", report.label), report.label
+    assert "data.drop_duplicates: true" in texts(at)
