@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from difflib import get_close_matches
+
 import pandas as pd
 
 from .errors import DataError
@@ -15,8 +17,11 @@ def find_target(frame: pd.DataFrame, target_column: str | None) -> str:
     columns = [str(c) for c in frame.columns]
     if target_column is not None:
         if target_column not in frame.columns:
-            raise DataError(f"Target column '{target_column}' is not in the CSV. Its columns are: {', '.join(columns)}. "
-                            "Pick one of these as the target.")
+            close = get_close_matches(str(target_column), columns, n=1, cutoff=0.6) or \
+                [c for c in columns if c.lower() == str(target_column).lower()]
+            hint = f"Did you mean '{close[0]}'? " if close else ""
+            raise DataError(f"Target column '{target_column}' is not in the CSV. {hint}Its columns are: "
+                            f"{', '.join(columns)}. Pick one of these as the target.")
         return target_column
     binary = [c for c in frame.columns if frame[c].nunique(dropna=True) == 2]
     named = [c for c in binary if str(c).strip().lower() in TARGET_NAMES]
@@ -57,8 +62,9 @@ def _pick_positive(y: pd.Series, values: list, positive_label):
         for v in values:
             if v == positive_label or str(v) == str(positive_label):
                 return v
-        raise DataError(f"Positive label {positive_label!r} is not a value of target column '{y.name}' "
-                        f"(its values are {values[0]!r} and {values[1]!r}). Use one of those.")
+        raise DataError(f"Positive label {positive_label!r} (data.positive_label) is not a value of target column "
+                        f"'{y.name}' (its values are {_plain(values[0])!r} and {_plain(values[1])!r}). Use one of "
+                        "those.")
     for v in values:
         if str(v).strip().lower() in POSITIVE_WORDS or v is True:
             return v

@@ -180,6 +180,8 @@ def _print_summary(result) -> None:
         s = result.persona_stats
         print(f"Persona ratings: {rater.get('model')} — calls {s.get('calls_made', '?')}, cached {s.get('cached', '?')}, "
               f"failed {s.get('failed', '?')}, tokens {s.get('tokens_used', '?')}")
+    for warning in result.validation.get("warnings", []):
+        print(f"warning: {warning}")
     _print_tables(result.technical_metrics, result.recommendations)
 
 

@@ -1,0 +1,43 @@
+"""Messages for mistakes a first-time user makes name the problem, the value and the fix."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hexeval_engine import DataError, get_usecase, load_data
+from hexeval_engine.cli.main import main as cli
+
+
+@pytest.fixture
+def churn_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"tenure": rng.integers(1, 72, 60), "churn": rng.integers(0, 2, 60)})
+    path = tmp_path / "churn.csv"
+    frame.to_csv(path, index=False)
+    return path
+
+
+def test_wrong_case_target_suggests_the_column(churn_csv):
+    with pytest.raises(DataError, match=r"Target column 'Churn' is not in the CSV\. Did you mean 'churn'\?"):
+        load_data(churn_csv, "Churn")
+
+
+def test_unknown_positive_label_shows_plain_values_and_the_key(churn_csv):
+    with pytest.raises(DataError) as err:
+        load_data(churn_csv, "churn", positive_label="churned")
+    message = str(err.value)
+    assert "data.positive_label" in message and "np.int64" not in message
+    assert "its values are 0 and 1" in message or "its values are 1 and 0" in message
+
+
+def test_cli_evaluate_prints_validation_warnings(tmp_path, capsys):
+    heart = get_usecase("heart")
+    frame = pd.read_csv(heart.data_path).assign(unused_note="x")  # a column the model does not use
+    data = tmp_path / "heart_extra.csv"
+    frame.to_csv(data, index=False)
+    code = cli(["evaluate", str(heart.model_path), str(data), "--target", "target", "--no-personas",
+                "--sample-size", "5", "--output", str(tmp_path / "runs"), "--quiet"])
+    assert code == 0
+    assert "warning: The CSV has column(s) the model does not use: unused_note" in capsys.readouterr().out
