@@ -214,3 +214,39 @@ def test_bad_requests_raise_hexeval_errors(heart):
     bad = small(config, {"evaluation": {"explainers": {"dice": {"immutable_features": ["height"]}}}})
     (e,) = explain_instances(model, data, bad, [0], ["DiCE"])
     assert "height" in e.error and "immutable_features" in e.error
+
+
+def test_tree_shap_stays_exact_when_the_positive_label_sorts_first(tmp_path):
+    """churned/stayed with positive 'churned': predict_proba column 0 is positive; tree SHAP must use it
+    (explaining column 1 fails the additivity check and falls back to the approximate permutation method)."""
+    import numpy as np
+    import pandas as pd
+    import skops.io as sio
+    from sklearn.compose import ColumnTransformer
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    from hexeval_engine import load_config, load_data, load_model
+    from hexeval_engine.explainers import explain_instances
+
+    rng = np.random.default_rng(3)
+    n = 300
+    X = pd.DataFrame({"tenure": rng.integers(1, 60, n), "plan": rng.choice(["monthly", "yearly"], n),
+                      "spend": rng.normal(50, 15, n).round(1)})
+    churn = (X["tenure"] < 15) ^ (rng.random(n) < 0.15)
+    csv = tmp_path / "churn.csv"
+    X.assign(status=np.where(churn, "churned", "stayed")).to_csv(csv, index=False)
+    data = load_data(csv, "status", positive_label="churned")
+    pre = ColumnTransformer([("plan", OneHotEncoder(), ["plan"])], remainder="passthrough")
+    y_text = np.where(data.y_train == 1, "churned", "stayed")
+    pipe = Pipeline([("pre", pre), ("model", RandomForestClassifier(50, max_depth=4, random_state=0))])
+    sio.dump(pipe.fit(data.X_train, y_text), tmp_path / "m.skops")
+    model = load_model(tmp_path / "m.skops")
+    from hexeval_engine import validate_model_data_compatibility
+
+    assert validate_model_data_compatibility(model, data)["status"] == "valid"  # aligns classes as evaluate() does
+    assert model.positive_index == 0
+    config = load_config(overrides={"personas": {"enabled": False}})
+    explanations = explain_instances(model, data, config, [0, 1, 2], methods=["SHAP"])
+    assert all(e.algorithm.startswith("TreeExplainer") for e in explanations), [e.algorithm for e in explanations]

@@ -101,7 +101,7 @@ class ShapExplainer:
             if chosen is not None:
                 return chosen
         if self._tree is not None:
-            phi, base = _tree_shap(self._tree, _dense(self.model.transform(X_raw)))
+            phi, base = _tree_shap(self._tree, _dense(self.model.transform(X_raw)), self.model.positive_index)
             return sum_to_raw(phi, self._mapping, len(self.data.feature_names)), base
         return self._agnostic_values(X_raw)
 
@@ -119,7 +119,7 @@ class ShapExplainer:
         for name, build in self._tree_options():
             try:
                 explainer = build()
-                phi, base = _tree_shap(explainer, Xt)
+                phi, base = _tree_shap(explainer, Xt, self.model.positive_index)
             except Exception as err:  # shap raises many types for unsupported models/outputs
                 log.info("SHAP option %s not usable for %s: %s", name, type(self.model.final_estimator).__name__, err)
                 continue
@@ -168,14 +168,22 @@ class ShapExplainer:
 _AGNOSTIC = "PermutationExplainer (model-agnostic, coded raw features)"
 
 
-def _tree_shap(explainer, Xt):
+def _tree_shap(explainer, Xt, positive_index: int = 1):
+    """Tree SHAP values and base value for the data's positive class.
+
+    ``positive_index`` is the estimator's probability column of the positive label (0 when it sorts
+    first, e.g. ``churned``/``stayed``). Per-class outputs are indexed by it; a single output belongs
+    to ``classes_[1]``, so for ``positive_index == 0`` it is mirrored (values negated, base ``1 - base``).
+    """
     values = explainer.shap_values(Xt, check_additivity=False)
     expected = np.asarray(explainer.expected_value, dtype=float).reshape(-1)
     if isinstance(values, list):
         values = np.stack(values, axis=-1)
     values = np.asarray(values, dtype=float)
     if values.ndim == 3:
-        return values[..., -1], np.full(values.shape[0], expected[-1])
+        return values[..., positive_index], np.full(values.shape[0], expected[positive_index])
+    if positive_index == 0:
+        return -values, np.full(values.shape[0], 1.0 - expected[-1])
     return values, np.full(values.shape[0], expected[-1])
 
 
