@@ -153,7 +153,11 @@ def evaluate(
             rater_obj.close()
 
     t = time.perf_counter()
-    recommendations = generate_recommendations(technical.metrics, ratings, config)
+    if config.recommendations.enabled:
+        recommendations = generate_recommendations(technical.metrics, ratings, config)
+    else:
+        recommendations = {"mode": "disabled", "stakeholders": {},
+                           "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
     timings["recommendations"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - start
 
@@ -172,7 +176,8 @@ def evaluate(
                   "instance_metrics": technical.per_instance, "persona_ratings": ratings}
         result.output_path = save_run(outputs_root, name, manifest=manifest, tables=tables,
                                       recommendations=recommendations,
-                                      explanations=explanation_records(technical, ratings))
+                                      explanations=explanation_records(
+                                          technical, ratings, only_shown=not config.output.save_explanations))
         result.run_id = manifest["run_id"]
     progress(100, 100, "Done")
     return result

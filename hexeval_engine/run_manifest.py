@@ -49,8 +49,11 @@ def build_manifest(*, run_id, usecase, usecase_title, config, data, data_sha256,
     }
 
 
-def explanation_records(technical, ratings) -> list[dict]:
-    """Every explanation of the run, flagged when personas were shown it (with the exact text)."""
+def explanation_records(technical, ratings, *, only_shown: bool = False) -> list[dict]:
+    """The run's explanations, each flagged when personas were shown it (with the exact text).
+
+    ``only_shown`` keeps just those shown to personas (``output.save_explanations: false``).
+    """
     shown = set()
     if ratings is not None and len(ratings):
         shown = set(zip(ratings["explanation_type"], ratings["instance_index"]))
@@ -58,5 +61,6 @@ def explanation_records(technical, ratings) -> list[dict]:
     for exp in technical.explanations:
         item = asdict(exp) if is_dataclass(exp) else dict(exp)
         item["shown_to_personas"] = (item["method"], item["instance_id"]) in shown
-        records.append(item)
+        if item["shown_to_personas"] or not only_shown:
+            records.append(item)
     return records

@@ -39,7 +39,9 @@ def render_recommendations(run) -> None:
     for item in recs.get("excluded_methods") or []:
         st.caption(f":material/remove_circle: **{item['method']}** is not a candidate: {item['reason']}.")
     if not stakeholders:
-        st.info("This run has no recommendations (no method could be scored).", icon=":material/info:")
+        reason = ((recs.get("notes") or [""])[0] if recs.get("mode") == "disabled"
+                  else "This run has no recommendations (no method could be scored).")
+        st.info(reason, icon=":material/info:")
         return
     section("Who should see what", _weights_caption(recs))
     cols = st.columns(2)

@@ -116,3 +116,16 @@ def test_api_key_never_written(tmp_path, llm_server, monkeypatch):
     assert any(p.name == "run.json" for p in files) and any(p.suffix == ".sqlite" for p in files)
     for path in files:
         assert sentinel.encode() not in path.read_bytes(), f"API key leaked into {path}"
+
+
+def test_recommendations_and_full_explanations_can_be_switched_off(tmp_path, capsys):
+    out = tmp_path / "runs"
+    overrides = {"recommendations": {"enabled": False}, "output": {"save_explanations": False}}
+    result = evaluate(usecase="heart", config_path=small_config(tmp_path, "heart"), output_dir=out,
+                      config_overrides=overrides)
+    run = load_run(result.output_path)
+    assert run.recommendations["mode"] == "disabled" and run.recommendations["stakeholders"] == {}
+    assert run.explanations and all(e["shown_to_personas"] for e in run.explanations)
+    assert len(run.explanations) < len(result.technical.explanations)
+    assert cli(["runs", "show", str(run.path)]) == 0
+    assert "switched off" in capsys.readouterr().out

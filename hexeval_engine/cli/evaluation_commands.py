@@ -192,6 +192,8 @@ def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
     print("\nTechnical metrics (means):")
     print(metrics[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
     stakeholders = recommendations.get("stakeholders", {})
+    if recommendations.get("mode") == "disabled":
+        print("\n" + " ".join(recommendations.get("notes", [])))
     if stakeholders:
         label = " (technical only — no persona ratings)" if recommendations.get("mode") == "technical_only" else ""
         print(f"\nRecommendations{label}:")
