@@ -99,7 +99,7 @@ def evaluate(
         LLM API key (the dashboard passes ``st.secrets`` here); default ``OPENAI_API_KEY`` / ``.env``.
         Never saved.
     """
-    from .persona_evaluation import configured_personas, run_persona_evaluation
+    from .persona_evaluation import configured_personas, run_persona_evaluation, with_default_personas
     from .recommendations import generate_recommendations
     from .technical import run_technical_evaluation
 
@@ -118,6 +118,8 @@ def evaluate(
     if model_path is None or data_path is None:
         raise ConfigError("evaluate() needs a bundled use case (usecase='heart') or both model_path and data_path.")
     config = load_config(config_path, config_overrides)
+    if uc is None:  # own model and CSV: the generic personas rate unless a persona file is named
+        config = with_default_personas(config)
     data = load_data_for_config(data_path, config, target_column)
     config = _name_outcomes(config, data)
     model = load_model(model_path, allow_pickle=allow_pickle)

@@ -25,3 +25,8 @@ def configured_outputs_root(output_dir: str) -> Path:
     ``HEXEVAL_HOME`` apply); any other value is used as given.
     """
     return default_outputs_root() if output_dir == "outputs" else Path(output_dir)
+
+
+def generic_personas_path() -> Path:
+    """The domain-neutral persona set used for a model and CSV evaluated without a persona file."""
+    return project_root() / "configs" / "generic" / "personas.yaml"

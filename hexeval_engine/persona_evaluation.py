@@ -40,7 +40,7 @@ import pandas as pd
 from .config.schema import HexevalConfig
 from .errors import ConfigError
 from .explanation import Explanation
-from .paths import project_root
+from .paths import generic_personas_path, project_root
 from .personas import Persona, load_personas
 from .progress import report
 from .raters.agreement import rating_agreement
@@ -178,6 +178,25 @@ def estimate_persona_evaluation(config: HexevalConfig) -> dict:
     completion = ratings * COMPLETION_TOKENS_ESTIMATE
     return {"ratings": ratings, "calls": ratings, "prompt_tokens": prompt, "completion_tokens": completion,
             "tokens": prompt + completion}
+
+
+def with_default_personas(config: HexevalConfig) -> HexevalConfig:
+    """``config`` with ``personas.file`` set to the generic persona set when personas are on and no file is named.
+
+    Used for a user's own model and CSV (no bundled use case): the five domain-neutral personas of
+    ``configs/generic/personas.yaml`` rate the explanations unless a persona file is given. A file that
+    is named but missing stays an error (:func:`configured_personas`).
+    """
+    settings = config.personas
+    if not settings.enabled or settings.file:
+        return config
+    return config.model_copy(update={"personas": settings.model_copy(update={"file": str(generic_personas_path())})})
+
+
+def uses_generic_personas(config: HexevalConfig) -> bool:
+    """Whether ``config`` rates with the generic persona set (see :func:`with_default_personas`)."""
+    settings = config.personas
+    return bool(settings.enabled and settings.file) and Path(settings.file) == generic_personas_path()
 
 
 def configured_personas(config: HexevalConfig) -> list[Persona]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from hexeval_engine import HexevalError
+from hexeval_engine.paths import generic_personas_path
 
 from . import state
 from .components import RESULTS_PAGE, show_error
@@ -53,7 +54,8 @@ def run_evaluation(usecase, rater: RaterChoice, overrides: dict, upload=None) ->
 def _inputs(usecase, upload, overrides: dict) -> dict:
     if usecase is not None:
         return {"usecase": usecase.name, "config_path": usecase.config_path, "config_overrides": overrides}
-    persona_file = {"file": str(upload.personas_path)} if upload.personas_path else {"enabled": False}
+    # Without an uploaded persona file the generic personas rate (the Configure page names them).
+    persona_file = {"file": str(upload.personas_path or generic_personas_path())}
     overrides = overrides | {"personas": overrides["personas"] | persona_file}
     return {"model_path": upload.model_path, "data_path": upload.data_path, "target_column": upload.target,
             "config_path": upload.config_path, "config_overrides": overrides, "allow_pickle": pickle_uploads_allowed()}

@@ -3,6 +3,7 @@
 import streamlit as st
 
 from hexeval_engine import HexevalError, get_usecase, load_config
+from hexeval_engine.paths import generic_personas_path
 from hexeval_ui import state
 from hexeval_ui.components import DETAILS_PAGE, page_header, section, show_error
 from hexeval_ui.engine import config_for, missing_pipeline_modules, model_card_for, persona_entries
@@ -27,9 +28,14 @@ try:
         ready = upload is not None and upload.ok
         config = load_config(upload.config_path if ready else None)
         n_test = (upload.dataset_summary or {}).get("n_test", 100) if ready else 100
-        n_personas = len(persona_entries(upload.personas_path)) if ready and upload.personas_path else 0
-        if ready and not upload.personas_path:
-            st.caption("No persona file uploaded: persona ratings are skipped and recommendations are technical-only.")
+        n_personas = 0
+        if ready:
+            raters = persona_entries(upload.personas_path or generic_personas_path())
+            n_personas = len(raters)
+            who = ", ".join(f"{p['name']} ({p['role']})" for p in raters)
+            st.caption(f"Personas from your file rate the explanations: {who}." if upload.personas_path else
+                       f"No persona file uploaded, so the generic, domain-neutral personas rate the explanations: "
+                       f"{who}. Upload a persona YAML for the roles of your field.")
     else:
         usecase = get_usecase(usecase_name)
         st.markdown(f"**{usecase.title}** — {usecase.description}")

@@ -53,3 +53,17 @@ def test_data_quality_warnings_are_counted_on_the_collapsed_report():
     report = next(e for e in at.expander if e.label.startswith("Data-quality report"))
     assert re.fullmatch(r"Data-quality report \(\d+ warnings?\)", report.label), report.label
     assert "data.drop_duplicates: true" in texts(at)
+
+
+def test_without_a_persona_file_the_page_names_the_generic_personas_and_the_run_uses_them():
+    from hexeval_engine.paths import generic_personas_path
+    from hexeval_ui.run_view import _inputs
+
+    at = _validated()
+    shown = texts(at)
+    assert "generic, domain-neutral personas rate" in shown
+    for name in ("Emery Nakamura", "Quinn Okonkwo (Affected End User)"):
+        assert name in shown
+    upload = at.session_state["upload"]
+    inputs = _inputs(None, upload, {"personas": {"enabled": True}})
+    assert inputs["config_overrides"]["personas"] == {"enabled": True, "file": str(generic_personas_path())}

@@ -1,12 +1,17 @@
-"""`hexeval evaluate MODEL DATA` with a user's own files: persona and rater problems fail before the
-technical evaluation (seconds, not minutes), and ``--personas FILE`` supplies the persona file."""
+"""`hexeval evaluate MODEL DATA` with a user's own files: without a persona file the generic personas
+rate; persona and rater problems fail before the technical evaluation (seconds, not minutes), and
+``--personas FILE`` supplies the persona file."""
 
 from __future__ import annotations
 
 import pytest
+import yaml
 
 from hexeval_engine import ConfigError, LLMError, evaluate, get_usecase
 from hexeval_engine.cli.main import main as cli
+from hexeval_engine.paths import generic_personas_path
+from hexeval_engine.persona_evaluation import uses_generic_personas
+from hexeval_engine.personas import load_personas
 from hexeval_engine.runs import list_runs, load_run
 
 from test_evaluate_e2e import SMALL
@@ -28,10 +33,31 @@ def _stages(model, data, target, tmp_path, overrides, error) -> tuple[list[str],
     return seen, str(err.value)
 
 
-def test_no_persona_file_fails_before_technical_stage(tmp_path, own_files):
+GENERIC_NAMES = {"Emery Nakamura", "Dr. Kim Adeyemi", "Devon Reyes", "Rowan Lindgren", "Quinn Okonkwo"}
+
+
+def test_generic_personas_file_is_domain_neutral_and_complete():
+    personas = load_personas(generic_personas_path())
+    assert {p.name for p in personas} == GENERIC_NAMES
+    assert [p.audience for p in personas].count("end_user") == 1
+    text = generic_personas_path().read_text(encoding="utf-8").lower()
+    for word in ("loan", "patient", "cardio", "credit", "applicant", "hospital", " he ", " she "):
+        assert word not in text, word
+
+
+def test_no_persona_file_uses_generic_personas(tmp_path, own_files):
     model, data, target, _ = own_files
-    seen, message = _stages(model, data, target, tmp_path, SMALL, ConfigError)
-    assert "personas.file is not set" in message and "--no-personas" in message and "--personas FILE" in message
+    result = evaluate(model, data, target, output_dir=tmp_path, config_overrides=SMALL)
+    assert uses_generic_personas(result.config)
+    assert set(result.persona_ratings["persona_name"]) == GENERIC_NAMES
+    assert (result.persona_ratings["status"] == "ok").all()
+
+
+def test_missing_persona_file_fails_before_technical_stage(tmp_path, own_files):
+    model, data, target, _ = own_files
+    overrides = SMALL | {"personas": SMALL["personas"] | {"file": str(tmp_path / "nope.yaml")}}
+    seen, message = _stages(model, data, target, tmp_path, overrides, ConfigError)
+    assert "nope.yaml does not exist" in message
     assert not any(m.startswith("Technical") for m in seen), seen
     assert list_runs(tmp_path) == []
 
@@ -54,10 +80,24 @@ def test_cli_personas_option(tmp_path, own_files, capsys):
                       "personas:\n  sample_instances: 1\n")
     base = ["evaluate", str(model), str(data), "--target", target, "--config", str(config),
             "--output", str(tmp_path), "--quiet"]
-    assert cli(base) == 1
-    assert "--personas FILE" in capsys.readouterr().err
+    assert cli(base + ["--personas", str(tmp_path / "nope.yaml")]) == 1
+    assert "nope.yaml does not exist" in capsys.readouterr().err
     assert cli(base + ["--personas", str(personas)]) == 0
+    assert "generic" not in capsys.readouterr().out
     runs = list_runs(tmp_path)
     assert len(runs) == 1
     ratings = load_run(runs[0].path).persona_ratings
     assert len(ratings) and (ratings["status"] == "ok").all()
+    assert set(ratings["persona_name"]).isdisjoint(GENERIC_NAMES)
+
+
+def test_cli_without_personas_option_says_generic_personas_rate(tmp_path, own_files, capsys):
+    model, data, target, _ = own_files
+    config = tmp_path / "small.yaml"
+    config.write_text(yaml.safe_dump(SMALL))
+    assert cli(["evaluate", str(model), str(data), "--target", target, "--config", str(config),
+                "--output", str(tmp_path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "Personas: the generic, domain-neutral set" in out and "--personas FILE" in out
+    ratings = load_run(list_runs(tmp_path)[0].path).persona_ratings
+    assert set(ratings["persona_name"]) == GENERIC_NAMES

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..paths import default_outputs_root
+from ..paths import default_outputs_root, generic_personas_path
+from ..persona_evaluation import uses_generic_personas
 from ..recommendation_text import LEAD_LABELS
 
 
@@ -20,8 +21,8 @@ def register(sub, add_inputs) -> None:
     p.add_argument("--llm-model", help="LLM model name for --rater openai (default gpt-4o-mini)")
     p.add_argument("--llm-base-url", help="OpenAI-compatible server, e.g. http://localhost:11434/v1")
     p.add_argument("--sample-size", type=int, help="instances for the technical evaluation")
-    p.add_argument("--personas", metavar="FILE", help="persona YAML (default: the config's personas.file; your own "
-                   "model needs one, e.g. configs/credit_risk/personas.yaml, or --no-personas)")
+    p.add_argument("--personas", metavar="FILE", help="persona YAML (default: the config's personas.file; for your "
+                   "own model without one: the generic personas, configs/generic/personas.yaml)")
     p.add_argument("--no-personas", action="store_true", help="technical evaluation only")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=evaluate_cmd)
@@ -180,6 +181,9 @@ def _print_summary(result) -> None:
         s = result.persona_stats
         print(f"Persona ratings: {rater.get('model')} — calls {s.get('calls_made', '?')}, cached {s.get('cached', '?')}, "
               f"failed {s.get('failed', '?')}, tokens {s.get('tokens_used', '?')}")
+    if uses_generic_personas(result.config):
+        print(f"Personas: the generic, domain-neutral set ({generic_personas_path()}), because no persona file was "
+              "given; pass --personas FILE for personas of your field.")
     for warning in result.validation.get("warnings", []):
         print(f"warning: {warning}")
     _print_tables(result.technical_metrics, result.recommendations)
