@@ -46,8 +46,17 @@ def run_evaluation(usecase, rater: RaterChoice, overrides: dict, upload=None) ->
             show_error(err)
             return
         status.update(label="Evaluation complete", state="complete", expanded=False)
-    state.remember_run(state.current_usecase(), str(result.output_path))
-    st.success(f"Run `{result.run_id}` saved to `{result.output_path}`.", icon=":material/check_circle:")
+    state.remember_run(state.current_usecase(), str(result.output_path), result.run_id)
+    st.rerun()  # redraw the sidebar (drawn before the run) so "Run being viewed" shows this run at once
+
+
+def render_finished_run() -> None:
+    """The summary of the run that finished just before this rerun (shown once)."""
+    finished = state.take_finished_run()
+    if finished is None:
+        return
+    run_id, folder = finished
+    st.success(f"Run `{run_id}` saved to `{folder}`.", icon=":material/check_circle:")
     st.page_link(RESULTS_PAGE, label="See the results", icon=":material/monitoring:")
 
 

@@ -29,6 +29,7 @@ SESSION_RUNS = "session_runs"  # use case -> output path of the latest run made 
 UPLOAD = "upload"  # the last validated custom upload (an UploadCheck) or None
 UPLOAD_FINGERPRINT = "upload_fingerprint"  # identifies the files that UPLOAD was computed from
 SHOW_LATEST = "show_latest"  # set after a run: point the sidebar at it on the next rerun
+FINISHED_RUN = "finished_run"  # (run id, folder) of the run that just finished, shown once after the rerun
 COMPARE = "compare_pair"  # (folder a, folder b) shown in the compare view, or None
 DELETE_PENDING = "delete_pending"  # folder of the run awaiting delete confirmation, or None
 NOTICES = "notices"  # messages for the next render (e.g. "the run you were viewing was deleted")
@@ -68,10 +69,20 @@ def is_custom() -> bool:
     return current_usecase() == CUSTOM
 
 
-def remember_run(usecase: str, output_path: str) -> None:
-    """Record a finished run as this session's latest for ``usecase``; the sidebar shows it from the next rerun."""
+def remember_run(usecase: str, output_path: str, run_id: str) -> None:
+    """Record a finished run as this session's latest for ``usecase``.
+
+    The sidebar was drawn before the run started, so the caller reruns the script (``st.rerun``):
+    the sidebar then shows the run, and :func:`take_finished_run` gives the page its summary once.
+    """
     st.session_state[SESSION_RUNS][usecase] = str(output_path)
     st.session_state[SHOW_LATEST] = True
+    st.session_state[FINISHED_RUN] = (run_id, str(output_path))
+
+
+def take_finished_run() -> tuple[str, str] | None:
+    """(run id, folder) of the run that finished just before this rerun, once; else None."""
+    return st.session_state.pop(FINISHED_RUN, None)
 
 
 def latest_session_run(usecase: str) -> str | None:

@@ -8,7 +8,7 @@ from hexeval_ui import state
 from hexeval_ui.components import DETAILS_PAGE, page_header, section, show_error
 from hexeval_ui.engine import config_for, missing_pipeline_modules, model_card_for, persona_entries
 from hexeval_ui.rater import current_choice
-from hexeval_ui.run_view import run_evaluation
+from hexeval_ui.run_view import render_finished_run, run_evaluation
 from hexeval_ui.saved_runs_view import render_saved_runs
 from hexeval_ui.settings_form import render_settings
 from hexeval_ui.upload_view import render_check, render_upload_form
@@ -63,6 +63,7 @@ if ready:
         st.info(blocker, icon=":material/block:")
     if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", disabled=blocker is not None):
         run_evaluation(usecase, rater, overrides, upload)
+    render_finished_run()
 
 if not state.is_custom():
     render_saved_runs(usecase_name)
