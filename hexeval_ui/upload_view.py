@@ -9,6 +9,7 @@ import streamlit as st
 
 from hexeval_engine import HexevalError
 from hexeval_engine.csv_reader import read_csv
+from hexeval_engine.model_loading import SAFE_SUFFIXES
 from hexeval_engine.target import find_target
 
 from . import state
@@ -25,7 +26,8 @@ def render_upload_form() -> UploadCheck | None:
     allowed = pickle_uploads_allowed()
     left, right = st.columns(2)
     with left:
-        model = st.file_uploader("Model file", type=[s.lstrip(".") for s in MODEL_SUFFIXES], key="upload_model",
+        suffixes = MODEL_SUFFIXES if allowed else SAFE_SUFFIXES  # never list types that would be refused
+        model = st.file_uploader("Model file", type=[s.lstrip(".") for s in suffixes], key="upload_model",
                                  help="scikit-learn Pipeline saved with skops.io.dump, or an XGBoost model saved "
                                       "with save_model (.json/.ubj).")
         if allowed:
