@@ -276,7 +276,12 @@ def delete_run(run_dir, root=None) -> None:
 
 
 def compare_runs(a: RunData, b: RunData) -> dict:
-    """Differences between two runs of the same use case: metrics (b − a) and mean ratings (b − a)."""
+    """Differences between two runs of the same use case: metrics (b − a) and mean ratings (b − a).
+
+    ``warnings`` lists what makes the comparison apples to oranges: a different model or data file
+    (by the sha256 in each manifest). ``recommendation_changes`` maps a stakeholder to (method in a,
+    method in b), None where a run recommends nothing for them.
+    """
     if a.usecase != b.usecase:
         raise RunError(f"Runs {a.run_id} ({a.usecase}) and {b.run_id} ({b.usecase}) belong to different use cases; "
                        "compare runs of the same use case.")
@@ -285,7 +290,23 @@ def compare_runs(a: RunData, b: RunData) -> dict:
     recs_a = {k: v.get("recommended_method") for k, v in a.recommendations.get("stakeholders", {}).items()}
     recs_b = {k: v.get("recommended_method") for k, v in b.recommendations.get("stakeholders", {}).items()}
     changed = {k: (recs_a.get(k), recs_b.get(k)) for k in sorted(set(recs_a) | set(recs_b)) if recs_a.get(k) != recs_b.get(k)}
-    return {"a": a.run_id, "b": b.run_id, "metrics": metrics, "ratings": ratings, "recommendation_changes": changed}
+    return {"a": a.run_id, "b": b.run_id, "metrics": metrics, "ratings": ratings, "recommendation_changes": changed,
+            "warnings": _input_warnings(a, b)}
+
+
+def _input_warnings(a: RunData, b: RunData) -> list[str]:
+    """A warning per input (model, data) whose file differs between the runs, or cannot be told apart."""
+    warnings = []
+    for what in ("model", "data"):
+        sha_a = (a.manifest.get(what) or {}).get("sha256") or ""
+        sha_b = (b.manifest.get(what) or {}).get("sha256") or ""
+        if not sha_a or not sha_b:
+            warnings.append(f"Run {a.run_id if not sha_a else b.run_id} records no {what} hash, so whether both runs "
+                            f"used the same {what} cannot be checked.")
+        elif sha_a != sha_b:
+            warnings.append(f"The runs used different {what} files ({what} sha256 {sha_a[:12]}… vs {sha_b[:12]}…): "
+                            f"differences may come from the {what}, not from the settings.")
+    return warnings
 
 
 def _metric_diff(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:

@@ -63,6 +63,8 @@ def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
         st.markdown(f"#### Run A `{a.run_id}` → run B `{b.run_id}`")
         st.caption(f"A: {labels.get(str(a.path), a.run_id)}  ·  B: {labels.get(str(b.path), b.run_id)}. "
                    "Differences are B − A; :green[green] = better in the metric's direction, :red[red] = worse.")
+        for warning in result["warnings"]:
+            st.warning(warning, icon=":material/warning:")
         changes = result["recommendation_changes"]
         st.markdown("**Recommendation changes**")
         if changes:

@@ -149,8 +149,21 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     assert ratings.loc[("Patient", "SHAP"), "trust"].startswith("-")
     assert ratings.loc[("Patient", "DiCE"), "trust"] == "—"  # DiCE failed in run B, so it was not rated
     assert "**Patient**: DiCE → **" in page  # DiCE failed in run B, so the patient gets another method
+    assert not at.warning  # same model and data
     button(at, "Close comparison").click().run()
     assert "Run A" not in texts(at)
+
+
+def test_compare_warns_when_the_runs_used_different_models(outputs):
+    a = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
+    b = save_fixture_run(outputs, created="2026-01-03T03:04:05+00:00", model_sha256="cd" * 32)
+    at = app()
+    at.multiselect(key="compare_pick").set_value([str(a), str(b)]).run()
+    button(at, "Compare").click().run()
+    assert not at.exception
+    assert [w.value for w in at.warning] == [
+        "The runs used different model files (model sha256 abababababab… vs cdcdcdcdcdcd…): differences may come "
+        "from the model, not from the settings."]
 
 
 def test_change_colour_follows_the_metric_direction():

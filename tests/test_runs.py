@@ -101,6 +101,7 @@ def test_compare_and_delete(tmp_path):
     assert shap["difference"] == pytest.approx(-0.2)
     assert diff["ratings"].set_index("explanation_type").loc["SHAP", "trust_difference"] == pytest.approx(-1.6)
     assert diff["recommendation_changes"] == {"Cardiologist": ("SHAP", "LIME")}
+    assert diff["warnings"] == []  # same model and data hashes
     other = load_run(save(tmp_path, usecase="credit_risk"))
     with pytest.raises(RunError, match="different use cases"):
         compare_runs(a, other)
@@ -108,3 +109,21 @@ def test_compare_and_delete(tmp_path):
         delete_run(tmp_path.parent, tmp_path)
     delete_run(a.path, tmp_path)
     assert not a.path.exists() and b.path.exists()
+
+
+def test_compare_warns_about_different_or_unrecorded_inputs_and_cli_says_none(tmp_path, capsys):
+    from hexeval_engine.cli.main import main as cli
+
+    a = save(tmp_path, value=0.5)
+    rid = new_run_id()
+    b = save_run(tmp_path, "heart", manifest=manifest(rid, model={"sha256": "m2"}, data={}), tables=tables(0.3),
+                 recommendations={"stakeholders": {"Patient": {"recommended_method": "DiCE"}}}, explanations=[])
+    warnings = compare_runs(load_run(a), load_run(b))["warnings"]
+    assert len(warnings) == 2
+    assert "different model files" in warnings[0]
+    assert f"Run {rid} records no data hash" in warnings[1]
+    assert cli(["runs", "compare", str(a), str(b)]) == 0
+    out = capsys.readouterr().out
+    assert "warning: The runs used different model files" in out
+    assert "Recommendation for Patient: none → DiCE" in out and "Cardiologist: SHAP → none" in out
+    assert "None" not in out

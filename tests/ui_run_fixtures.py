@@ -67,7 +67,8 @@ def _ratings(shift: int, failed: str | None, rater: str, model: str) -> pd.DataF
 
 
 def save_fixture_run(root: Path, *, shift: int = 0, created: str = "2026-01-02T03:04:05+00:00",
-                     failed: str | None = None, rater: str = "simulated", with_ratings: bool = True) -> Path:
+                     failed: str | None = None, rater: str = "simulated", with_ratings: bool = True,
+                     model_sha256: str = "ab" * 32) -> Path:
     """Write a complete heart run under ``root`` and return its folder.
 
     ``shift`` moves every rating (and SHAP's insertion AUC) so that two runs differ; ``failed``
@@ -90,7 +91,7 @@ def save_fixture_run(root: Path, *, shift: int = 0, created: str = "2026-01-02T0
         rater_info = {"kind": "none"}
     manifest = {"run_id": runs.new_run_id(), "created": created, "usecase": "heart",
                 "usecase_title": uc.title, "status": "complete", "config": config.model_dump(mode="json"),
-                "rater": rater_info, "model": {"type": "RandomForestClassifier"},
+                "rater": rater_info, "model": {"type": "RandomForestClassifier", "sha256": model_sha256},
                 "data": {"source": str(uc.data_path), "sha256": file_sha256(uc.data_path),
                          "summary": {"target": uc.target}},
                 "timings": {"total": 1.0}, "counts": {"sample_size": 12},

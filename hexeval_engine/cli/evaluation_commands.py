@@ -116,6 +116,8 @@ def runs_compare(args) -> int:
     from ..runs import compare_runs, load_run
 
     diff = compare_runs(load_run(_find(args.run_a, args)), load_run(_find(args.run_b, args)))
+    for warning in diff["warnings"]:
+        print(f"warning: {warning}")
     print(f"Metric differences (b − a), a = {diff['a']}, b = {diff['b']}:")
     print(diff["metrics"].dropna(subset=["difference"]).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     if len(diff["ratings"]):
@@ -123,7 +125,7 @@ def runs_compare(args) -> int:
         print("\nMean rating differences (b − a):")
         print(diff["ratings"][cols].to_string(index=False, float_format=lambda v: f"{v:+.2f}"))
     for role, (a, b) in diff["recommendation_changes"].items():
-        print(f"Recommendation for {role}: {a} → {b}")
+        print(f"Recommendation for {role}: {a or 'none'} → {b or 'none'}")
     return 0
 
 
