@@ -4,6 +4,8 @@ rate; persona and rater problems fail before the technical evaluation (seconds, 
 
 from __future__ import annotations
 
+import io
+
 import pytest
 import yaml
 
@@ -101,3 +103,25 @@ def test_cli_without_personas_option_says_generic_personas_rate(tmp_path, own_fi
     assert "Personas: the generic, domain-neutral set" in out and "--personas FILE" in out
     ratings = load_run(list_runs(tmp_path)[0].path).persona_ratings
     assert set(ratings["persona_name"]) == GENERIC_NAMES
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_progress_bar_only_draws_on_a_terminal(monkeypatch):
+    from hexeval_engine.cli.evaluation_commands import _ProgressBar
+
+    log = io.StringIO()  # stderr redirected to a file or captured by CI
+    monkeypatch.setattr("sys.stderr", log)
+    bar = _ProgressBar(disabled=False)
+    bar(50, 100, "Technical: SHAP")
+    bar.close()
+    assert log.getvalue() == ""
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    bar = _ProgressBar(disabled=False)
+    bar(50, 100, "Technical: SHAP")
+    bar.close()
+    assert "Technical: SHAP" in terminal.getvalue()

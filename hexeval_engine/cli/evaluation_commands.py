@@ -24,7 +24,7 @@ def register(sub, add_inputs) -> None:
     p.add_argument("--personas", metavar="FILE", help="persona YAML (default: the config's personas.file; for your "
                    "own model without one: the generic personas, configs/generic/personas.yaml)")
     p.add_argument("--no-personas", action="store_true", help="technical evaluation only")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
     p.set_defaults(func=evaluate_cmd)
 
     runs = sub.add_parser("runs", help="list, show, compare or delete saved runs")
@@ -212,12 +212,15 @@ def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
 
 
 class _ProgressBar:
-    """tqdm bar fed by the engine's on_progress callback."""
+    """tqdm bar fed by the engine's on_progress callback; off when stderr is not a terminal (a log file, CI),
+    where each redraw would pile up on one huge line."""
 
     def __init__(self, *, disabled: bool):
         from tqdm import tqdm
 
-        self.bar = tqdm(total=100, disable=disabled, file=sys.stderr, bar_format="{l_bar}{bar}| {elapsed}")
+        # disable=None: tqdm turns itself off when the file is not a TTY
+        self.bar = tqdm(total=100, disable=True if disabled else None, file=sys.stderr,
+                        bar_format="{l_bar}{bar}| {elapsed}")
         self.done = 0
 
     def __call__(self, done: int, total: int, message: str) -> None:
