@@ -39,7 +39,9 @@ caption { text-align: left; color: var(--muted); }
 .arrow { font-weight: bold; }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(320px, 1fr)); gap: 16px; }
 .card { background: var(--card); border: 1px solid var(--line); border-radius: 8px; padding: 12px 16px; margin: 12px 0; }
-.badge { display: inline-block; border: 2px solid; border-radius: 999px; padding: 0 8px; font-weight: 600; }
+.badge { display: inline-block; border: 2px solid; border-radius: 999px; padding: 0 8px; font-weight: 600;
+         white-space: nowrap; overflow-wrap: normal; }  /* a method name never wraps mid-word ("Anch / or") */
+.metrics thead th { min-width: 7em; }
 .score { font-size: 20px; font-weight: 700; margin: 0 8px; }
 .lead { border-radius: 4px; padding: 2px 6px; border: 1px solid var(--line); }
 .lead.clear { border-color: #009E73; } .lead.close_call { border-color: var(--warn-line); }

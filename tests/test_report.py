@@ -137,3 +137,12 @@ def test_write_report_to_file_and_to_folder(tmp_path):
         "<!DOCTYPE html>")
     in_folder = write_report(run, tmp_path)
     assert in_folder == tmp_path / "report-20260101-000000-abc123.html" and in_folder.exists()
+
+
+def test_method_names_never_wrap_mid_word(report_html):
+    # Cells may break anywhere (long values); a method badge must not ("Anch / or" in a narrow column).
+    css = re.search(r"<style>(.*?)</style>", report_html, re.S).group(1)
+    badge = re.search(r"\.badge \{([^}]*)\}", css).group(1)
+    assert "white-space: nowrap" in badge and "overflow-wrap: normal" in badge
+    assert re.search(r"\.metrics thead th \{[^}]*min-width", css)
+    assert "<th><span class='badge'" in report_html  # the method columns use the badge
