@@ -22,8 +22,6 @@ def validate_model_data_compatibility(model: HexevalModel, data: Dataset) -> dic
     """
     errors, warnings, checks = [], [], {}
     label_note = model.align_to(data.class_labels)
-    if label_note:
-        warnings.append(label_note)
     checks["positive_column"] = model.positive_index
     names = model.feature_names
     if names is not None:
@@ -39,6 +37,8 @@ def validate_model_data_compatibility(model: HexevalModel, data: Dataset) -> dic
         warnings.append("The model file does not record its input column names; HEXEval assumes the CSV's column order.")
     if not errors:
         _check_predictions(model, data, errors, warnings, checks)
+    if label_note and not errors:  # which class means what only matters once the model could be checked
+        warnings.insert(0, label_note)
     return {"status": "invalid" if errors else "valid", "errors": errors, "warnings": warnings, "checks": checks}
 
 

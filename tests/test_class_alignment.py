@@ -87,3 +87,17 @@ def test_explanations_name_the_target_labels_when_the_config_does_not(tmp_path):
     worded = small | {"domain": {"positive_outcome": "likely to leave"}}
     assert evaluate(path, csv, "status", config_overrides=worded, save=False).config.domain.positive_outcome \
         == "likely to leave"
+
+
+def test_class_note_is_not_added_to_missing_feature_errors(tmp_path):
+    frame, csv = _churn(tmp_path)
+    clf = XGBClassifier(n_estimators=10, max_depth=2).fit(frame[["tenure"]], (frame["status"] == "churned").astype(int))
+    path = tmp_path / "churn.json"
+    clf.save_model(path)
+    frame[["contract", "status"]].to_csv(csv, index=False)  # the model's 'tenure' is missing
+
+    result = validate_model_data_compatibility(load_model(path), load_data(csv, "status", positive_label="churned"))
+
+    assert result["status"] == "invalid"
+    assert any("lacks: tenure" in e for e in result["errors"]), result["errors"]
+    assert not any("model's classes" in w for w in result["warnings"]), result["warnings"]
