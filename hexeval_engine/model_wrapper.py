@@ -158,11 +158,10 @@ class HexevalModel:
 def _same_label(a, b) -> bool:
     """Equal as values (``1 == 1.0``) or as text (``np.str_('yes') == 'yes'``)."""
     try:
-        if bool(a == b):
-            return True
-    except (TypeError, ValueError):
-        pass
-    return str(a) == str(b)
+        equal = bool(a == b)
+    except (TypeError, ValueError):  # values that cannot be compared directly are compared as text
+        equal = False
+    return equal or str(a) == str(b)
 
 
 def _plain(value):
