@@ -1,12 +1,7 @@
-"""What parts of the engine this build offers, and cached access to them.
-
-The dashboard is built alongside the engine: pages ask here whether evaluation and saved runs
-are available and show an explanation instead of a button that would fail.
-"""
+"""Cached access to the engine's configs, data, models, model cards and personas for the pages."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -15,14 +10,6 @@ import hexeval_engine
 from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.paths import default_outputs_root
 from hexeval_engine.usecase_data import load_data_for_config
-
-
-PIPELINE_MODULES = ("hexeval_engine.evaluate", "hexeval_engine.technical", "hexeval_engine.raters")
-
-
-def missing_pipeline_modules() -> list[str]:
-    """Modules ``evaluate`` needs that this build lacks (empty when runs can start)."""
-    return [name for name in PIPELINE_MODULES if importlib.util.find_spec(name) is None]
 
 
 def outputs_root() -> Path:

@@ -6,7 +6,7 @@ from hexeval_engine import HexevalError, get_usecase, load_config
 from hexeval_engine.paths import generic_personas_path
 from hexeval_ui import state
 from hexeval_ui.components import DETAILS_PAGE, page_header, section, show_error
-from hexeval_ui.engine import config_for, missing_pipeline_modules, model_card_for, persona_entries
+from hexeval_ui.engine import config_for, model_card_for, persona_entries
 from hexeval_ui.rater import current_choice
 from hexeval_ui.run_view import render_finished_run, run_evaluation
 from hexeval_ui.saved_runs_view import render_saved_runs
@@ -56,9 +56,7 @@ if ready:
     overrides = render_settings(usecase_name, config, max_sample=max(5, min(int(n_test), 1000)),
                                 n_personas=n_personas, rater=rater)
     section("Run", "Progress is shown per stage; the run is saved when it completes.")
-    missing = missing_pipeline_modules()
-    blocker = rater.problem() or (f"Runs cannot start: this build of HEXEval lacks {', '.join(missing)}."
-                                  if missing else None)
+    blocker = rater.problem()
     if blocker:
         st.info(blocker, icon=":material/block:")
     if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", disabled=blocker is not None):
