@@ -129,3 +129,11 @@ def test_recommendations_and_full_explanations_can_be_switched_off(tmp_path, cap
     assert len(run.explanations) < len(result.technical.explanations)
     assert cli(["runs", "show", str(run.path)]) == 0
     assert "switched off" in capsys.readouterr().out
+
+
+def test_unknown_rater_name_is_a_config_error_before_any_work(tmp_path):
+    from hexeval_engine import ConfigError
+
+    with pytest.raises(ConfigError, match="Unknown rater 'gpt'. Use one of simulated, openai"):
+        evaluate(usecase="heart", rater="gpt", output_dir=tmp_path)
+    assert list_runs(tmp_path) == []

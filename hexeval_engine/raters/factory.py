@@ -51,6 +51,8 @@ def rater_from_config(config: HexevalConfig, *, api_key: str | None = None, cach
     ``personas.cache`` is on.
     """
     p = config.personas
+    if p.rater not in RATER_KINDS:
+        raise ConfigError(f"Unknown rater '{p.rater}'. Use one of {', '.join(RATER_KINDS)} (personas.rater).")
     if p.rater == "simulated":
         return make_rater("simulated", top_k=p.top_k_features)
     folder = Path(cache_dir) if cache_dir is not None else configured_outputs_root(config.output.dir)
