@@ -148,19 +148,17 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
             table = tables.get(key)
             if table is not None:
                 table.to_csv(tmp / name, index=False)
-        (tmp / "recommendations.json").write_text(json.dumps(recommendations, indent=2, default=_json_default),
-                                                  encoding="utf-8")
+        _write_json(tmp / "recommendations.json", recommendations)
         with open(tmp / "explanations.jsonl", "w", encoding="utf-8") as fh:
             for item in explanations:
                 fh.write(json.dumps(item, default=_json_default) + "\n")
-        # The manifest goes last: a folder without it is never a run.
-        (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, default=_json_default), encoding="utf-8")
         final = folder / run_id
         while final.exists():  # practically impossible with a random token, but never overwrite a run
-            run_id = new_run_id()
-            manifest["run_id"] = run_id
-            (tmp / MANIFEST).write_text(json.dumps(manifest, indent=2, default=_json_default), encoding="utf-8")
-            final = folder / run_id
+            manifest["run_id"] = new_run_id()
+            final = folder / manifest["run_id"]
+        # The manifest goes last: a folder without it is never a run. (Should another process take the
+        # id before the rename, os.rename fails on the non-empty folder instead of replacing it.)
+        _write_json(tmp / MANIFEST, manifest)
         _fsync_files(tmp)  # every file's bytes are on disk before the folder gets its final name
         _fsync_path(tmp)
         os.rename(tmp, final)
@@ -368,6 +366,10 @@ def _fsync_path(path: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def _write_json(path: Path, obj) -> None:
+    path.write_text(json.dumps(obj, indent=2, default=_json_default), encoding="utf-8")
 
 
 def _json_default(obj):
