@@ -17,18 +17,23 @@ class UsageError(Exception):
     """Bad combination of command-line arguments (exit status 2)."""
 
 
-def resolve_inputs(args: argparse.Namespace):
-    """Return (usecase or None, model path, data path, target, config path) from CLI arguments."""
+def check_inputs(args: argparse.Namespace) -> None:
+    """Raise UsageError unless the arguments name a use case or both MODEL and DATA (not both kinds)."""
     if args.usecase and (args.model or args.data):
         raise UsageError("give either --usecase NAME or MODEL DATA, not both")
+    if not args.usecase and not (args.model and args.data):
+        raise UsageError("give --usecase NAME (one of: " + ", ".join(u.name for u in list_usecases())
+                         + ") or both MODEL and DATA paths")
+
+
+def resolve_inputs(args: argparse.Namespace):
+    """Return (usecase or None, model path, data path, target, config path) from CLI arguments."""
+    check_inputs(args)
     if args.usecase:
         uc = get_usecase(args.usecase)
         if not uc.is_prepared:
             prepare_usecase(uc)
         return uc, uc.model_path, uc.data_path, args.target or uc.target, args.config or uc.config_path
-    if not (args.model and args.data):
-        raise UsageError("give --usecase NAME (one of: " + ", ".join(u.name for u in list_usecases())
-                         + ") or both MODEL and DATA paths")
     return None, args.model, args.data, args.target, args.config
 
 

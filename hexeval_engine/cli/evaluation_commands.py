@@ -57,9 +57,9 @@ def register(sub, add_inputs) -> None:
 
 def evaluate_cmd(args: argparse.Namespace) -> int:
     from ..evaluate import evaluate
-    from .commands import resolve_inputs
+    from .commands import check_inputs
 
-    uc, model_path, data_path, target, config_path = resolve_inputs(args)
+    check_inputs(args)  # evaluate() itself resolves a use case's files and trains its model if needed
     overrides: dict = {}
     if args.sample_size is not None:
         overrides.setdefault("evaluation", {})["sample_size"] = args.sample_size
@@ -76,9 +76,8 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
         personas["base_url"] = args.llm_base_url
     bar = _ProgressBar(disabled=args.quiet)
     try:
-        result = evaluate(model_path if uc is None else None, data_path if uc is None else None, target,
-                          config_path if (uc is None or args.config) else None, args.output, overrides,
-                          usecase=uc.name if uc else None, on_progress=bar, allow_pickle=True)
+        result = evaluate(args.model, args.data, args.target, args.config, args.output, overrides,
+                          usecase=args.usecase, on_progress=bar, allow_pickle=True)
     finally:
         bar.close()
     _print_summary(result)
