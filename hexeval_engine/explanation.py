@@ -7,8 +7,18 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+#: The four explainers a config can switch on, in display order.
 METHODS = ("SHAP", "LIME", "Anchor", "DiCE")
-METHOD_FAMILY = {"SHAP": "attribution", "LIME": "attribution", "Anchor": "rule", "DiCE": "counterfactual"}
+#: The random-attribution sanity baseline: measured like every method, never recommendable.
+BASELINE_METHOD = "Random"
+#: Explanations told as a story (built from an attribution method's output).
+NARRATIVE_METHOD = "Narrative"
+#: Every method name that can appear in a run's tables, in display order.
+ALL_METHODS = (*METHODS, NARRATIVE_METHOD, BASELINE_METHOD)
+METHOD_FAMILY = {"SHAP": "attribution", "LIME": "attribution", "Anchor": "rule", "DiCE": "counterfactual",
+                 NARRATIVE_METHOD: "narrative", BASELINE_METHOD: "baseline"}
+#: Families whose methods can never be recommended (they exist to be beaten).
+NON_RECOMMENDABLE_FAMILIES = frozenset({"baseline"})
 
 
 @dataclass
