@@ -23,6 +23,7 @@ from .paths import configured_outputs_root
 from .progress import report, sub_progress
 from .run_manifest import build_manifest, explanation_records
 from .runs import new_run_id, save_run
+from .sanity import run_sanity_checks
 from .usecase_data import load_data_for_config
 from .usecases import get_usecase
 
@@ -43,6 +44,8 @@ class EvaluationResult:
     validation: dict
     manifest: dict
     output_path: Path | None = None
+    warnings: list[dict] = field(default_factory=list)
+    sanity: dict = field(default_factory=dict)
     data: object = field(default=None, repr=False)
     model: object = field(default=None, repr=False)
 
@@ -142,8 +145,12 @@ def evaluate(
     try:
         t = time.perf_counter()
         technical = run_technical_evaluation(model, data, config,
-                                             on_progress=sub_progress(progress, 5, 60, 100, "Technical"))
+                                             on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
         timings["technical"] = time.perf_counter() - t
+        t = time.perf_counter()
+        progress(60, 100, "Sanity checks: model signal and randomised model")
+        sanity, warnings = run_sanity_checks(model, data, config, technical)
+        timings["sanity_checks"] = time.perf_counter() - t
         if rater_obj is not None:
             t = time.perf_counter()
             ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
@@ -156,9 +163,11 @@ def evaluate(
 
     t = time.perf_counter()
     if config.recommendations.enabled:
-        recommendations = generate_recommendations(technical.metrics, ratings, config)
+        recommendations = generate_recommendations(technical.metrics, ratings, config,
+                                                   per_instance=technical.per_instance, warnings=warnings,
+                                                   rater_kind=rater_info.get("kind"))
     else:
-        recommendations = {"mode": "disabled", "stakeholders": {},
+        recommendations = {"mode": "disabled", "stakeholders": {}, "warnings": warnings,
                            "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
     timings["recommendations"] = time.perf_counter() - t
     timings["total"] = time.perf_counter() - start
@@ -170,12 +179,15 @@ def evaluate(
         config=config, data=data, data_sha256=_sha(data_path), model=model, validation=validation,
         technical=technical, ratings=ratings, persona_stats=stats, rater=rater_info, timings=timings,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    manifest["warnings"], manifest["sanity_checks"] = warnings, sanity
     result = EvaluationResult(run_id, name, config, technical, ratings, stats, recommendations, validation, manifest,
-                              data=data, model=model)
+                              warnings=warnings, sanity=sanity, data=data, model=model)
     if save:
         progress(96, 100, "Saving the run")
         tables = {"technical_metrics": technical.metrics, "technical_metrics_long": technical.metrics_long,
                   "instance_metrics": technical.per_instance, "persona_ratings": ratings}
+        if technical.per_instance_unshared is not None and len(technical.per_instance_unshared):
+            tables["instance_metrics_unshared"] = technical.per_instance_unshared
         result.output_path = save_run(outputs_root, name, manifest=manifest, tables=tables,
                                       recommendations=recommendations,
                                       explanations=explanation_records(

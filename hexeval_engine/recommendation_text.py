@@ -1,94 +1,105 @@
-"""The words of a recommendation: strengths, concerns, the reasoning sentence and shared labels.
+"""The words of a recommendation: strengths, concerns, the reasoning and the shared labels.
 
-:mod:`hexeval_engine.recommendations` computes the scores; this module only phrases them, and
-gives the report, the CLI and the dashboard the same labels for leads, components and weights.
+:mod:`hexeval_engine.recommendations` computes the evidence; this module only phrases it, and gives
+the report, the CLI and the dashboard the same labels for leads, components and weights.
 """
 
 from __future__ import annotations
 
-from .technical_scores import COMPONENTS as TECHNICAL_COMPONENTS
-
+TECHNICAL_COMPONENTS = ("technical_fidelity", "technical_parsimony")
 PERSONA_COMPONENTS = ("persona_trust", "persona_satisfaction")
 ALL_COMPONENTS = TECHNICAL_COMPONENTS + PERSONA_COMPONENTS
 
 LEAD_LABELS = {"clear": "clear lead", "close_call": "close call", "single_candidate": "only candidate",
-               "none": "no candidate"}
+               "none": "no recommendation"}
 """How each value of a stakeholder's ``lead`` is written."""
 
-STRENGTH_AT = 0.7  # a component at or above this is named as a strength
-CONCERN_BELOW = 0.4  # a component below this is named as a concern
+_COMPONENT_LABELS = {"technical_fidelity": "fidelity", "technical_parsimony": "parsimony (ties only)",
+                     "persona_trust": "trust", "persona_satisfaction": "satisfaction"}
 
-_PHRASES = {  # (family or "persona", component) -> (strength wording, concern wording)
-    ("attribution", "technical_fidelity"): ("faithful to the model", "weak fidelity to the model"),
-    ("attribution", "technical_parsimony"): ("attributions concentrated on few features",
-                                             "attributions spread over many features"),
-    ("rule", "technical_fidelity"): ("faithful rule", "weakly faithful rule"),
-    ("rule", "technical_parsimony"): ("wide rule coverage", "low rule coverage"),
-    ("counterfactual", "technical_fidelity"): ("valid, faithful counterfactuals", "weakly valid counterfactuals"),
-    ("counterfactual", "technical_parsimony"): ("few features changed", "many features changed"),
-    ("persona", "persona_trust"): ("high trust from this persona", "low trust from this persona"),
-    ("persona", "persona_satisfaction"): ("high satisfaction for this persona", "low satisfaction for this persona"),
-}
+CONCERN_BELOW = 0.4  # a persona component below this (2.6 on the 1-5 scale) is named as a concern
 
 
 def component_label(component: str) -> str:
-    """``persona_trust`` -> ``persona trust``."""
-    return component.replace("_", " ")
+    """``persona_trust`` -> ``trust``; unknown names lose their underscores."""
+    return _COMPONENT_LABELS.get(component, component.replace("_", " "))
 
 
 def weights_text(weights: dict) -> str:
-    """The configured weights in words: ``technical fidelity 0.3, technical parsimony 0.2, ...``."""
+    """The configured weights in words: ``fidelity 0.3, parsimony (ties only) 0.2, ...``."""
     return ", ".join(f"{component_label(k)} {v:g}" for k, v in weights.items())
 
 
-def judgements(winner: dict, ranked: list[dict], weights: dict) -> tuple[list[str], list[str]]:
-    """Strengths and concerns of the winner, in plain words with the raw numbers.
+def _interval(low, high) -> str:
+    return f"{low:+.2f} to {high:+.2f}" if low is not None and high is not None else "not estimable"
 
-    A component at or above :data:`STRENGTH_AT` is a strength, one below :data:`CONCERN_BELOW` a
-    concern; a persona component is also a strength when it is the highest of all candidates.
-    Components with a zero weight are not judged.
-    """
-    family = winner["family"]
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _strengths_concerns(entry: dict, technical: dict, level: float) -> tuple[list[str], list[str]]:
+    method = entry["recommended_method"]
+    pct = f"{level:.0%}"
     strengths, concerns = [], []
-    for c in ALL_COMPONENTS:
+    vs = technical[method]["vs_baseline"]
+    if vs.get("qualifies"):
+        strengths.append(f"more faithful to the model than random feature weights (fidelity {vs['diff']:+.2f} "
+                         f"over the random baseline, {pct} interval {_interval(vs['ci_low'], vs['ci_high'])}, "
+                         f"{_plural(vs['n'], 'case')})")
+    winner = next(a for a in entry["alternatives"] if a["method"] == method)
+    others = [a for a in entry["alternatives"] if a["method"] != method and a["recommendable"]]
+    for c, word in (("persona_trust", "trust"), ("persona_satisfaction", "satisfaction")):
         comp = winner["components"][c]
-        if comp["value"] is None or weights[c] <= 0:
+        if comp["value"] is None or comp["configured_weight"] <= 0:
             continue
-        key = ("persona", c) if c in PERSONA_COMPONENTS else (family, c)
-        good, bad = _PHRASES[key]
-        others = [a["components"][c]["value"] for a in ranked
-                  if a is not winner and a["components"][c]["value"] is not None]
-        highest = c in PERSONA_COMPONENTS and others and comp["value"] > max(others)
-        if highest:
-            strengths.append(f"{good.replace('high ', 'highest ', 1)} ({comp['detail']})")
-        elif comp["value"] >= STRENGTH_AT:
-            strengths.append(f"{good} ({comp['detail']})")
+        rest = [a["components"][c]["value"] for a in others if a["components"][c]["value"] is not None]
+        on_five = 1 + 4 * comp["value"]
+        if rest and comp["value"] > max(rest):
+            strengths.append(f"the highest {word} from this stakeholder ({on_five:.1f} of 5 over "
+                             f"{_plural(comp['n'], 'rated case')})")
         if comp["value"] < CONCERN_BELOW:
-            concerns.append(f"{bad} ({comp['detail']})")
+            concerns.append(f"low {word} from this stakeholder ({on_five:.1f} of 5)")
+    concerns += technical[method]["concerns"]
     return strengths, concerns
 
 
-def reasoning(entry: dict, ranked: list[dict], level: float) -> str:
-    """The plain-language reasoning of one stakeholder's recommendation (score, lead, strengths, concerns)."""
-    if entry["recommended_method"] is None:
-        return "No method could be scored: every method failed or no component has a positive weight."
-    who = entry["persona_role"] or "all stakeholders"
-    pct = f"{level:.0%}"
-    text = (f"{entry['recommended_method']} scores {entry['score']:.2f} ({pct} interval "
-            f"{entry['score_ci_low']:.2f}-{entry['score_ci_high']:.2f}) for {who}")
-    runner = next((a for a in ranked if a["method"] == entry["runner_up"]), None)
+def _lead_sentence(entry: dict, level: float) -> str:
+    runner = next((c for c in entry["comparisons"] if c["method"] == entry["runner_up"]), None)
+    if entry["lead"] == "single_candidate":
+        return " It is the only method that qualified."
+    if runner is None:
+        return ""
+    diff = (f"{runner['diff']:+.2f} ({level:.0%} interval {_interval(runner['ci_low'], runner['ci_high'])}, "
+            f"{_plural(runner['n'], 'paired unit')}, corrected p = {runner['p_holm']:.3f})"
+            if runner["diff"] is not None and runner["p_holm"] is not None else "not estimable")
     if entry["lead"] == "clear":
-        text += f", a clear lead over {runner['method']} ({runner['score']:.2f}; the intervals do not overlap)."
-    elif entry["lead"] == "close_call":
-        text += (f", a close call with {runner['method']} ({runner['score']:.2f}, interval "
-                 f"{runner['score_ci_low']:.2f}-{runner['score_ci_high']:.2f}): the intervals overlap, "
-                 f"so either is defensible.")
-    else:
-        text += "; it is the only method that could be scored."
-    text += " Strengths: " + ("; ".join(entry["strengths"]) if entry["strengths"] else "none stands out") + "."
-    text += (" Concerns: " + "; ".join(entry["concerns"]) + "." if entry["concerns"]
-             else f" Concerns: none (no weighted component scores below {CONCERN_BELOW:.1f} on the 0-1 scale).")
-    if entry["mode"] == "technical_only":
-        text = ("Technical-only ranking: no persona ratings were available, so this reflects the metrics "
-                "alone, not what stakeholders think. " + text)
-    return text
+        return f" It leads {runner['method']} clearly: paired difference {diff}."
+    return (f" It is a close call with {runner['method']}: paired difference {diff}, which does not establish a "
+            "lead, so either is defensible.")
+
+
+def fill_words(entry: dict, technical: dict, level: float) -> None:
+    """Set ``strengths``, ``concerns`` and ``reasoning`` of one stakeholder entry in place."""
+    who = entry["persona_role"] or "all stakeholders"
+    if entry["recommended_method"] is None:
+        entry["strengths"], entry["concerns"] = [], []
+        entry["reasoning"] = f"No recommendation for {who}. {entry['reason']}"
+        return
+    strengths, concerns = _strengths_concerns(entry, technical, level)
+    entry["strengths"], entry["concerns"] = strengths, concerns
+    basis = ("fidelity to the model and this stakeholder's ratings" if entry["mode"] == "combined"
+             else "fidelity to the model alone (no persona ratings)")
+    text = (f"{entry['recommended_method']} is recommended for {who}, on {basis}: score {entry['score']:.2f} "
+            f"({level:.0%} interval {entry['score_ci_low']:.2f} to {entry['score_ci_high']:.2f}; "
+            f"{_plural(entry['n_cases'], 'shared case')}"
+            + (f", {_plural(entry['n_units'], 'rated case')} across personas" if entry["mode"] == "combined" else "")
+            + ").")
+    text += _lead_sentence(entry, level)
+    if entry.get("tie_break"):
+        text += f" {entry['tie_break'][0].upper()}{entry['tie_break'][1:]}."
+    for note in entry["notes"]:
+        text += f" Note: {note}."
+    text += " Strengths: " + ("; ".join(strengths) if strengths else "none stands out") + "."
+    text += " Concerns: " + ("; ".join(concerns) if concerns else "none found") + "."
+    entry["reasoning"] = text

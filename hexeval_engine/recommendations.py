@@ -1,75 +1,53 @@
-"""Recommend an explanation method per stakeholder from technical metrics and persona ratings.
+"""Recommend an explanation method per stakeholder from paired, case-by-case evidence.
 
-How a score is made
--------------------
-Every method gets four components on a [0, 1] scale (1 = best):
+How a recommendation is made (``docs/recommendations.md`` explains it for readers)
+---------------------------------------------------------------------------------
+1. **One shared set of cases.** Every method (and the ``Random`` baseline) was measured on the same
+   cases (:mod:`hexeval_engine.technical`); personas rated a subset of them.
+2. **Evidence per case.** Technical: the cross-family fidelity ``fidelity_combined`` of each
+   explanation (:mod:`hexeval_engine.recommend_evidence`), computed identically for every method.
+   Persona: per (persona, case), trust and satisfaction mapped from 1-5 to 0-1 and averaged over
+   repeated runs. Family-specific quantities (rule precision, counterfactual validity and
+   plausibility) add no points: they raise concerns or exclude a method
+   (:mod:`hexeval_engine.recommendation_checks`). Parsimony adds no points either (see 6).
+3. **Score.** ``w_f * mean fidelity + w_p * mean persona score`` with ``w_f`` the fidelity weight and
+   ``w_p = w_trust + w_satisfaction`` (renormalised; technical-only when no usable rating). The
+   interval is the stratified bootstrap of :func:`hexeval_engine.paired_stats.composite_difference`.
+4. **Qualify against Random.** A method is recommendable only when its fidelity beats the random
+   baseline on the shared cases (paired interval excludes 0). If none does, nothing is recommended.
+5. **Clear lead or close call.** The best qualifying method is compared with every other qualifying
+   method on the same units (paired differences of the score's parts); the p-values are Holm-corrected
+   across those comparisons. The lead is **clear** only when the corrected p-value against the
+   runner-up is below ``1 - confidence_level``, its paired interval excludes 0, there are at least
+   :data:`MIN_UNITS_FOR_CLEAR` units, and the persona evidence does not come from the simulated rater
+   (a simulator cannot establish a lead). Otherwise it is a **close call**.
+6. **Parsimony breaks ties only.** In a close call, if ``technical_parsimony`` has a positive weight,
+   the methods not significantly worse than the winner *and* whose fidelity is not significantly worse
+   than the most faithful method's are eligible, and the one that relies on the fewest features
+   (``num_important_features``) is recommended.
+7. **No signal, no advice.** With the warning ``model_has_no_signal`` nothing is recommended.
 
-- ``technical_fidelity`` and ``technical_parsimony``: scored separately and per method family
-  (see :mod:`hexeval_engine.technical_scores` for the exact normalisation of each family);
-- ``persona_trust`` and ``persona_satisfaction``: the stakeholder's mean rating mapped from 1-5
-  to 0-1 as ``(rating - 1) / 4``.
+Output (JSON-serialisable; every float finite or ``None``)::
 
-The combined score is the weighted mean of the components a method has,
-``sum(w_c * v_c) / sum(w_c)`` with the weights of ``config.recommendations.weights``; a component
-that is missing (not measured, or not rated by this stakeholder) drops out of both sums and the
-method carries a note saying so.
-
-Uncertainty and "clear lead"
-----------------------------
-The persona part's interval is the t-interval (``config.evaluation.confidence_level``) of the
-per-rating values ``(w_trust * trust + w_sat * satisfaction) / (w_trust + w_sat)`` (so the
-correlation between a rater's trust and satisfaction is respected); with fewer than two ratings
-it spans the whole scale. Technical components use the metrics' bootstrap intervals mapped through
-the same normalisation. The deviations are combined as independent errors through the weights
-(root sum of squares of ``w_c * deviation_c``, divided by ``sum(w_c)``). The lead is **clear**
-when the winner's interval lies entirely above the runner-up's, otherwise it is a **close call**.
-
-Output shape (JSON-serialisable; every float is finite or ``None``)
--------------------------------------------------------------------
-::
-
-    {
-      "mode": "combined" | "technical_only",     # technical_only: no usable persona rating at all
-      "weights": {"technical_fidelity": .3, "technical_parsimony": .2,
-                  "persona_trust": .3, "persona_satisfaction": .2},   # as configured
-      "confidence_level": 0.95,
-      "thresholds": {"strength": 0.7, "concern": 0.4},
-      "normalisation": {family: {component: text}, "persona": text},
-      "methods": ["SHAP", "LIME", "Anchor", "DiCE"],          # candidates, canonical names
-      "excluded_methods": [{"method": "DiCE", "reason": "..."}],
-      "technical": {method: {"family": str, "components": {component: {
-                      "value", "ci_low", "ci_high", "definition", "detail", "ci_known",
-                      "metrics": [{"metric", "label", "value", "ci_low", "ci_high",
-                                   "direction", "display", "text"}]}}}},
-      "stakeholders": {                      # keyed by title; sorted by role; one entry in technical_only mode
-        title: {
-        "persona_role": str | None,          # None for the technical-only entry
-        "persona_names": [str],
-        "title": str,                        # the role, or "All stakeholders (technical-only ranking)"
-        "mode": "combined" | "technical_only",
-        "n_ratings": int, "n_failed_ratings": int,
-        "recommended_method": str | None,    # None only when no method can be scored
-        "score": float | None, "score_ci_low": float | None, "score_ci_high": float | None,
-        "lead": "clear" | "close_call" | "single_candidate" | "none",
-        "clear_lead": bool,                  # lead == "clear"
-        "runner_up": str | None,
-        "strengths": [str], "concerns": [str],
-        "reasoning": str,
-        "alternatives": [{                   # every candidate, best first (winner included)
-          "rank": int, "method": str, "family": str,
-          "score": float | None, "score_ci_low": float | None, "score_ci_high": float | None,
-          "components": {component: {"value", "ci_low", "ci_high", "weight",
-                                      "configured_weight", "contribution", "detail"}},
-          "ratings": {"n": int, "trust_mean": float | None, "satisfaction_mean": float | None},
-          "notes": [str]}],
-        "notes": [str]}},
-      "notes": [str]
-    }
-
-``weight`` is the effective (renormalised) weight, ``contribution = weight * value``, and the
-contributions of a method sum to its ``score``. The wording (strengths, concerns, reasoning) is
-made in :mod:`hexeval_engine.recommendation_text`; ``docs/recommendations.md`` explains it all
-for readers of the dashboard.
+    {"mode": "combined" | "technical_only" | "disabled",
+     "weights": {...}, "confidence_level": .95, "methods": [candidates], "baseline": "Random" | None,
+     "fidelity_source": "normalised" | "raw" | "none", "n_shared_cases": int,
+     "excluded_methods": [{"method", "reason"}], "warnings": [{"code", "message", ...}],
+     "technical": {method: {"family", "fidelity": {"value", "ci_low", "ci_high", "n"},
+                            "parsimony": {...}, "vs_baseline": {...}, "concerns": [str]}},
+     "stakeholders": {title: {
+        "persona_role", "persona_names", "title", "mode", "n_ratings", "n_failed_ratings", "n_units",
+        "n_cases", "recommended_method" (None with "reason"), "reason", "score", "score_ci_low",
+        "score_ci_high", "lead": "clear" | "close_call" | "single_candidate" | "none", "clear_lead",
+        "runner_up", "comparisons": [{"method", "diff", "ci_low", "ci_high", "p_value", "p_holm", "n"}],
+        "tie_break": str | None, "strengths", "concerns", "reasoning",
+        "alternatives": [{"rank", "method", "family", "recommendable", "qualifies", "score",
+                          "score_ci_low", "score_ci_high", "components": {component: {"value",
+                          "ci_low", "ci_high", "weight", "configured_weight", "contribution",
+                          "detail", "n"}}, "ratings": {"n", "trust_mean", "satisfaction_mean"},
+                          "notes"}],
+        "notes"}},
+     "notes": [str]}
 """
 
 from __future__ import annotations
@@ -81,12 +59,19 @@ import numpy as np
 import pandas as pd
 
 from .config.schema import HexevalConfig
-from .explanation import METHOD_FAMILY
-from .ratings_summary import t_halfwidth
-from .recommendation_text import (ALL_COMPONENTS, CONCERN_BELOW, PERSONA_COMPONENTS, STRENGTH_AT, TECHNICAL_COMPONENTS,
-                                  component_label, judgements, reasoning)
-from .technical_scores import NORMALISATION, method_components
+from .explanation import BASELINE_METHOD, METHOD_FAMILY, NON_RECOMMENDABLE_FAMILIES
+from .paired_stats import composite_difference, holm, mean_ci
+from .recommend_evidence import case_fidelity, case_parsimony, unit_ratings, usable_ratings
+from .recommendation_checks import baseline_comparison, constraint_findings, fidelity_summary
+from .recommendation_text import ALL_COMPONENTS, fill_words
 from .technical_table import as_long, canonical_method, method_errors, methods_in
+
+__all__ = ["MIN_UNITS_FOR_CLEAR", "canonical_method", "generate_recommendations"]
+
+#: Fewer paired units than this can never make a clear lead (an exact signed-rank test on 7 or
+#: fewer pairs cannot reach p < 0.05 after correcting for two comparisons).
+MIN_UNITS_FOR_CLEAR = 8
+_RESAMPLES = 2000
 
 
 def _config(config) -> HexevalConfig:
@@ -100,154 +85,218 @@ def _config(config) -> HexevalConfig:
 
 
 def _f(x) -> float | None:
-    """A JSON-safe float: NaN/inf/None become None."""
     if x is None:
         return None
     x = float(x)
     return x if math.isfinite(x) else None
 
 
-def _t_interval(values: np.ndarray, level: float) -> tuple[float, float]:
-    """Mean's t-interval on [0, 1]; fewer than two values give the whole scale."""
-    if len(values) < 2:
-        return 0.0, 1.0
-    mean = float(values.mean())
-    half = t_halfwidth(values, level)
-    return max(mean - half, 0.0), min(mean + half, 1.0)
+def _column(table: pd.DataFrame, method: str) -> np.ndarray:
+    return table[method].to_numpy(float) if method in getattr(table, "columns", ()) else np.array([])
 
 
-def _rated(ratings: pd.DataFrame | None) -> pd.DataFrame:
-    """Ratings with canonical ``method``, a stakeholder ``role`` and a ``usable`` flag.
+class _Evidence:
+    """Per-case fidelity and per-unit persona scores of one stakeholder, aligned across methods."""
 
-    A rating is usable when its status is ``ok`` (or there is no status column) and both trust and
-    satisfaction are present. The role is ``persona_role``, or ``persona_name`` when the role is blank.
-    """
-    columns = ["role", "persona_name", "method", "trust", "satisfaction", "usable"]
-    if ratings is None or len(ratings) == 0:
-        return pd.DataFrame(columns=columns)
-    df = ratings.copy()
-    df["method"] = df["explanation_type"].map(canonical_method)
-    for column in ("trust", "satisfaction"):
-        df[column] = pd.to_numeric(df[column], errors="coerce")
-    ok = df["status"].eq("ok") if "status" in df.columns else pd.Series(True, index=df.index)
-    df["usable"] = ok & df["trust"].notna() & df["satisfaction"].notna()
-    if "persona_name" not in df.columns:
-        df["persona_name"] = np.nan
-    role = df["persona_role"] if "persona_role" in df.columns else pd.Series(np.nan, index=df.index)
-    blank = role.isna() | role.astype(str).str.strip().eq("")
-    df["role"] = role.where(~blank, df["persona_name"]).astype(str)
-    return df
+    def __init__(self, fidelity: pd.DataFrame, persona: dict, weights: dict, level: float, seed: int):
+        self.fidelity, self.persona, self.level, self.seed = fidelity, persona, level, seed
+        wp = weights["persona_trust"] + weights["persona_satisfaction"]
+        has_persona = len(persona["score"]) > 0 and wp > 0
+        wf = weights["technical_fidelity"]
+        if wf <= 0 and not has_persona:
+            wf = 1.0
+        self.wf, self.wp = wf, (wp if has_persona else 0.0)
 
+    def parts(self, a: str, b: str | None = None) -> list:
+        def diff(table):
+            x = _column(table, a)
+            if b is None or not len(x):
+                return x
+            y = _column(table, b)
+            return x - y if len(y) else np.array([])
+        return [(self.wf, diff(self.fidelity)), (self.wp, diff(self.persona["score"]))]
 
-def _persona_components(rows: pd.DataFrame, weights: dict, level: float) -> tuple[dict, tuple[float, float] | None]:
-    """Trust and satisfaction components for one stakeholder and method, plus the persona-part interval."""
-    if len(rows) == 0:
-        return {c: None for c in PERSONA_COMPONENTS}, None
-    trust = ((rows["trust"].to_numpy(float) - 1) / 4).clip(0, 1)
-    sat = ((rows["satisfaction"].to_numpy(float) - 1) / 4).clip(0, 1)
-    out = {}
-    for component, values, raw in (("persona_trust", trust, rows["trust"]),
-                                   ("persona_satisfaction", sat, rows["satisfaction"])):
-        lo, hi = _t_interval(values, level)
-        out[component] = {"value": float(values.mean()), "ci_low": lo, "ci_high": hi,
-                          "detail": f"{raw.mean():.1f}/5 from {len(raw)} rating{'s' if len(raw) != 1 else ''}"}
-    wt, ws = weights["persona_trust"], weights["persona_satisfaction"]
-    combined = (wt * trust + ws * sat) / (wt + ws) if wt + ws > 0 else trust * 0
-    return out, _t_interval(combined, level)
+    def score(self, method: str):
+        return composite_difference(self.parts(method), n_resamples=_RESAMPLES, confidence=self.level, seed=self.seed)
+
+    def compare(self, a: str, b: str):
+        return composite_difference(self.parts(a, b), n_resamples=_RESAMPLES, confidence=self.level, seed=self.seed)
 
 
-def _score(method: str, technical: dict, persona: dict, persona_ci, weights: dict) -> dict:
-    """Combine the available components of one method into a score with an interval."""
-    values = {c: technical[c] for c in TECHNICAL_COMPONENTS}
-    values.update(persona)
-    available = [c for c in ALL_COMPONENTS if values[c] is not None and values[c]["value"] is not None]
-    total = sum(weights[c] for c in available)
+def _component(values: np.ndarray, weight: float, configured: float, level: float, seed: int, detail: str) -> dict:
+    mean, low, high = mean_ci(values, confidence=level, seed=seed)
+    n = int(np.isfinite(values).sum()) if len(values) else 0
+    if n == 0:
+        return {"value": None, "ci_low": None, "ci_high": None, "weight": 0.0, "configured_weight": configured,
+                "contribution": 0.0, "detail": "not available", "n": 0}
+    return {"value": mean, "ci_low": low, "ci_high": high, "weight": weight, "configured_weight": configured,
+            "contribution": weight * mean, "detail": detail.format(mean=mean, n=n), "n": n}
+
+
+def _alternative(method: str, ev: _Evidence, weights: dict, technical: dict, level: float, seed: int) -> dict:
+    total = ev.wf + ev.wp
+    wf, wp = (ev.wf / total, ev.wp / total) if total > 0 else (0.0, 0.0)
+    wt = weights["persona_trust"] / (weights["persona_trust"] + weights["persona_satisfaction"]) * wp if wp else 0.0
+    ws = wp - wt
+    fid = fidelity_summary(ev.fidelity, method)
+    trust = _column(ev.persona["trust"], method)
+    sat = _column(ev.persona["satisfaction"], method)
+    components = {
+        "technical_fidelity": _component(fid, wf, weights["technical_fidelity"], level, seed,
+                                         "fidelity {mean:.2f} over {n} shared cases"),
+        "technical_parsimony": {**technical[method]["parsimony"], "weight": 0.0, "contribution": 0.0,
+                                "configured_weight": weights["technical_parsimony"]},
+        "persona_trust": _component(trust, wt, weights["persona_trust"], level, seed,
+                                    "trust {mean:.2f} from {n} rated cases"),
+        "persona_satisfaction": _component(sat, ws, weights["persona_satisfaction"], level, seed,
+                                           "satisfaction {mean:.2f} from {n} rated cases"),
+    }
+    s = ev.score(method)
+    return {"method": method, "family": METHOD_FAMILY.get(method, ""),
+            "recommendable": METHOD_FAMILY.get(method) not in NON_RECOMMENDABLE_FAMILIES,
+            "qualifies": technical[method]["vs_baseline"]["qualifies"],
+            "excluded": technical[method].get("excluded"),
+            "score": _f(s.mean), "score_ci_low": _f(s.ci_low), "score_ci_high": _f(s.ci_high),
+            "components": components, "notes": list(technical[method]["concerns"])}
+
+
+def _eligible(alt: dict) -> bool:
+    return alt["recommendable"] and alt["qualifies"] is not False and not alt["excluded"] and alt["score"] is not None
+
+
+def _decide(alternatives: list[dict], ev: _Evidence, cfg: HexevalConfig, simulated: bool, parsimony) -> dict:
+    """Winner, lead, paired comparisons and the parsimony tie-break among eligible alternatives."""
+    alpha = 1 - cfg.evaluation.confidence_level
+    pool = [a for a in alternatives if _eligible(a)]
+    if not pool:
+        return {"winner": None, "lead": "none", "runner_up": None, "comparisons": [], "tie_break": None, "notes": []}
+    winner = pool[0]
+    if len(pool) == 1:
+        return {"winner": winner, "lead": "single_candidate", "runner_up": None, "comparisons": [],
+                "tie_break": None, "notes": []}
+    raw = [(a["method"], ev.compare(winner["method"], a["method"])) for a in pool[1:]]
+    adjusted = holm([d.p_value for _, d in raw])
+    comparisons = [{"method": m, "vs": winner["method"], "diff": _f(d.mean), "ci_low": _f(d.ci_low),
+                    "ci_high": _f(d.ci_high), "p_value": _f(d.p_value), "p_holm": _f(p), "n": d.n}
+                   for (m, d), p in zip(raw, adjusted)]
+    runner = comparisons[0]
+    significant = (runner["p_holm"] is not None and runner["p_holm"] < alpha and runner["ci_low"] is not None
+                   and runner["ci_low"] > 0)
     notes = []
-    for c in ALL_COMPONENTS:
-        if c not in available and weights[c] > 0:
-            notes.append(f"{component_label(c)} not available; the score uses the other components")
-    components = {}
-    for c in ALL_COMPONENTS:
-        comp = values[c]
-        effective = weights[c] / total if c in available and total > 0 else 0.0
-        if comp is None or comp["value"] is None:
-            components[c] = {"value": None, "ci_low": None, "ci_high": None, "weight": 0.0,
-                             "configured_weight": weights[c], "contribution": 0.0, "detail": "not available"}
+    lead = "clear" if significant else "close_call"
+    if lead == "clear" and runner["n"] < MIN_UNITS_FOR_CLEAR:
+        lead = "close_call"
+        notes.append(f"only {runner['n']} paired units: at least {MIN_UNITS_FOR_CLEAR} are needed before a lead "
+                     "can be called clear")
+    if lead == "clear" and simulated and ev.wp > 0:
+        lead = "close_call"
+        notes.append("the persona ratings come from the simulated rater, which cannot establish a clear lead; "
+                     "use an LLM or real people to test it")
+    tie_break = None
+    if lead == "close_call" and cfg.recommendations.weights.technical_parsimony > 0:
+        winner, tie_break = _parsimony_tie_break(winner, pool, comparisons, ev, parsimony, alpha)
+    runner_up = next(c["method"] for c in comparisons) if winner["method"] == pool[0]["method"] else pool[0]["method"]
+    return {"winner": winner, "lead": lead, "runner_up": runner_up, "comparisons": comparisons,
+            "tie_break": tie_break, "notes": notes}
+
+
+def _parsimony_tie_break(winner, pool, comparisons, ev: _Evidence, parsimony: pd.DataFrame, alpha: float):
+    """Among methods tied with the winner and as faithful as the most faithful, the most parsimonious."""
+    tied = [winner] + [a for a, c in zip(pool[1:], comparisons) if c["p_holm"] is None or c["p_holm"] >= alpha]
+    fid_means = {a["method"]: a["components"]["technical_fidelity"]["value"] for a in tied}
+    best = max((m for m in fid_means if fid_means[m] is not None), key=lambda m: fid_means[m], default=None)
+    if best is None or parsimony.empty:
+        return winner, None
+    as_faithful = []
+    for a in tied:
+        if a["method"] == best:
+            as_faithful.append(a)
             continue
-        detail = comp["detail"]
-        components[c] = {"value": comp["value"], "ci_low": comp["ci_low"], "ci_high": comp["ci_high"],
-                         "weight": effective, "configured_weight": weights[c],
-                         "contribution": effective * comp["value"], "detail": detail}
-    if total <= 0:
-        return {"score": None, "score_ci_low": None, "score_ci_high": None, "components": components, "notes": notes}
-    score = sum(components[c]["contribution"] for c in available)
-    low_sq = high_sq = 0.0
-    for c in (c for c in available if c in TECHNICAL_COMPONENTS):
-        w = components[c]["weight"]
-        low_sq += (w * (components[c]["value"] - components[c]["ci_low"])) ** 2
-        high_sq += (w * (components[c]["ci_high"] - components[c]["value"])) ** 2
-    persona_used = [c for c in available if c in PERSONA_COMPONENTS]
-    if persona_used and persona_ci is not None:
-        w = sum(components[c]["weight"] for c in persona_used)
-        mean = sum(components[c]["weight"] * components[c]["value"] for c in persona_used) / w if w else 0.0
-        low_sq += (w * (mean - persona_ci[0])) ** 2
-        high_sq += (w * (persona_ci[1] - mean)) ** 2
-    return {"score": score, "score_ci_low": max(score - math.sqrt(low_sq), 0.0),
-            "score_ci_high": min(score + math.sqrt(high_sq), 1.0), "components": components, "notes": notes}
+        d = composite_difference([(1.0, _column(ev.fidelity, best) - _column(ev.fidelity, a["method"]))],
+                                 n_resamples=_RESAMPLES, confidence=1 - alpha, seed=ev.seed)
+        if not (math.isfinite(d.p_value) and d.p_value < alpha and d.ci_low > 0):
+            as_faithful.append(a)
+    sizes = {a["method"]: float(np.nanmean(_column(parsimony, a["method"])))
+             if a["method"] in parsimony.columns else math.inf for a in as_faithful}
+    choice = min(as_faithful, key=lambda a: (sizes[a["method"]], -(a["score"] or 0)))
+    if choice is winner or not math.isfinite(sizes[choice["method"]]):
+        return winner, None
+    return choice, (f"{winner['method']} and {choice['method']} are tied on the evidence and equally faithful; "
+                    f"{choice['method']} relies on fewer features ({sizes[choice['method']]:.1f} against "
+                    f"{sizes[winner['method']]:.1f}), so it is recommended")
 
 
-def _lead(ranked: list[dict]) -> tuple[str, str | None]:
-    scored = [a for a in ranked if a["score"] is not None]
-    if not scored:
-        return "none", None
-    if len(scored) == 1:
-        return "single_candidate", None
-    winner, runner = scored[0], scored[1]
-    clear = winner["score_ci_low"] > runner["score_ci_high"]
-    return ("clear" if clear else "close_call"), runner["method"]
-
-
-def _stakeholder(role, names, rows, n_failed, candidates, technical, weights, level) -> dict:
-    mode = "combined" if len(rows) else "technical_only"
-    used_weights = dict(weights)
-    notes = []
-    if mode == "technical_only":
-        for c in PERSONA_COMPONENTS:
-            used_weights[c] = 0.0
-        if used_weights["technical_fidelity"] + used_weights["technical_parsimony"] <= 0:
-            used_weights["technical_fidelity"] = used_weights["technical_parsimony"] = 1.0
-            notes.append("both technical weights are zero; the technical-only ranking weighs fidelity and "
-                         "parsimony equally")
-    alternatives = []
-    for method in candidates:
-        persona, persona_ci = _persona_components(rows[rows["method"] == method], used_weights, level)
-        scored = _score(method, technical[method]["components"], persona, persona_ci, used_weights)
-        mrows = rows[rows["method"] == method]
-        alternatives.append({
-            "method": method, "family": METHOD_FAMILY[method], **scored,
-            "ratings": {"n": int(len(mrows)), "trust_mean": _f(mrows["trust"].mean()) if len(mrows) else None,
-                        "satisfaction_mean": _f(mrows["satisfaction"].mean()) if len(mrows) else None},
-        })
-    order = {m: i for i, m in enumerate(candidates)}
-    alternatives.sort(key=lambda a: (a["score"] is None, -(a["score"] or 0.0), order[a["method"]]))
+def _stakeholder(role, names, n_ratings, n_failed, ev: _Evidence, candidates, technical, weights, cfg,
+                 simulated: bool, parsimony, blocked: str | None) -> dict:
+    level, seed = cfg.evaluation.confidence_level, cfg.evaluation.random_state
+    mode = "combined" if ev.wp > 0 else "technical_only"
+    methods = candidates + ([BASELINE_METHOD] if BASELINE_METHOD in technical else [])
+    alternatives = [_alternative(m, ev, weights, technical, level, seed) for m in methods]
+    order = {m: i for i, m in enumerate(methods)}
+    alternatives.sort(key=lambda a: (not _eligible(a), a["score"] is None, -(a["score"] or 0.0), order[a["method"]]))
     for rank, alt in enumerate(alternatives, start=1):
         alt["rank"] = rank
-    lead, runner_up = _lead(alternatives)
-    winner = alternatives[0] if alternatives and alternatives[0]["score"] is not None else None
-    strengths, concerns = judgements(winner, alternatives, used_weights) if winner else ([], [])
+        alt["ratings"] = {"n": alt["components"]["persona_trust"]["n"],
+                          "trust_mean": _f(1 + 4 * alt["components"]["persona_trust"]["value"])
+                          if alt["components"]["persona_trust"]["value"] is not None else None,
+                          "satisfaction_mean": _f(1 + 4 * alt["components"]["persona_satisfaction"]["value"])
+                          if alt["components"]["persona_satisfaction"]["value"] is not None else None}
+    decision = ({"winner": None, "lead": "none", "runner_up": None, "comparisons": [], "tie_break": None, "notes": []}
+                if blocked else _decide(alternatives, ev, cfg, simulated, parsimony))
+    winner = decision["winner"]
     entry = {
         "persona_role": role, "persona_names": names,
         "title": role if role is not None else "All stakeholders (technical-only ranking)",
-        "mode": mode, "n_ratings": int(len(rows)), "n_failed_ratings": n_failed,
+        "mode": mode, "n_ratings": int(n_ratings), "n_failed_ratings": int(n_failed),
+        "n_units": int(len(ev.persona["score"])), "n_cases": int(len(ev.fidelity)),
         "recommended_method": winner["method"] if winner else None,
         "score": winner["score"] if winner else None,
         "score_ci_low": winner["score_ci_low"] if winner else None,
         "score_ci_high": winner["score_ci_high"] if winner else None,
-        "lead": lead, "clear_lead": lead == "clear", "runner_up": runner_up, "strengths": strengths, "concerns": concerns,
-        "alternatives": alternatives, "notes": notes,
+        "lead": decision["lead"], "clear_lead": decision["lead"] == "clear", "runner_up": decision["runner_up"],
+        "comparisons": decision["comparisons"], "tie_break": decision["tie_break"],
+        "alternatives": alternatives, "notes": decision["notes"],
     }
-    entry["reasoning"] = reasoning(entry, alternatives, level)
+    entry["reason"] = blocked or ("" if winner else _no_winner_reason(alternatives))
+    fill_words(entry, technical, level)
     return entry
+
+
+def _no_winner_reason(alternatives: list[dict]) -> str:
+    recommendable = [a for a in alternatives if a["recommendable"]]
+    if not recommendable:
+        return "No explanation method could be evaluated: every method failed or none was enabled."
+    if all(a["excluded"] for a in recommendable):
+        return "Every method was excluded: " + "; ".join(f"{a['method']}: {a['excluded']}" for a in recommendable) + "."
+    if all(a["qualifies"] is False or a["excluded"] for a in recommendable):
+        n = max((a["components"]["technical_fidelity"]["n"] for a in recommendable), default=0)
+        few = (f" With only {n} shared cases such a difference can hardly be shown: raise the number of cases "
+               "every method explains (evaluation.sample_size and the Anchor and DiCE case limits)."
+               if n < 10 else "")
+        return ("No method's explanations were shown to be more faithful to the model than random feature weights "
+                f"on these {n} cases (paired comparison with the random baseline), so none is recommended." + few)
+    return "No method could be scored."
+
+
+def _technical(long, per_instance, fidelity, parsimony, candidates, cfg, *, paired: bool) -> dict:
+    level, seed = cfg.evaluation.confidence_level, cfg.evaluation.random_state
+    versus = baseline_comparison(fidelity if paired else pd.DataFrame(), candidates, confidence=level, seed=seed)
+    out = {}
+    for m in candidates + ([BASELINE_METHOD] if BASELINE_METHOD in fidelity.columns else []):
+        fid = fidelity_summary(fidelity, m)
+        mean, low, high = mean_ci(fid, confidence=level, seed=seed)
+        sizes = _column(parsimony, m)
+        sizes = sizes[np.isfinite(sizes)] if len(sizes) else sizes
+        pm, pl, ph = mean_ci(sizes, confidence=level, seed=seed)
+        concerns, excluded = constraint_findings(long, per_instance, m, cfg) if m != BASELINE_METHOD else ([], None)
+        vs = versus.get(m, {"qualifies": False if m == BASELINE_METHOD else None})
+        out[m] = {"family": METHOD_FAMILY.get(m, ""),
+                  "fidelity": {"value": _f(mean), "ci_low": _f(low), "ci_high": _f(high), "n": int(fid.size)},
+                  "parsimony": {"value": _f(pm), "ci_low": _f(pl), "ci_high": _f(ph), "n": int(sizes.size),
+                                "detail": (f"{pm:.1f} features relied on (not scored; breaks ties only)"
+                                           if sizes.size else "not available")},
+                  "vs_baseline": vs, "concerns": concerns, "excluded": excluded}
+    return out
 
 
 def _json_safe(obj):
@@ -264,84 +313,113 @@ def _json_safe(obj):
     return obj
 
 
-def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFrame | None, config=None) -> dict:
+def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFrame | None, config=None, *,
+                             per_instance: pd.DataFrame | None = None, warnings: list[dict] | None = None,
+                             rater_kind: str | None = None, excluded: dict[str, str] | None = None) -> dict:
     """Recommend an explanation method per stakeholder (persona role).
 
     Parameters
     ----------
     technical : DataFrame or None
-        The technical metrics, wide (one row per method, with an ``error`` column) or long
-        (``method, metric, value, ci_low, ci_high, n, direction, ...``). Methods whose ``error`` is
-        non-empty are excluded with a note. A wide table needs the metric registry for directions.
+        The technical metrics, wide (one row per method, with an ``error`` column) or long.
     ratings : DataFrame or None
-        Persona ratings (``persona_name, persona_role, explanation_type, trust, satisfaction,
-        status, ...``). ``None``, an empty table or only failed ratings give a technical-only
-        ranking, labelled as such.
+        Persona ratings (``persona_name, persona_role, explanation_type, instance_id, trust,
+        satisfaction, status, ...``). ``None``/empty/only failed ratings give a technical-only ranking.
     config : HexevalConfig, dict or None
-        Weights come from ``recommendations.weights``, the interval level from
-        ``evaluation.confidence_level``. ``None`` uses the defaults.
+        Weights (``recommendations.weights``), the level (``evaluation.confidence_level``), seeds.
+    per_instance : DataFrame, optional
+        The per-case metric values on the shared cases (``TechnicalResult.per_instance``). Without it
+        nothing can be paired: methods are ranked by their means, no lead is called clear and
+        qualification against the baseline is not tested (the notes say so).
+    warnings : list of dict, optional
+        Run warnings (``{"code", "message"}``); ``model_has_no_signal`` blocks every recommendation.
+    rater_kind : str, optional
+        ``"simulated"`` marks persona evidence that cannot establish a clear lead.
+    excluded : dict, optional
+        ``{method: reason}`` for methods excluded by an earlier stage (e.g. flagged narratives).
 
     Returns
     -------
     dict
-        The JSON-serialisable structure documented at the top of this module.
-
-    Raises
-    ------
-    ValueError
-        If a method or metric direction in the inputs is unknown.
+        See the module docstring.
     """
     cfg = _config(config)
     weights = cfg.recommendations.weights.model_dump()
     level = cfg.evaluation.confidence_level
     long = as_long(technical)
     errors = method_errors(technical)
-    present = methods_in(long)
-    excluded = [{"method": m, "reason": f"{m} failed in the technical evaluation: {errors[m]}"}
-                for m in methods_in(technical) if m in errors]
-    notes = [e["reason"] + "; it is excluded from the recommendations." for e in excluded]
+    warnings = list(warnings or [])
+    excluded_methods = [{"method": m, "reason": f"{m} failed in the technical evaluation: {errors[m]}"}
+                        for m in methods_in(technical) if m in errors]
+    excluded_methods += [{"method": m, "reason": r} for m, r in (excluded or {}).items()]
+    notes = [e["reason"] + "; it is excluded from the recommendations." for e in excluded_methods]
+    blocked_names = {e["method"] for e in excluded_methods}
     candidates = []
-    for m in present:
-        if m in errors:
+    for m in methods_in(long):
+        if m in blocked_names or METHOD_FAMILY.get(m) in NON_RECOMMENDABLE_FAMILIES:
             continue
-        if long[(long["method"] == m)]["value"].notna().any():
+        if long[long["method"] == m]["value"].notna().any():
             candidates.append(m)
         else:
-            excluded.append({"method": m, "reason": f"{m} has no technical metric values"})
+            excluded_methods.append({"method": m, "reason": f"{m} has no technical metric values"})
             notes.append(f"{m} has no technical metric values and is excluded from the recommendations.")
-    technical_scores = {m: {"family": METHOD_FAMILY[m], "components": method_components(long, m)} for m in candidates}
-    for m in candidates:
-        for comp in technical_scores[m]["components"].values():
-            if comp["value"] is not None and not comp["ci_known"]:
-                missing = [t["label"] for t in comp["metrics"] if t["ci_low"] is None or t["ci_high"] is None]
-                notes.append(f"{m}: {', '.join(missing)} has no confidence interval; its interval is taken as "
-                             "the whole scale")
-    rated = _rated(ratings)
-    for m in sorted(set(rated["method"]) - set(candidates)):
+    fidelity, source = case_fidelity(per_instance)
+    parsimony = case_parsimony(per_instance)
+    if source == "none":
+        notes.append("No per-case metric values were available, so methods could not be compared case by case: "
+                     "no lead is called clear and the random baseline comparison is not tested.")
+        fidelity = _means_as_single_case(long, candidates)
+    elif source == "raw":
+        notes.append("This run has only the raw deletion/insertion areas; fidelity uses them un-normalised.")
+    if BASELINE_METHOD not in fidelity.columns:
+        notes.append("This run has no random baseline, so no method could be checked against it.")
+    technical_view = _technical(long, per_instance, fidelity, parsimony, candidates, cfg, paired=source != "none")
+    blocked = next((w["message"] for w in warnings if w.get("code") == "model_has_no_signal"), None)
+    rated = usable_ratings(ratings)
+    for m in sorted(set(rated["method"]) - set(candidates) - {BASELINE_METHOD}):
         notes.append(f"ratings of {m} are ignored: it is not among the methods that can be recommended")
-    rated = rated[rated["method"].isin(candidates) | ~rated["usable"]]
-    usable = rated[rated["usable"] & rated["method"].isin(candidates)]
+    methods = candidates + ([BASELINE_METHOD] if BASELINE_METHOD in technical_view else [])
+    usable = rated[rated["usable"] & rated["method"].isin(methods)]
+    simulated = rater_kind == "simulated"
     stakeholders: dict[str, dict] = {}
+    seed = cfg.evaluation.random_state
     if len(usable):
         mode = "combined"
         for role in sorted(rated["role"].unique()):
             of_role = rated[rated["role"] == role]
-            rows = usable[usable["role"] == role]
             names = sorted(of_role["persona_name"].dropna().astype(str).unique())
-            if not len(rows):
+            persona = unit_ratings(rated, role, methods, weights)
+            if not len(persona["score"]):
                 notes.append(f"no usable rating from {role}; its entry is a technical-only ranking")
-            stakeholders[role] = _stakeholder(role, names, rows, int((~of_role["usable"]).sum()), candidates,
-                                              technical_scores, weights, level)
+            ev = _Evidence(fidelity, persona, weights, level, seed)
+            stakeholders[role] = _stakeholder(role, names, int(of_role["usable"].sum()), int((~of_role["usable"]).sum()),
+                                              ev, candidates, technical_view, weights, cfg, simulated, parsimony,
+                                              blocked)
     else:
         mode = "technical_only"
         n_failed = int((~rated["usable"]).sum())
         if len(rated):
             notes.append(f"no usable persona rating ({n_failed} failed or incomplete); the ranking is technical only")
-        only = _stakeholder(None, [], usable, n_failed, candidates, technical_scores, weights, level)
+        ev = _Evidence(fidelity, unit_ratings(rated.iloc[0:0], "", methods, weights), weights, level, seed)
+        only = _stakeholder(None, [], 0, n_failed, ev, candidates, technical_view, weights, cfg, simulated,
+                            parsimony, blocked)
         stakeholders[only["title"]] = only
     return _json_safe({
-        "mode": mode, "weights": weights, "confidence_level": level,
-        "thresholds": {"strength": STRENGTH_AT, "concern": CONCERN_BELOW},
-        "normalisation": NORMALISATION, "methods": candidates, "excluded_methods": excluded,
-        "technical": technical_scores, "stakeholders": stakeholders, "notes": notes,
+        "mode": mode, "weights": weights, "confidence_level": level, "methods": candidates,
+        "baseline": BASELINE_METHOD if BASELINE_METHOD in technical_view else None,
+        "fidelity_source": source, "n_shared_cases": int(len(fidelity)) if source != "none" else 0,
+        "excluded_methods": excluded_methods, "warnings": warnings, "technical": technical_view,
+        "components": list(ALL_COMPONENTS), "stakeholders": stakeholders, "notes": notes,
     })
+
+
+def _means_as_single_case(long: pd.DataFrame, methods) -> pd.DataFrame:
+    """Without per-case values: each method's mean fidelity as one pseudo-case (nothing can be tested)."""
+    values = {}
+    for m in [*methods, BASELINE_METHOD]:
+        rows = long[long["method"] == m].set_index("metric")["value"]
+        if "fidelity_combined" in rows.index:
+            values[m] = rows["fidelity_combined"]
+        elif {"fidelity_insertion", "fidelity_deletion"} <= set(rows.index):
+            values[m] = (1 + rows["fidelity_insertion"] - rows["fidelity_deletion"]) / 2
+    return pd.DataFrame([values]) if values else pd.DataFrame()

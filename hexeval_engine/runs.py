@@ -35,6 +35,7 @@ TABLES = {
     "technical_metrics": "technical_metrics.csv",
     "technical_metrics_long": "technical_metrics_long.csv",
     "instance_metrics": "instance_metrics.csv",
+    "instance_metrics_unshared": "instance_metrics_unshared.csv",
     "persona_ratings": "persona_ratings.csv",
 }
 

@@ -5,19 +5,30 @@ Public interface
 ``run_technical_evaluation(model, data, config, *, on_progress=None) -> TechnicalResult``
 ``sample_instance_ids(data, config) -> list[int]``
 ``TechnicalResult``  ``.metrics`` (one row per method), ``.metrics_long``, ``.per_instance``,
-``.explanations``, ``.instance_ids``, ``.failures``, ``.timings``, ``.model_rows``
+``.per_instance_unshared``, ``.shared_instance_ids``, ``.explanations``, ``.instance_ids``,
+``.failures``, ``.timings``, ``.model_rows``
 
-What runs (original HEXEval key paths keep their meaning): SHAP and LIME on the whole sample
-(``evaluation.sample_size`` rows of the test set, capped at its size), Anchor on the first
-``explainers.anchor.max_instances``, DiCE on the first ``explainers.dice.max_instances``.
-With ``explainers.lime.stability_test``, SHAP and LIME also explain
-``evaluation.stability.repeats`` noisy copies of the first ``lime.stability_subset`` instances,
+What runs: SHAP, LIME and the ``Random`` baseline on the whole sample (``evaluation.sample_size``
+rows of the test set, capped at its size), Anchor on the first ``explainers.anchor.max_instances``,
+DiCE on the first ``explainers.dice.max_instances`` of the same sample.
+
+**One shared set of cases.** Methods are compared only on the cases *every* method explained
+(successfully): ``shared_instance_ids``. All metric summaries (``metrics``, ``metrics_long``) and
+``per_instance`` (saved as ``instance_metrics.csv``) cover exactly those cases, for every method, so
+differences between methods can be paired case by case. Cases only some methods explained (the
+sample beyond Anchor's or DiCE's cap) keep their metric values in ``per_instance_unshared``; they are
+never used to compare methods. ``n_instances`` in ``metrics`` is the real number of shared cases
+behind each row; ``n_explained`` counts every case the method explained.
+
+With ``explainers.lime.stability_test``, SHAP, LIME and Random also explain
+``evaluation.stability.repeats`` noisy copies of the first ``lime.stability_subset`` shared cases,
 and LIME re-explains them with ``repeats`` other seeds. Metrics come from
 :func:`hexeval_engine.metrics.compute.compute_instance_metrics` and are aggregated once by
 :func:`hexeval_engine.metrics.aggregate.summarise` (mean and bootstrap CI).
 
 One failing method never sinks the others: its error is logged with the traceback, recorded in
-``failures`` and in the ``error`` column of its row, and the others complete.
+``failures`` and in the ``error`` column of its row, and the others complete (a method that failed
+on every case is left out of the shared set; one that failed on some cases shrinks it).
 """
 
 from __future__ import annotations
@@ -31,7 +42,7 @@ import pandas as pd
 
 from .explainers import ExplainRunner, enabled_methods
 from .explainers.base import explained_classes, instance_seed
-from .explanation import METHOD_FAMILY, Explanation
+from .explanation import BASELINE_METHOD, METHOD_FAMILY, Explanation
 from .metrics.aggregate import summarise
 from .metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
 from .progress import report
@@ -39,7 +50,9 @@ from .technical_stability import stability_explanations
 
 log = logging.getLogger(__name__)
 
-_META = ["method", "family", "algorithm", "n_instances", "seconds", "error"]
+_META = ["method", "family", "algorithm", "n_instances", "n_explained", "seconds", "error"]
+#: Methods whose explanations of noisy copies are cheap enough to measure stability on.
+_STABILITY_METHODS = ("SHAP", "LIME", BASELINE_METHOD)
 
 
 @dataclass
@@ -49,13 +62,15 @@ class TechnicalResult:
     Attributes
     ----------
     metrics : DataFrame
-        One row per enabled method (``SHAP``, ``LIME``, ``Anchor``, ``DiCE`` order): ``method``,
-        ``family``, ``algorithm``, ``n_instances``, ``seconds``, ``error`` (empty unless the method
-        failed), then per metric ``M``, ``M_ci_low``, ``M_ci_high`` (original HEXEval names included).
+        One row per enabled method (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``, then ``Random``):
+        ``method``, ``family``, ``algorithm``, ``n_instances`` (shared cases behind the row),
+        ``n_explained``, ``seconds``, ``error`` (empty unless the method failed), then per metric
+        ``M``, ``M_ci_low``, ``M_ci_high`` (original HEXEval names included). Shared cases only.
     metrics_long : DataFrame
-        ``method, metric, value, ci_low, ci_high, n, direction, meaning, derived``.
+        ``method, metric, value, ci_low, ci_high, n, direction, meaning, derived`` (shared cases).
     per_instance : DataFrame
-        ``method, instance_id, metric, value, derived``.
+        ``method, instance_id, metric, value, derived`` on the shared cases: every method's rows
+        cover the same instance ids.
     explanations : list of Explanation
         The explanations of the sample (not the noisy copies), by method then instance.
     instance_ids : list of int
@@ -66,6 +81,10 @@ class TechnicalResult:
         Seconds per method (explaining + its stability runs), ``metrics``, ``total``.
     model_rows : int
         Rows the model evaluated during the evaluation (all processes).
+    shared_instance_ids : list of int
+        The cases every method explained; the only cases methods are compared on.
+    per_instance_unshared : DataFrame
+        Metric values of cases outside the shared set (same columns as ``per_instance``).
     """
 
     metrics: pd.DataFrame
@@ -76,6 +95,8 @@ class TechnicalResult:
     failures: list[dict] = field(default_factory=list)
     timings: dict = field(default_factory=dict)
     model_rows: int = 0
+    shared_instance_ids: list[int] = field(default_factory=list)
+    per_instance_unshared: pd.DataFrame | None = None
 
     def explanation(self, method: str, instance_id: int) -> Explanation | None:
         """The explanation of one instance by one method, if there is one."""
@@ -88,7 +109,8 @@ class TechnicalResult:
                 "per_instance": self.per_instance.to_dict(orient="records"),
                 "explanations": [e.to_dict() for e in self.explanations],
                 "instance_ids": list(self.instance_ids), "failures": list(self.failures),
-                "timings": dict(self.timings), "model_rows": int(self.model_rows)}
+                "timings": dict(self.timings), "model_rows": int(self.model_rows),
+                "shared_instance_ids": list(self.shared_instance_ids)}
 
 
 def sample_instance_ids(data, config) -> list[int]:
@@ -121,8 +143,8 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     X = data.X_test.iloc[ids][list(data.feature_names)].reset_index(drop=True)
     classes, probabilities = explained_classes(model, X)
     counts = {m: _instances_for(m, len(ids), config) for m in methods}
-    stab_methods = [m for m in ("SHAP", "LIME") if m in methods] if ev.explainers.lime.stability_test else []
-    n_stab = min(ev.explainers.lime.stability_subset, len(ids))
+    stab_methods = [m for m in _STABILITY_METHODS if m in methods] if ev.explainers.lime.stability_test else []
+    n_stab = min(ev.explainers.lime.stability_subset, min(counts.values(), default=0))
     stab_units = n_stab * ev.stability.repeats * (len(stab_methods) + ("LIME" in stab_methods))
     progress = _Progress(report(on_progress), sum(counts.values()) + stab_units + 1)
 
@@ -187,16 +209,29 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
             log.exception("Metrics failed for %s", method)
             failed[method] = f"metrics: {type(err).__name__}: {err}"
             failures.append({"method": method, "error": failed[method]})
-    per_instance = (pd.concat(per_instance_parts, ignore_index=True) if per_instance_parts
-                    else pd.DataFrame(columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}))
+    everything = (pd.concat(per_instance_parts, ignore_index=True) if per_instance_parts
+                  else pd.DataFrame(columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}))
+    shared = shared_cases(explanations, ids, [m for m in methods if m not in failed])
+    in_shared = everything["instance_id"].isin(shared)
+    per_instance = everything[in_shared].reset_index(drop=True)
+    unshared = everything[~in_shared].reset_index(drop=True)
     wide, long = summarise(per_instance, n_resamples=ev.bootstrap_resamples, confidence=ev.confidence_level,
                            seed=ev.random_state, methods=methods)
     timings["metrics"] = time.perf_counter() - t0
     progress.step("Metrics computed")
     timings["total"] = time.perf_counter() - start_all
-    metrics = _with_meta(wide, methods, explanations, counts, timings, failed)
+    metrics = _with_meta(wide, methods, explanations, shared, timings, failed)
     return TechnicalResult(metrics, long, per_instance, explanations, ids, failures, timings,
-                           int(model.rows - rows_before + rows_in_workers))
+                           int(model.rows - rows_before + rows_in_workers), shared, unshared)
+
+
+def shared_cases(explanations, ids, methods) -> list[int]:
+    """The ids (in sample order) that every one of ``methods`` explained without error."""
+    ok_by_method = {m: {e.instance_id for e in explanations if e.method == m and e.ok} for m in methods}
+    if not ok_by_method:
+        return []
+    common = set.intersection(*ok_by_method.values())
+    return [i for i in ids if i in common]
 
 
 def _instances_for(method: str, n: int, config) -> int:
@@ -208,13 +243,16 @@ def _instances_for(method: str, n: int, config) -> int:
     return n
 
 
-def _with_meta(wide: pd.DataFrame, methods, explanations, counts, timings, failed) -> pd.DataFrame:
+def _with_meta(wide: pd.DataFrame, methods, explanations, shared, timings, failed) -> pd.DataFrame:
     meta = []
+    shared = set(shared)
     for method in methods:
         mine = [e for e in explanations if e.method == method and e.ok]
         algorithms = sorted({e.algorithm for e in mine if e.algorithm})
+        n_shared = sum(1 for e in mine if e.instance_id in shared)
         meta.append({"method": method, "family": METHOD_FAMILY[method], "algorithm": "; ".join(algorithms),
-                     "n_instances": len(mine) if method not in failed else 0,
+                     "n_instances": n_shared if method not in failed else 0,
+                     "n_explained": len(mine) if method not in failed else 0,
                      "seconds": float(timings.get(method, 0.0)), "error": failed.get(method, "")})
     meta = pd.DataFrame(meta, columns=_META)
     values = wide.set_index("method").reindex(methods).reset_index()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .explanation import METHODS
+from .explanation import ALL_METHODS
 from .metrics.registry import ALIASES as METRIC_ALIASES  # older metric names -> canonical name
 from .metrics.registry import METRICS
 
@@ -27,7 +27,7 @@ LONG_COLUMNS = ("method", "metric", "value", "ci_low", "ci_high", "n", "directio
 
 
 def canonical_method(name: str) -> str:
-    """Return the canonical method name (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``) for ``name``.
+    """Return the canonical method name (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``, ``Narrative``, ``Random``).
 
     Matching ignores case, so the original HEXEval's ``ANCHOR`` maps to ``Anchor``; its
     ``COUNTERFACTUAL`` maps to ``DiCE``.
@@ -35,15 +35,15 @@ def canonical_method(name: str) -> str:
     Raises
     ------
     ValueError
-        If ``name`` is not one of the four methods under any accepted spelling.
+        If ``name`` is not one of the methods under any accepted spelling.
     """
     key = str(name).strip().lower()
-    for method in METHODS:
+    for method in ALL_METHODS:
         if method.lower() == key:
             return method
     if key in _METHOD_SYNONYMS:
         return _METHOD_SYNONYMS[key]
-    raise ValueError(f"unknown explanation method {name!r}; expected one of {', '.join(METHODS)}")
+    raise ValueError(f"unknown explanation method {name!r}; expected one of {', '.join(ALL_METHODS)}")
 
 
 def is_long(technical: pd.DataFrame) -> bool:
@@ -139,4 +139,4 @@ def methods_in(technical: pd.DataFrame | None) -> list[str]:
     if technical is None or "method" not in getattr(technical, "columns", ()):
         return []
     present = {canonical_method(m) for m in technical["method"]}
-    return [m for m in METHODS if m in present]
+    return [m for m in ALL_METHODS if m in present]

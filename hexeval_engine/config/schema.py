@@ -105,6 +105,17 @@ class Parallel(Section):
         return self
 
 
+class Sanity(Section):
+    """Sanity checks behind every recommendation (see ``hexeval_engine.sanity``)."""
+
+    min_probability_std: float = Field(0.01, ge=0, le=0.5, description="below this the model counts as constant")
+    auc_resamples: int = Field(500, ge=50, le=10000, description="bootstrap resamples of the test ROC-AUC")
+    randomisation_check: bool = Field(True, description="re-fit the model on shuffled labels and re-explain")
+    randomisation_cases: int = Field(10, ge=1, le=1000, description="shared cases re-explained for that check")
+    max_similarity: float = Field(0.7, gt=0, le=1, description="rank similarity at which an explainer 'ignores' "
+                                                                 "the model")
+
+
 class Evaluation(Section):
     sample_size: int = Field(100, ge=1, le=100000)
     random_state: int = 42
@@ -114,6 +125,7 @@ class Evaluation(Section):
     stability: Stability = Field(default_factory=Stability)
     explainers: Explainers = Field(default_factory=Explainers)
     parallel: Parallel = Field(default_factory=Parallel)
+    sanity: Sanity = Field(default_factory=Sanity)
 
 
 class Personas(Section):

@@ -3,7 +3,7 @@
 Public interface
 ----------------
 ``EXPLAINERS``                                   method name -> explainer class
-``enabled_methods(config, methods=None) -> list`` methods to run, in ``METHODS`` order
+``enabled_methods(config, methods=None) -> list`` methods to run, in ``METHODS`` order, then ``Random``
 ``build_explainer(method, model, data, config, *, seed) -> explainer``
 
 Every explainer class has ``method`` and
@@ -13,26 +13,33 @@ Every explainer class has ``method`` and
 from __future__ import annotations
 
 from ..errors import ConfigError
-from ..explanation import METHODS
+from ..explanation import BASELINE_METHOD, METHODS
 from .anchor_explainer import AnchorExplainer
 from .dice_explainer import DiceExplainer
 from .lime_explainer import LimeExplainer
+from .random_baseline import RandomExplainer
 from .shap_explainer import ShapExplainer
 
-EXPLAINERS = {"SHAP": ShapExplainer, "LIME": LimeExplainer, "Anchor": AnchorExplainer, "DiCE": DiceExplainer}
+EXPLAINERS = {"SHAP": ShapExplainer, "LIME": LimeExplainer, "Anchor": AnchorExplainer, "DiCE": DiceExplainer,
+              BASELINE_METHOD: RandomExplainer}
 _SETTINGS = {"SHAP": "shap", "LIME": "lime", "Anchor": "anchor", "DiCE": "dice"}
 
 
 def enabled_methods(config, methods=None) -> list[str]:
-    """The methods to run: ``methods`` if given (validated), else those enabled in the config."""
+    """The methods to run: ``methods`` if given (validated), else those enabled in the config.
+
+    Without ``methods``, the ``Random`` sanity baseline is always added after the enabled methods:
+    every comparison is made against it (it is cheap: no model call).
+    """
     if methods is None:
         explainers = config.evaluation.explainers
-        return [m for m in METHODS if getattr(explainers, _SETTINGS[m]).enabled]
+        chosen = [m for m in METHODS if getattr(explainers, _SETTINGS[m]).enabled]
+        return chosen + [BASELINE_METHOD] if chosen else []
     unknown = [m for m in methods if m not in EXPLAINERS]
     if unknown:
         raise ConfigError(f"Unknown explanation method(s) {', '.join(map(str, unknown))}. "
-                          f"Choose from {', '.join(METHODS)} (case matters).")
-    return [m for m in METHODS if m in methods]
+                          f"Choose from {', '.join(EXPLAINERS)} (case matters).")
+    return [m for m in EXPLAINERS if m in methods]
 
 
 def build_explainer(method: str, model, data, config, *, seed: int):

@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..explanation import METHODS
+from ..explanation import ALL_METHODS as METHODS
 from .registry import ALIASES, METRICS, get_spec
 
 _MAX_CELLS = 5_000_000  # resample indices held in memory at once

@@ -1,0 +1,121 @@
+"""The per-case evidence a recommendation is built from: aligned tables, one row per case (or unit).
+
+Public interface (stable)
+-------------------------
+``case_fidelity(per_instance) -> DataFrame``          index ``instance_id``, one column per method
+``case_parsimony(per_instance) -> DataFrame``         same shape, ``num_important_features``
+``unit_ratings(ratings, role, methods) -> DataFrame`` index ``(persona_name, instance_id)``, one column per
+                                                      method: the persona score in [0, 1]
+``method_metric(per_instance, method, metric) -> ndarray``
+
+**Cross-family fidelity.** The only technical quantity that enters a score is ``fidelity_combined``:
+``(insertion_norm + 1 - deletion_norm) / 2`` of each explanation's importance vector, computed by the
+same code for every method (attributions for SHAP/LIME/Random; the rule's features for Anchor; the
+changed features for DiCE). Runs saved before it existed carry only the raw AUCs; for them the
+per-case value is ``(1 + insertion - deletion) / 2`` (the same formula on the un-normalised curves),
+and the recommendation says so.
+
+**Persona units.** A unit is one persona rating one case. Repeated runs of the same persona on the
+same case (``personas.runs_per_method``) are averaged first, so repeats never count as extra cases.
+The unit's score is ``(w_t * (trust - 1) / 4 + w_s * (satisfaction - 1) / 4) / (w_t + w_s)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .technical_table import canonical_method
+
+FIDELITY_METRIC = "fidelity_combined"
+PARSIMONY_METRIC = "num_important_features"
+
+
+def _pivot(per_instance: pd.DataFrame, metric: str) -> pd.DataFrame:
+    rows = per_instance[per_instance["metric"] == metric]
+    if rows.empty:
+        return pd.DataFrame()
+    return rows.pivot_table(index="instance_id", columns="method", values="value", aggfunc="mean")
+
+
+def case_fidelity(per_instance: pd.DataFrame | None) -> tuple[pd.DataFrame, str]:
+    """Per-case cross-family fidelity of every method, and which definition was available.
+
+    Returns
+    -------
+    table : DataFrame
+        Index ``instance_id``, one column per method (NaN where a case has no value).
+    source : {"normalised", "raw", "none"}
+    """
+    if per_instance is None or len(per_instance) == 0:
+        return pd.DataFrame(), "none"
+    per_instance = per_instance.assign(method=per_instance["method"].map(canonical_method))
+    table = _pivot(per_instance, FIDELITY_METRIC)
+    if not table.empty:
+        return table, "normalised"
+    ins, dele = _pivot(per_instance, "fidelity_insertion"), _pivot(per_instance, "fidelity_deletion")
+    if ins.empty or dele.empty:
+        return pd.DataFrame(), "none"
+    return (1 + ins - dele.reindex_like(ins)) / 2, "raw"
+
+
+def case_parsimony(per_instance: pd.DataFrame | None) -> pd.DataFrame:
+    """Per-case number of features each explanation relies on (identical definition for every method)."""
+    if per_instance is None or len(per_instance) == 0:
+        return pd.DataFrame()
+    return _pivot(per_instance.assign(method=per_instance["method"].map(canonical_method)), PARSIMONY_METRIC)
+
+
+def method_metric(per_instance: pd.DataFrame | None, method: str, metric: str) -> np.ndarray:
+    """The finite per-case values of one metric of one method."""
+    if per_instance is None or len(per_instance) == 0:
+        return np.array([])
+    rows = per_instance[(per_instance["method"].map(canonical_method) == method) & (per_instance["metric"] == metric)]
+    values = rows["value"].to_numpy(dtype=float)
+    return values[np.isfinite(values)]
+
+
+def usable_ratings(ratings: pd.DataFrame | None) -> pd.DataFrame:
+    """Ratings with canonical ``method``, the stakeholder ``role`` and a ``usable`` flag.
+
+    A rating is usable when its status is ``ok`` (or there is no status column) and both trust and
+    satisfaction are present. The role is ``persona_role``, or ``persona_name`` when the role is blank.
+    """
+    columns = ["role", "persona_name", "method", "instance_id", "trust", "satisfaction", "usable"]
+    if ratings is None or len(ratings) == 0:
+        return pd.DataFrame(columns=columns)
+    df = ratings.copy()
+    df["method"] = df["explanation_type"].map(canonical_method)
+    for column in ("trust", "satisfaction"):
+        df[column] = pd.to_numeric(df[column], errors="coerce")
+    ok = df["status"].eq("ok") if "status" in df.columns else pd.Series(True, index=df.index)
+    df["usable"] = ok & df["trust"].notna() & df["satisfaction"].notna()
+    if "persona_name" not in df.columns:
+        df["persona_name"] = np.nan
+    if "instance_id" not in df.columns:
+        df["instance_id"] = -1
+    role = df["persona_role"] if "persona_role" in df.columns else pd.Series(np.nan, index=df.index)
+    blank = role.isna() | role.astype(str).str.strip().eq("")
+    df["role"] = role.where(~blank, df["persona_name"]).astype(str)
+    return df
+
+
+def unit_ratings(rated: pd.DataFrame, role: str, methods, weights: dict) -> dict[str, pd.DataFrame]:
+    """Per-unit persona scores of one stakeholder role, runs averaged per case first.
+
+    Returns
+    -------
+    dict
+        ``{"score": DataFrame, "trust": DataFrame, "satisfaction": DataFrame}``, each indexed by
+        ``(persona_name, instance_id)`` with one column per method, values in [0, 1].
+    """
+    rows = rated[(rated["role"] == role) & rated["usable"] & rated["method"].isin(methods)]
+    if rows.empty:
+        empty = pd.DataFrame(columns=list(methods))
+        return {"score": empty, "trust": empty, "satisfaction": empty}
+    per_case = rows.groupby(["persona_name", "instance_id", "method"])[["trust", "satisfaction"]].mean()
+    trust = ((per_case["trust"] - 1) / 4).clip(0, 1).unstack("method").reindex(columns=list(methods))
+    sat = ((per_case["satisfaction"] - 1) / 4).clip(0, 1).unstack("method").reindex(columns=list(methods))
+    wt, ws = weights["persona_trust"], weights["persona_satisfaction"]
+    score = (wt * trust + ws * sat) / (wt + ws) if wt + ws > 0 else trust * np.nan
+    return {"score": score, "trust": trust, "satisfaction": sat}

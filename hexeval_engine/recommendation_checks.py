@@ -1,0 +1,113 @@
+"""What can stop a method from being recommended: the random baseline and per-family constraints.
+
+Public interface (stable)
+-------------------------
+``baseline_comparison(fidelity, methods, *, confidence, seed, n_resamples) -> dict``
+``constraint_findings(long, per_instance, method, config) -> (concerns, exclusion_reason)``
+
+**Beat the random baseline.** A method qualifies for a recommendation only when its per-case
+cross-family fidelity is higher than the ``Random`` baseline's on the same cases: the paired
+bootstrap interval excludes 0 *and* the Wilcoxon signed-rank test rejects "no difference" at
+``1 - confidence_level`` (the bootstrap alone is too optimistic on a handful of cases; an exact
+signed-rank test needs at least 6 cases to reach p < 0.05). With no
+baseline in the run (old runs), qualification cannot be tested and the recommendation says so.
+
+**Family-specific quantities are constraints and concerns, never points.** They are looked up by
+metric name, so any method that reports them is held to them:
+
+* held-out rule precision (``rule_precision_test``) below the Anchor precision threshold is a concern;
+  a rule whose held-out precision does not beat the base rate of the explained class
+  (``rule_precision_lift`` at or below 0) is a concern;
+* counterfactual validity below 100% is a concern and 0% excludes the method (a counterfactual that
+  does not flip the prediction is not a counterfactual);
+* implausible counterfactuals (``counterfactual_plausible`` below 100%: far from the data or outside
+  the observed range) are a concern with their count; none plausible excludes the method.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .explanation import BASELINE_METHOD
+from .paired_stats import paired_difference
+from .recommend_evidence import method_metric
+
+
+def baseline_comparison(fidelity: pd.DataFrame, methods, *, confidence: float, seed: int,
+                        n_resamples: int = 2000) -> dict:
+    """Paired fidelity difference of each method from ``Random`` over the shared cases.
+
+    Returns
+    -------
+    dict
+        ``{method: {"diff", "ci_low", "ci_high", "p_value", "n", "qualifies"}}``; ``qualifies`` is
+        ``None`` when there is no baseline or no per-case fidelity to compare with.
+    """
+    out = {}
+    has_baseline = BASELINE_METHOD in getattr(fidelity, "columns", ())
+    for method in methods:
+        if not has_baseline or method not in fidelity.columns:
+            out[method] = {"diff": None, "ci_low": None, "ci_high": None, "p_value": None, "n": 0,
+                           "qualifies": None}
+            continue
+        d = paired_difference(fidelity[method].to_numpy(float), fidelity[BASELINE_METHOD].to_numpy(float),
+                              n_resamples=n_resamples, confidence=confidence, seed=seed)
+        qualifies = bool(math.isfinite(d.ci_low) and d.ci_low > 0 and math.isfinite(d.p_value)
+                         and d.p_value < 1 - confidence)
+        out[method] = {**d.to_dict(), "diff": d.to_dict()["mean"], "qualifies": qualifies}
+        out[method].pop("mean", None)
+    return out
+
+
+def _mean(long: pd.DataFrame, method: str, metric: str) -> float | None:
+    rows = long[(long["method"] == method) & (long["metric"] == metric)]
+    if rows.empty or pd.isna(rows["value"].iloc[0]):
+        return None
+    return float(rows["value"].iloc[0])
+
+
+def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -> tuple[list[str], str | None]:
+    """Concerns raised by a method's family-specific metrics, and a reason to exclude it (or ``None``)."""
+    concerns: list[str] = []
+    excluded = None
+    threshold = config.evaluation.explainers.anchor.precision_threshold
+    precision_test = _mean(long, method, "rule_precision_test")
+    if precision_test is not None:
+        support = method_metric(per_instance, method, "rule_support_test")
+        covered = f" on {int(support.sum())} covered test rows" if support.size else ""
+        if precision_test < threshold:
+            concerns.append(f"its rules hold for {precision_test:.0%} of the held-out cases they cover{covered}, "
+                            f"below the {threshold:.0%} they were searched for")
+    lift = _mean(long, method, "rule_precision_lift")
+    if lift is not None and lift <= 0:
+        concerns.append(f"its rules predict no better than the base rate of the predicted outcome "
+                        f"(lift {lift:+.2f})")
+    validity = _mean(long, method, "counterfactual_validity")
+    if validity is not None:
+        if validity <= 0:
+            excluded = "none of its counterfactuals changes the model's prediction"
+        elif validity < 1:
+            concerns.append(f"{1 - validity:.0%} of its counterfactuals do not change the model's prediction")
+    plausible = method_metric(per_instance, method, "counterfactual_plausible")
+    if plausible.size:
+        share = float(plausible.mean())
+        n_cf = config.evaluation.explainers.dice.num_counterfactuals * plausible.size
+        implausible = int(round((1 - share) * n_cf))
+        if share <= 0:
+            excluded = excluded or "none of its counterfactuals is plausible (all lie far from real cases or " \
+                                   "outside the observed ranges)"
+        elif share < 1:
+            concerns.append(f"about {implausible} of {n_cf} counterfactuals are implausible (far from real cases "
+                            "or outside the observed ranges)")
+    return concerns, excluded
+
+
+def fidelity_summary(fidelity: pd.DataFrame, method: str) -> np.ndarray:
+    """Finite per-case fidelity values of one method."""
+    if method not in getattr(fidelity, "columns", ()):
+        return np.array([])
+    values = fidelity[method].to_numpy(float)
+    return values[np.isfinite(values)]

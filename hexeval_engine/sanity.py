@@ -1,0 +1,211 @@
+"""Sanity checks that decide whether method comparisons mean anything (Adebayo et al. 2018).
+
+Public interface (stable)
+-------------------------
+``signal_check(model, data, config) -> dict``
+``randomisation_check(model, data, config, technical) -> dict``
+``run_sanity_checks(model, data, config, technical) -> (checks, warnings)``
+
+* **No signal.** When the model's predictions carry no usable signal on the held-out rows, every
+  explanation explains noise and any recommendation would be an artefact. The check computes the
+  test ROC-AUC with a percentile-bootstrap interval and the spread of the predicted probabilities;
+  the warning ``model_has_no_signal`` is raised when the interval includes 0.5 or the probabilities
+  are near-constant (standard deviation below ``evaluation.sanity.min_probability_std``). The
+  recommender then recommends nothing and says why.
+* **Model-parameter randomisation** (Adebayo et al. 2018, *Sanity Checks for Saliency Maps*;
+  Quantus ``ModelParameterRandomisation``). Where the model can be re-fitted (a scikit-learn estimator
+  or pipeline: ``sklearn.base.clone`` fitted on permuted training labels), the same shared cases are
+  explained for the real and for the randomised model. A faithful explainer's output must change:
+  per method the mean Spearman rank correlation of the absolute importances is reported, and the
+  warning ``explainer_ignores_model`` names every method whose similarity is at least
+  ``evaluation.sanity.max_similarity``. The ``Random`` baseline ignores the model by design and is
+  reported (similarity 1) but never warned about. Anchor and DiCE are not re-run (their search costs
+  seconds per case); the check says so.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import numpy as np
+import pandas as pd
+from scipy.stats import rankdata, spearmanr
+
+from .explanation import BASELINE_METHOD
+from .paired_stats import mean_ci
+
+log = logging.getLogger(__name__)
+
+#: Methods re-run on the randomised model (cheap, one importance vector per case).
+RANDOMISATION_METHODS = ("SHAP", "LIME", BASELINE_METHOD)
+
+
+def _auc(y: np.ndarray, score: np.ndarray) -> float:
+    """ROC-AUC via the rank-sum identity (ties get average ranks); NaN with one class only."""
+    n1 = int(y.sum())
+    n0 = int(y.size - n1)
+    if n1 == 0 or n0 == 0:
+        return math.nan
+    ranks = rankdata(score)
+    return float((ranks[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def signal_check(model, data, config) -> dict:
+    """ROC-AUC (bootstrap interval) and probability spread of the model on the test rows.
+
+    Returns
+    -------
+    dict
+        ``{"roc_auc", "roc_auc_ci_low", "roc_auc_ci_high", "probability_std", "n_test", "has_signal",
+        "reason"}``; ``reason`` is a sentence when ``has_signal`` is False, else ``""``.
+    """
+    settings = config.evaluation.sanity
+    X = data.X_test[list(data.feature_names)]
+    proba = model.predict_proba(X)[:, 1]
+    y = np.asarray(data.y_test == data.class_labels[1], dtype=int)
+    auc = _auc(y, proba)
+    rng = np.random.default_rng(config.evaluation.random_state)
+    aucs = []
+    for _ in range(settings.auc_resamples):
+        idx = rng.integers(0, y.size, y.size)
+        value = _auc(y[idx], proba[idx])
+        if math.isfinite(value):
+            aucs.append(value)
+    alpha = (1 - config.evaluation.confidence_level) / 2
+    low, high = (np.quantile(aucs, [alpha, 1 - alpha]) if len(aucs) >= 10 else (math.nan, math.nan))
+    std = float(np.std(proba))
+    reasons = []
+    if not math.isfinite(auc):
+        reasons.append("the test rows hold only one class, so the model's ranking cannot be checked")
+    elif math.isfinite(low) and low <= 0.5 <= high:
+        reasons.append(f"its test ROC-AUC is {auc:.2f} with a {config.evaluation.confidence_level:.0%} interval of "
+                       f"{low:.2f} to {high:.2f}, which includes 0.5 (chance)")
+    if std < settings.min_probability_std:
+        reasons.append(f"its predicted probabilities barely vary (standard deviation {std:.3f} over "
+                       f"{y.size} test rows)")
+    return {"roc_auc": auc, "roc_auc_ci_low": float(low), "roc_auc_ci_high": float(high), "probability_std": std,
+            "n_test": int(y.size), "has_signal": not reasons,
+            "reason": ("The model shows no usable signal on the held-out rows: " + "; ".join(reasons) + ".")
+            if reasons else ""}
+
+
+def _refittable(model):
+    """The scikit-learn-style object to clone, or ``None`` with the reason it cannot be re-fitted."""
+    from sklearn.base import clone
+
+    target = model.estimator
+    try:
+        return clone(target), ""
+    except (TypeError, ValueError, RuntimeError) as err:
+        return None, f"the model cannot be re-fitted here ({type(target).__name__}: {err})"
+
+
+def _randomised_model(model, data, config):
+    """A copy of the model fitted on permuted training labels, or ``(None, reason)``."""
+    from .model_wrapper import HexevalModel
+
+    fresh, reason = _refittable(model)
+    if fresh is None:
+        return None, reason
+    rng = np.random.default_rng(config.evaluation.random_state)
+    y = data.y_train.to_numpy()[rng.permutation(len(data.y_train))]
+    X = model._columns(data.X_train[list(data.feature_names)])
+    if model.preprocessor is not None:
+        X = model.preprocessor.transform(X)
+    try:
+        fresh.fit(X, y)
+    except Exception as err:  # any estimator-specific failure: the check is skipped with its reason
+        log.warning("Randomised model could not be fitted: %s", err)
+        return None, f"re-fitting the model on permuted labels failed ({type(err).__name__}: {err})"
+    return HexevalModel(estimator=fresh, preprocessor=model.preprocessor, feature_names=model.feature_names,
+                        threshold=model.threshold, class_labels=model.class_labels, source="randomised copy",
+                        kind=model.kind), ""
+
+
+def _vector(explanation, features) -> np.ndarray:
+    imp = explanation.importance or {}
+    return np.array([abs(float(imp.get(f, 0.0))) for f in features])
+
+
+def randomisation_check(model, data, config, technical) -> dict:
+    """Similarity of each cheap method's explanations between the real and a label-permuted model.
+
+    Returns
+    -------
+    dict
+        ``{"status": "done" | "skipped", "reason", "n_cases", "methods": {method: {"similarity",
+        "ci_low", "ci_high", "n", "ignores_model"}}, "not_checked": [method]}``.
+    """
+    from .explainers import ExplainRunner
+    from .explainers.base import explained_classes, instance_seed
+
+    settings = config.evaluation.sanity
+    present = {e.method for e in technical.explanations}
+    methods = [m for m in RANDOMISATION_METHODS if m in present]
+    not_checked = sorted(present - set(RANDOMISATION_METHODS))
+    out = {"status": "skipped", "reason": "", "n_cases": 0, "methods": {}, "not_checked": not_checked}
+    if not settings.randomisation_check:
+        out["reason"] = "switched off (evaluation.sanity.randomisation_check: false)"
+        return out
+    ids = list(technical.shared_instance_ids)[:settings.randomisation_cases]
+    if not ids or not methods:
+        out["reason"] = "no shared case explained by a method the check can re-run"
+        return out
+    randomised, reason = _randomised_model(model, data, config)
+    if randomised is None:
+        out["reason"] = reason
+        return out
+    X = data.X_test.iloc[ids][list(data.feature_names)].reset_index(drop=True)
+    classes, probabilities = explained_classes(randomised, X)
+    features = list(data.feature_names)
+    seq = config.model_copy(deep=True)
+    seq.evaluation.parallel.backend = "sequential"
+    with ExplainRunner(randomised, data, seq) as runner:
+        for method in methods:
+            seeds = [instance_seed(config.evaluation.random_state, i, method) for i in ids]
+            redone = {e.instance_id: e for e in runner.explain(method, X, ids, classes, probabilities, seeds) if e.ok}
+            sims = []
+            for iid in ids:
+                real = technical.explanation(method, iid)
+                if real is None or not real.ok or iid not in redone:
+                    continue
+                a, b = _vector(real, features), _vector(redone[iid], features)
+                if np.ptp(a) == 0 or np.ptp(b) == 0:
+                    sims.append(1.0 if np.allclose(a, b) else 0.0)
+                else:
+                    sims.append(float(spearmanr(a, b).statistic))
+            mean, low, high = mean_ci(sims, confidence=config.evaluation.confidence_level,
+                                      seed=config.evaluation.random_state)
+            out["methods"][method] = {"similarity": mean, "ci_low": low, "ci_high": high, "n": len(sims),
+                                      "ignores_model": bool(math.isfinite(mean) and mean >= settings.max_similarity)}
+    out.update(status="done", n_cases=len(ids))
+    return out
+
+
+def run_sanity_checks(model, data, config, technical) -> tuple[dict, list[dict]]:
+    """Both checks and the warnings they raise (``{"code", "message", ...}``)."""
+    checks = {"signal": signal_check(model, data, config),
+              "randomisation": randomisation_check(model, data, config, technical)}
+    warnings: list[dict] = []
+    signal = checks["signal"]
+    if not signal["has_signal"]:
+        warnings.append({"code": "model_has_no_signal", "severity": "error",
+                         "message": signal["reason"] + " Every explanation would describe noise, so HEXEval makes "
+                                    "no recommendation. Check that the model was trained on these columns and "
+                                    "labels (and that the positive class is right)."})
+    rand = checks["randomisation"]
+    ignoring = [m for m, r in rand["methods"].items() if r["ignores_model"] and m != BASELINE_METHOD]
+    if ignoring:
+        details = ", ".join(f"{m} (rank similarity {rand['methods'][m]['similarity']:.2f})" for m in ignoring)
+        warnings.append({"code": "explainer_ignores_model", "severity": "warning", "methods": ignoring,
+                         "message": f"Explanations barely change when the model is re-fitted on shuffled labels: "
+                                    f"{details}, over {rand['n_cases']} cases. Such an explainer may describe the "
+                                    "data rather than the model (Adebayo et al. 2018)."})
+    return checks, warnings
+
+
+def checks_table(checks: dict) -> pd.DataFrame:
+    """The randomisation results as a small table (method, similarity, interval, n, ignores_model)."""
+    rows = [{"method": m, **r} for m, r in checks.get("randomisation", {}).get("methods", {}).items()]
+    return pd.DataFrame(rows, columns=["method", "similarity", "ci_low", "ci_high", "n", "ignores_model"])
