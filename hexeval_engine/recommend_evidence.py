@@ -92,7 +92,9 @@ def usable_ratings(ratings: pd.DataFrame | None) -> pd.DataFrame:
     df["usable"] = ok & df["trust"].notna() & df["satisfaction"].notna()
     if "persona_name" not in df.columns:
         df["persona_name"] = np.nan
-    if "instance_id" not in df.columns:
+    if "instance_index" in df.columns:  # the persona table names the case by its test-set row
+        df["instance_id"] = df["instance_index"]
+    elif "instance_id" not in df.columns:
         df["instance_id"] = -1
     role = df["persona_role"] if "persona_role" in df.columns else pd.Series(np.nan, index=df.index)
     blank = role.isna() | role.astype(str).str.strip().eq("")

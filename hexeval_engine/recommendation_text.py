@@ -90,9 +90,10 @@ def fill_words(entry: dict, technical: dict, level: float) -> None:
     entry["strengths"], entry["concerns"] = strengths, concerns
     basis = ("fidelity to the model and this stakeholder's ratings" if entry["mode"] == "combined"
              else "fidelity to the model alone (no persona ratings)")
+    interval = (f"{level:.0%} interval {entry['score_ci_low']:.2f} to {entry['score_ci_high']:.2f}"
+                if entry["score_ci_low"] is not None and entry["score_ci_high"] is not None else "no interval")
     text = (f"{entry['recommended_method']} is recommended for {who}, on {basis}: score {entry['score']:.2f} "
-            f"({level:.0%} interval {entry['score_ci_low']:.2f} to {entry['score_ci_high']:.2f}; "
-            f"{_plural(entry['n_cases'], 'shared case')}"
+            f"({interval}; {_plural(entry['n_cases'], 'shared case')}"
             + (f", {_plural(entry['n_units'], 'rated case')} across personas" if entry["mode"] == "combined" else "")
             + ").")
     text += _lead_sentence(entry, level)

@@ -233,7 +233,8 @@ def _stakeholder(role, names, n_ratings, n_failed, ev: _Evidence, candidates, te
     methods = candidates + ([BASELINE_METHOD] if BASELINE_METHOD in technical else [])
     alternatives = [_alternative(m, ev, weights, technical, level, seed) for m in methods]
     order = {m: i for i, m in enumerate(methods)}
-    alternatives.sort(key=lambda a: (not _eligible(a), a["score"] is None, -(a["score"] or 0.0), order[a["method"]]))
+    alternatives.sort(key=lambda a: (not a["recommendable"], not _eligible(a), a["score"] is None,
+                                     -(a["score"] or 0.0), order[a["method"]]))
     for rank, alt in enumerate(alternatives, start=1):
         alt["rank"] = rank
         alt["ratings"] = {"n": alt["components"]["persona_trust"]["n"],
@@ -263,7 +264,7 @@ def _stakeholder(role, names, n_ratings, n_failed, ev: _Evidence, candidates, te
 
 
 def _no_winner_reason(alternatives: list[dict]) -> str:
-    recommendable = [a for a in alternatives if a["recommendable"]]
+    recommendable = [a for a in alternatives if a["recommendable"] and a["score"] is not None]
     if not recommendable:
         return "No explanation method could be evaluated: every method failed or none was enabled."
     if all(a["excluded"] for a in recommendable):

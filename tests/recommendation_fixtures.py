@@ -75,3 +75,33 @@ def ratings_table(scores: dict, *, repeats: int = 6, jitter: bool = True, status
                    "cached": False, "prompt_tokens": 0, "completion_tokens": 0}
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def per_instance_table(fidelity: dict, *, sizes: dict | None = None, extra: dict | None = None) -> pd.DataFrame:
+    """Per-case metric rows: ``fidelity`` maps method -> per-case ``fidelity_combined`` values (case ids
+    0, 1, ...); ``sizes`` maps method -> per-case ``num_important_features``; ``extra`` maps
+    (method, metric) -> per-case values."""
+    rows = []
+    for method, values in fidelity.items():
+        for i, v in enumerate(values):
+            rows.append((method, i, "fidelity_combined", float(v), False))
+    for method, values in (sizes or {}).items():
+        for i, v in enumerate(values):
+            rows.append((method, i, "num_important_features", float(v), False))
+    for (method, metric), values in (extra or {}).items():
+        for i, v in enumerate(values):
+            rows.append((method, i, metric, float(v), False))
+    return pd.DataFrame(rows, columns=["method", "instance_id", "metric", "value", "derived"])
+
+
+def case_ratings(scores: dict, *, cases: int = 10, rater: str = "simulated") -> pd.DataFrame:
+    """One rating per (role, method, case): ``scores`` maps (role, method) -> per-case trust values
+    (a list, or one value for every case); satisfaction equals trust."""
+    rows = []
+    for (role, method), values in scores.items():
+        values = values if isinstance(values, (list, tuple)) else [values] * cases
+        for i, t in enumerate(values):
+            rows.append({"persona_name": f"{role} person", "persona_role": role, "explanation_type": method,
+                         "instance_index": i, "run": 1, **{d: t for d in DIMENSIONS}, "comment": "",
+                         "rater": rater, "model": "", "status": "ok", "error": ""})
+    return pd.DataFrame(rows)

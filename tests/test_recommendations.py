@@ -1,241 +1,204 @@
-"""Recommendations: canonical names, per-family technical scores, weights, lead, technical-only mode."""
+"""Recommendations: paired evidence on shared cases, the random baseline, clear lead vs close call,
+constraints instead of bonuses, parsimony as a tie-break only, and no advice without signal."""
 
 from __future__ import annotations
 
 import json
-import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from hexeval_engine.recommendations import generate_recommendations
-from hexeval_engine.technical_scores import goodness, method_components
-from hexeval_engine.technical_table import as_long, canonical_method
+from hexeval_engine.recommendations import MIN_UNITS_FOR_CLEAR, generate_recommendations
+from hexeval_engine.paired_stats import holm, paired_difference
+from hexeval_engine.technical_table import canonical_method
 
-from recommendation_fixtures import BASE_METRICS, long_table, ratings_table, wide_table
+from recommendation_fixtures import case_ratings, long_table, per_instance_table
 
-OFFICER_AND_APPLICANT = {
-    ("Loan officer", "SHAP"): (3, 3), ("Loan officer", "LIME"): (3, 3),
-    ("Loan officer", "Anchor"): (5, 4), ("Loan officer", "DiCE"): (2, 2),
-    ("Applicant", "SHAP"): (2, 2), ("Applicant", "LIME"): (2, 2),
-    ("Applicant", "Anchor"): (3, 3), ("Applicant", "DiCE"): (5, 5),
-}
+RNG = np.random.default_rng(0)
+TECH_ONLY = {"recommendations": {"weights": {"technical_fidelity": 1, "technical_parsimony": 0,
+                                             "persona_trust": 0, "persona_satisfaction": 0}}}
 
 
-def entry(rec: dict, role) -> dict:
-    found = rec["stakeholders"][role]
-    assert found["persona_role"] == role and found["title"] == role
-    return found
+def noisy(mean: float, n: int = 12, sd: float = 0.03, seed: int = 0) -> list[float]:
+    return list(mean + np.random.default_rng(seed).normal(0, sd, n))
 
 
-def ranking(stakeholder: dict) -> list[str]:
-    return [a["method"] for a in stakeholder["alternatives"]]
+def only(rec: dict) -> dict:
+    (entry,) = rec["stakeholders"].values()
+    return entry
 
 
-def test_anchor_wins_for_the_persona_that_trusts_rules():
-    rec = generate_recommendations(long_table(), ratings_table(OFFICER_AND_APPLICANT), None)
-    officer = entry(rec, "Loan officer")
-    assert rec["mode"] == "combined" and officer["mode"] == "combined"
-    assert officer["recommended_method"] == "Anchor"
-    assert "highest trust from this persona (4.5/5" in officer["reasoning"]
-    assert "low rule coverage (12%)" in officer["reasoning"]
-    assert "faithful rule (rule precision 95%; insertion AUC (derived) 0.60; deletion AUC (derived) 0.35)" in \
-        officer["strengths"]
+def test_a_method_that_beats_random_clearly_is_recommended_with_a_clear_lead():
+    per_case = per_instance_table({"SHAP": noisy(0.75, seed=1), "LIME": noisy(0.55, seed=2),
+                                   "Random": noisy(0.50, seed=3)})
+    rec = generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_case)
+    entry = only(rec)
+    assert entry["recommended_method"] == "SHAP" and entry["lead"] == "clear" and entry["runner_up"] == "LIME"
+    assert rec["technical"]["SHAP"]["vs_baseline"]["qualifies"] is True
+    assert rec["technical"]["SHAP"]["vs_baseline"]["n"] == 12
+    assert entry["comparisons"][0]["n"] == 12 and entry["comparisons"][0]["p_holm"] < 0.05
+    assert "12 shared cases" in entry["reasoning"]
 
 
-def test_dice_wins_for_the_applicant():
-    rec = generate_recommendations(long_table(), ratings_table(OFFICER_AND_APPLICANT), None)
-    applicant = entry(rec, "Applicant")
-    assert applicant["recommended_method"] == "DiCE"
-    assert ranking(applicant)[0] == "DiCE" and sorted(ranking(applicant)) == ["Anchor", "DiCE", "LIME", "SHAP"]
+def test_random_is_never_recommended_even_when_it_scores_best():
+    per_case = per_instance_table({"SHAP": noisy(0.50, seed=1), "LIME": noisy(0.52, seed=2),
+                                   "Random": noisy(0.70, seed=3)})
+    rec = generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_case)
+    entry = only(rec)
+    assert entry["recommended_method"] is None and entry["lead"] == "none"
+    assert "random feature weights" in entry["reason"]
+    random_row = next(a for a in entry["alternatives"] if a["method"] == "Random")
+    assert random_row["recommendable"] is False
+    assert "Random" not in rec["methods"]
 
 
-def test_original_hexeval_rating_names_map_to_canonical_methods():
-    ratings = ratings_table(OFFICER_AND_APPLICANT)
-    ratings["explanation_type"] = ratings["explanation_type"].map(
-        {"SHAP": "SHAP", "LIME": "LIME", "Anchor": "ANCHOR", "DiCE": "COUNTERFACTUAL"})
-    rec = generate_recommendations(long_table(), ratings, None)
-    assert entry(rec, "Loan officer")["recommended_method"] == "Anchor"
-    assert entry(rec, "Applicant")["recommended_method"] == "DiCE"
+def test_methods_that_do_not_beat_random_do_not_qualify():
+    # LIME is indistinguishable from Random: it is listed but cannot be recommended.
+    per_case = per_instance_table({"LIME": noisy(0.50, seed=2), "Random": noisy(0.50, seed=3)})
+    rec = generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_case)
+    assert rec["technical"]["LIME"]["vs_baseline"]["qualifies"] is False
+    assert only(rec)["recommended_method"] is None
+
+
+def test_too_few_shared_cases_never_give_a_clear_lead():
+    n = MIN_UNITS_FOR_CLEAR - 1
+    per_case = per_instance_table({"SHAP": noisy(0.9, n, 0.01, 1), "LIME": noisy(0.5, n, 0.01, 2),
+                                   "Random": noisy(0.3, n, 0.01, 3)})
+    entry = only(generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_case))
+    assert entry["recommended_method"] == "SHAP" and entry["lead"] == "close_call"
+    assert any(f"at least {MIN_UNITS_FOR_CLEAR}" in note for note in entry["notes"])
+
+
+def test_the_clear_lead_boundary_is_the_corrected_paired_test():
+    # SHAP and LIME differ by noise only: close call. Shift SHAP up by a consistent margin: clear.
+    base = noisy(0.6, 12, 0.05, 7)
+    tied = per_instance_table({"SHAP": [v + 0.004 * (-1) ** i for i, v in enumerate(base)], "LIME": base,
+                               "Random": noisy(0.3, 12, 0.02, 3)})
+    entry = only(generate_recommendations(long_table(), None, TECH_ONLY, per_instance=tied))
+    assert entry["lead"] == "close_call"
+    assert entry["comparisons"][0]["p_holm"] >= 0.05
+    apart = per_instance_table({"SHAP": [v + 0.1 for v in base], "LIME": base, "Random": noisy(0.3, 12, 0.02, 3)})
+    entry = only(generate_recommendations(long_table(), None, TECH_ONLY, per_instance=apart))
+    assert entry["lead"] == "clear" and entry["comparisons"][0]["ci_low"] > 0
+
+
+def test_simulated_ratings_never_make_a_clear_lead():
+    per_case = per_instance_table({"SHAP": noisy(0.7, seed=1), "DiCE": noisy(0.7, seed=2),
+                                   "Random": noisy(0.4, seed=3)})
+    scores = {("Applicant", "SHAP"): 2, ("Applicant", "DiCE"): 5}
+    simulated = generate_recommendations(long_table(), case_ratings(scores, cases=12), None, per_instance=per_case,
+                                         rater_kind="simulated")
+    entry = simulated["stakeholders"]["Applicant"]
+    assert entry["recommended_method"] == "DiCE" and entry["lead"] == "close_call"
+    assert any("simulated rater" in note for note in entry["notes"])
+    llm = generate_recommendations(long_table(), case_ratings(scores, cases=12, rater="openai"), None,
+                                   per_instance=per_case, rater_kind="openai")
+    assert llm["stakeholders"]["Applicant"]["lead"] == "clear"
+
+
+def test_single_candidate_and_none():
+    per_case = per_instance_table({"SHAP": noisy(0.8, seed=1), "Random": noisy(0.4, seed=3)})
+    assert only(generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_case))["lead"] == \
+        "single_candidate"
+    empty = generate_recommendations(None, None, TECH_ONLY, per_instance=None)
+    assert only(empty)["lead"] == "none" and only(empty)["recommended_method"] is None
+
+
+def test_no_signal_blocks_every_recommendation_with_the_reason():
+    per_case = per_instance_table({"SHAP": noisy(0.8, seed=1), "LIME": noisy(0.6, seed=2),
+                                   "Random": noisy(0.4, seed=3)})
+    warning = {"code": "model_has_no_signal", "message": "The model shows no usable signal on the held-out rows."}
+    rec = generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_case, warnings=[warning])
+    entry = only(rec)
+    assert entry["recommended_method"] is None and entry["lead"] == "none"
+    assert entry["reason"].startswith("The model shows no usable signal")
+    assert rec["warnings"] == [warning]
+
+
+def test_family_specific_quantities_are_constraints_not_points():
+    # DiCE is the most faithful but none of its counterfactuals flips the prediction: excluded.
+    long = long_table({"DiCE": {"counterfactual_validity": (0.0, 0.0, 0.0)},
+                       "SHAP": {"fidelity_insertion": (0.7, 0.6, 0.8)}})
+    per_case = per_instance_table({"SHAP": noisy(0.7, seed=1), "DiCE": noisy(0.9, seed=2),
+                                   "Random": noisy(0.4, seed=3)})
+    entry = only(generate_recommendations(long, None, TECH_ONLY, per_instance=per_case))
+    assert entry["recommended_method"] == "SHAP"
+    dice = next(a for a in entry["alternatives"] if a["method"] == "DiCE")
+    assert "changes the model's prediction" in dice["excluded"]
+    # Perfect validity adds nothing: the score is the shared fidelity alone.
+    long = long_table({"DiCE": {"counterfactual_validity": (1.0, 1.0, 1.0)},
+                       "SHAP": {"fidelity_insertion": (0.7, 0.6, 0.8)}})
+    rec = generate_recommendations(long, None, TECH_ONLY, per_instance=per_case)
+    dice = next(a for a in only(rec)["alternatives"] if a["method"] == "DiCE")
+    assert dice["score"] == pytest.approx(np.mean(noisy(0.9, seed=2)))
+
+
+def test_implausible_counterfactuals_are_counted_as_a_concern():
+    per_case = per_instance_table({"DiCE": noisy(0.8, seed=2), "Random": noisy(0.4, seed=3)},
+                                  extra={("DiCE", "counterfactual_plausible"): [2 / 3] * 12})
+    rec = generate_recommendations(long_table({"DiCE": {"counterfactual_validity": (1.0, 1.0, 1.0)}}), None,
+                                   TECH_ONLY, per_instance=per_case)
+    concerns = only(rec)["concerns"]
+    assert any("12 of 36 counterfactuals are implausible" in c for c in concerns), concerns
+
+
+def test_parsimony_breaks_ties_but_never_rescues_a_less_faithful_method():
+    both = {"recommendations": {"weights": {"technical_fidelity": 1, "technical_parsimony": 0.5,
+                                            "persona_trust": 0, "persona_satisfaction": 0}}}
+    base = noisy(0.7, 12, 0.03, 5)
+    tied = per_instance_table({"SHAP": [v + 0.003 * (-1) ** i for i, v in enumerate(base)], "Anchor": base,
+                               "Random": noisy(0.3, 12, 0.02, 3)},
+                              sizes={"SHAP": [6] * 12, "Anchor": [2] * 12})
+    entry = only(generate_recommendations(long_table(), None, both, per_instance=tied))
+    assert entry["recommended_method"] == "Anchor" and "fewer features" in entry["tie_break"]
+    worse = per_instance_table({"SHAP": [v + 0.15 for v in base], "Anchor": base, "Random": noisy(0.3, 12, 0.02, 3)},
+                               sizes={"SHAP": [6] * 12, "Anchor": [2] * 12})
+    entry = only(generate_recommendations(long_table(), None, both, per_instance=worse))
+    assert entry["recommended_method"] == "SHAP" and entry["tie_break"] is None
+
+
+def test_relabelling_methods_relabels_the_answer():
+    values = {"SHAP": noisy(0.8, seed=1), "Anchor": noisy(0.6, seed=2), "Random": noisy(0.4, seed=3)}
+    rec = generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_instance_table(values))
+    swapped = {"SHAP": values["Anchor"], "Anchor": values["SHAP"], "Random": values["Random"]}
+    rec2 = generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_instance_table(swapped))
+    assert only(rec)["recommended_method"] == "SHAP" and only(rec2)["recommended_method"] == "Anchor"
+    assert only(rec)["score"] == pytest.approx(only(rec2)["score"])
+
+
+def test_persona_evidence_is_paired_by_case_and_repeats_are_averaged():
+    per_case = per_instance_table({"SHAP": noisy(0.6, seed=1), "LIME": noisy(0.6, seed=2),
+                                   "Random": noisy(0.3, seed=3)})
+    ratings = case_ratings({("Officer", "SHAP"): 4, ("Officer", "LIME"): 2}, cases=12, rater="openai")
+    doubled = ratings.assign(run=2)
+    twice = generate_recommendations(long_table(), pd.concat([ratings, doubled], ignore_index=True), None, per_instance=per_case)
+    once = generate_recommendations(long_table(), ratings, None, per_instance=per_case)
+    a, b = twice["stakeholders"]["Officer"], once["stakeholders"]["Officer"]
+    assert a["n_units"] == b["n_units"] == 12  # repeats never count as extra cases
+    assert a["score"] == pytest.approx(b["score"])
+    assert a["recommended_method"] == "SHAP"
+
+
+def test_legacy_tables_without_per_case_values_still_rank_but_test_nothing():
+    rec = generate_recommendations(long_table(), None, TECH_ONLY)
+    entry = only(rec)
+    assert entry["lead"] != "clear"
+    assert any("could not be compared case by case" in n for n in rec["notes"])
+    json.dumps(rec, allow_nan=False)
+
+
+def test_output_is_json_safe_and_names_are_canonical():
+    per_case = per_instance_table({"SHAP": noisy(0.8, seed=1), "Random": noisy(0.4, seed=3)})
+    json.dumps(generate_recommendations(long_table(), None, None, per_instance=per_case), allow_nan=False)
+    assert canonical_method("COUNTERFACTUAL") == "DiCE" and canonical_method("random") == "Random"
     with pytest.raises(ValueError, match="unknown explanation method 'GradCAM'"):
         canonical_method("GradCAM")
 
 
-def test_weights_change_the_outcome():
-    ratings = ratings_table(OFFICER_AND_APPLICANT)
-    persona_only = {"recommendations": {"weights": {"technical_fidelity": 0, "technical_parsimony": 0,
-                                                    "persona_trust": 1, "persona_satisfaction": 0}}}
-    parsimony_only = {"recommendations": {"weights": {"technical_fidelity": 0, "technical_parsimony": 1,
-                                                      "persona_trust": 0, "persona_satisfaction": 0}}}
-    fidelity_only = {"recommendations": {"weights": {"technical_fidelity": 1, "technical_parsimony": 0,
-                                                     "persona_trust": 0, "persona_satisfaction": 0}}}
-    assert entry(generate_recommendations(long_table(), ratings, persona_only), "Loan officer")[
-        "recommended_method"] == "Anchor"
-    # Anchor's coverage (0.12) ranks it last on parsimony; SHAP's Gini (0.60) wins it; LIME's Gini and
-    # DiCE's 1 / 2 changes tie at 0.5 and keep the canonical method order.
-    officer = entry(generate_recommendations(long_table(), ratings, parsimony_only), "Loan officer")
-    assert ranking(officer) == ["SHAP", "LIME", "DiCE", "Anchor"]
-    # On fidelity alone: DiCE's validity 0.90 (no derived AUCs in this fixture) beats SHAP's 0.80, which beats
-    # Anchor's mean of precision 0.95, derived insertion 0.60 and 1 - derived deletion 0.65 (= 0.733).
-    officer = entry(generate_recommendations(long_table(), ratings, fidelity_only), "Loan officer")
-    assert ranking(officer) == ["DiCE", "SHAP", "Anchor", "LIME"]
-    assert officer["alternatives"][0]["components"]["technical_parsimony"]["weight"] == 0.0
-
-
-def test_components_are_kept_and_sum_to_the_score():
-    rec = generate_recommendations(long_table(), ratings_table(OFFICER_AND_APPLICANT), None)
-    json.dumps(rec, allow_nan=False)
-    assert list(rec["stakeholders"]) == ["Applicant", "Loan officer"]
-    for stakeholder in rec["stakeholders"].values():
-        for alt in stakeholder["alternatives"]:
-            components = alt["components"]
-            assert set(components) == {"technical_fidelity", "technical_parsimony", "persona_trust",
-                                       "persona_satisfaction"}
-            assert [c["configured_weight"] for c in components.values()] == [0.3, 0.2, 0.3, 0.2]
-            assert math.isclose(sum(c["contribution"] for c in components.values()), alt["score"])
-            assert alt["score_ci_low"] <= alt["score"] <= alt["score_ci_high"]
-    shap = entry(rec, "Applicant")["alternatives"][ranking(entry(rec, "Applicant")).index("SHAP")]
-    # SHAP for the applicant: trust and satisfaction ratings alternate 1 and 3 -> mean 2 -> 0.25.
-    expected = 0.3 * 0.8 + 0.2 * 0.6 + 0.3 * 0.25 + 0.2 * 0.25
-    assert math.isclose(shap["score"], expected)
-
-
-def test_technical_only_mode_without_ratings():
-    for ratings in (None, pd.DataFrame()):
-        rec = generate_recommendations(long_table(), ratings, None)
-        assert rec["mode"] == "technical_only"
-        [only] = rec["stakeholders"].values()
-        assert only["persona_role"] is None and only["mode"] == "technical_only"
-        assert only["title"] == "All stakeholders (technical-only ranking)"
-        assert only["reasoning"].startswith("Technical-only ranking: no persona ratings")
-        for alt in only["alternatives"]:
-            assert alt["components"]["persona_trust"]["value"] is None
-            assert alt["notes"] == []  # persona weights are switched off, not reported missing
-        # (0.3 * 0.9 + 0.2 * 0.5) / 0.5 for DiCE beats (0.3 * 0.8 + 0.2 * 0.6) / 0.5 for SHAP
-        assert ranking(only) == ["DiCE", "SHAP", "LIME", "Anchor"]
-        assert math.isclose(only["score"], 0.74)
-
-
-def test_only_failed_ratings_give_technical_only_with_a_note():
-    failed = ratings_table(OFFICER_AND_APPLICANT, status="failed")
-    for dim in ("trust", "satisfaction"):
-        failed[dim] = float("nan")
-    rec = generate_recommendations(long_table(), failed, None)
-    assert rec["mode"] == "technical_only"
-    assert rec["stakeholders"]["All stakeholders (technical-only ranking)"]["n_failed_ratings"] == len(failed)
-    assert any("no usable persona rating (48 failed" in n for n in rec["notes"])
-
-
-def test_clear_lead_versus_close_call():
-    clear = ratings_table({("Analyst", m): s for m, s in
-                           {"SHAP": (5, 5), "LIME": (1, 1), "Anchor": (1, 1), "DiCE": (1, 1)}.items()}, jitter=False)
-    rec = entry(generate_recommendations(long_table(), clear, None), "Analyst")
-    assert rec["recommended_method"] == "SHAP" and rec["lead"] == "clear" and rec["clear_lead"] is True
-    assert "a clear lead over" in rec["reasoning"]
-    close = ratings_table({("Analyst", m): s for m, s in
-                           {"SHAP": (3, 3), "LIME": (3, 3), "Anchor": (3, 3), "DiCE": (3, 3)}.items()})
-    rec = entry(generate_recommendations(long_table(), close, None), "Analyst")
-    assert rec["lead"] == "close_call" and rec["clear_lead"] is False and rec["runner_up"] == ranking(rec)[1]
-    assert "a close call with" in rec["reasoning"]
-
-
-def test_a_single_rating_cannot_give_a_clear_lead():
-    one = ratings_table({("Analyst", m): s for m, s in
-                         {"SHAP": (5, 5), "LIME": (1, 1), "Anchor": (1, 1), "DiCE": (1, 1)}.items()},
-                        repeats=1, jitter=False)
-    rec = entry(generate_recommendations(long_table(), one, None), "Analyst")
-    assert rec["recommended_method"] == "SHAP" and rec["lead"] == "close_call"
-
-
-def test_failed_method_is_excluded_with_a_note():
-    rec = generate_recommendations(wide_table(errors={"DiCE": "DiCE could not find counterfactuals"}),
-                                   ratings_table(OFFICER_AND_APPLICANT), None)
-    assert rec["methods"] == ["SHAP", "LIME", "Anchor"]
-    assert rec["excluded_methods"] == [
-        {"method": "DiCE", "reason": "DiCE failed in the technical evaluation: DiCE could not find counterfactuals"}]
-    assert any(n.startswith("DiCE failed") for n in rec["notes"])
-    assert any("ratings of DiCE are ignored" in n for n in rec["notes"])
-    applicant = entry(rec, "Applicant")
-    assert "DiCE" not in ranking(applicant) and applicant["recommended_method"] == "Anchor"
-
-
-def test_wide_and_long_tables_give_the_same_recommendations():
-    ratings = ratings_table(OFFICER_AND_APPLICANT)
-    assert generate_recommendations(wide_table(), ratings, None) == generate_recommendations(long_table(), ratings, None)
-
-
-def test_normalisation_documented_values():
-    long = as_long(long_table())
-    shap = method_components(long, "SHAP")
-    assert math.isclose(shap["technical_fidelity"]["value"], (1 + 0.80 - 0.20) / 2)
-    # deletion's interval [0.15, 0.25] maps to [0.75, 0.85] and averages with insertion's [0.75, 0.85]
-    assert math.isclose(shap["technical_fidelity"]["ci_low"], 0.75)
-    assert math.isclose(shap["technical_fidelity"]["ci_high"], 0.85)
-    assert shap["technical_fidelity"]["detail"] == "insertion AUC 0.80; deletion AUC 0.20"
-    assert math.isclose(shap["technical_parsimony"]["value"], 0.60)
-    anchor = method_components(long, "Anchor")
-    # a rule's own precision is averaged with the common deletion/insertion axis of its derived vector
-    assert math.isclose(anchor["technical_fidelity"]["value"], (0.95 + 0.60 + (1 - 0.35)) / 3)
-    assert anchor["technical_parsimony"]["value"] == 0.12
-    assert anchor["technical_parsimony"]["detail"] == "12%"
-    dice = method_components(long, "DiCE")
-    assert dice["technical_fidelity"]["value"] == 0.90
-    assert dice["technical_parsimony"]["value"] == 0.5  # 1 / 2 changes
-    assert (dice["technical_parsimony"]["ci_low"], dice["technical_parsimony"]["ci_high"]) == (1 / 2.2, 1 / 1.8)
-    assert [goodness(v, "lower", "count") for v in (0.5, 1, 2, 4)] == [1.0, 1.0, 0.5, 0.25]
-    assert goodness(0.3, "lower", "unit") == pytest.approx(0.7) and goodness(0.3, "higher", "unit") == 0.3
-
-
-def test_direction_is_read_from_the_table():
-    flipped = long_table()
-    flipped.loc[flipped["metric"] == "rule_coverage", "direction"] = "lower"
-    anchor = method_components(as_long(flipped), "Anchor")
-    assert math.isclose(anchor["technical_parsimony"]["value"], 0.88)
-
-
-def test_missing_component_and_missing_interval_are_reported():
-    metrics = {m: dict(v) for m, v in BASE_METRICS.items()}
-    del metrics["Anchor"]["rule_coverage"]
-    metrics["DiCE"]["counterfactual_validity"] = (0.9, float("nan"), float("nan"))
-    rec = generate_recommendations(long_table(metrics), None, None)
-    [only] = rec["stakeholders"].values()
-    anchor = only["alternatives"][ranking(only).index("Anchor")]
-    assert anchor["components"]["technical_parsimony"]["value"] is None
-    assert anchor["score"] == pytest.approx((0.95 + 0.60 + 0.65) / 3)  # fidelity alone, weight renormalised to 1
-    assert anchor["notes"] == ["technical parsimony not available; the score uses the other components"]
-    dice = only["alternatives"][ranking(only).index("DiCE")]
-    assert dice["components"]["technical_fidelity"]["ci_low"] == 0.0
-    assert dice["components"]["technical_fidelity"]["ci_high"] == 1.0
-    assert any(n.startswith("DiCE: counterfactual validity has no confidence interval")
-               for n in rec["notes"])
-
-
-def test_unknown_direction_is_an_error():
-    bad = long_table()
-    bad.loc[0, "direction"] = "up"
-    with pytest.raises(ValueError, match="'higher' or 'lower'"):
-        generate_recommendations(bad, None, None)
-
-
-def test_role_with_only_failed_ratings_gets_a_technical_only_entry():
-    ratings = ratings_table(OFFICER_AND_APPLICANT)
-    ratings.loc[ratings["persona_role"] == "Applicant", ["status", "trust", "satisfaction"]] = ["failed", None, None]
-    rec = generate_recommendations(long_table(), ratings, None)
-    assert rec["mode"] == "combined"
-    applicant = entry(rec, "Applicant")
-    assert applicant["mode"] == "technical_only" and applicant["n_failed_ratings"] == 24
-    assert entry(rec, "Loan officer")["mode"] == "combined"
-
-
-def test_tables_from_the_metric_aggregator_give_the_same_recommendations():
-    from hexeval_engine.metrics.aggregate import summarise
-
-    rows = [{"method": method, "instance_id": i, "metric": metric, "value": value + (0.01 if i % 2 else -0.01),
-             "derived": False}
-            for method, metrics in BASE_METRICS.items() for metric, (value, _, _) in metrics.items() for i in range(8)]
-    wide, long = summarise(pd.DataFrame(rows), n_resamples=200, methods=["SHAP", "LIME", "Anchor", "DiCE"])
-    ratings = ratings_table(OFFICER_AND_APPLICANT)
-    from_wide = generate_recommendations(wide, ratings, None)
-    assert from_wide == generate_recommendations(long, ratings, None)
-    assert from_wide["stakeholders"]["Loan officer"]["recommended_method"] == "Anchor"
-    assert from_wide["stakeholders"]["Applicant"]["recommended_method"] == "DiCE"
+def test_paired_statistics_building_blocks():
+    d = paired_difference([1, 2, 3, 4, 5, 6, 7, 8], [0, 1, 2, 3, 4, 5, 6, 7])
+    assert d.mean == pytest.approx(1.0) and d.n == 8 and d.ci_low == pytest.approx(1.0)
+    assert paired_difference([1, np.nan, 3], [0, 5, np.nan]).n == 1
+    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert np.isnan(holm([np.nan, 0.02])[0]) and holm([np.nan, 0.02])[1] == pytest.approx(0.02)
