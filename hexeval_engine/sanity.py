@@ -9,8 +9,8 @@ Public interface (stable)
 * **No signal.** When the model's predictions carry no usable signal on the held-out rows, every
   explanation explains noise and any recommendation would be an artefact. The check computes the
   test ROC-AUC with a percentile-bootstrap interval and the spread of the predicted probabilities;
-  the warning ``model_has_no_signal`` is raised when the interval includes 0.5 or the probabilities
-  are near-constant (standard deviation below ``evaluation.sanity.min_probability_std``). The
+  the warning ``model_has_no_signal`` is raised when the interval includes 0.5, lies entirely below it
+  (the model ranks cases backwards), or the probabilities are near-constant (standard deviation below ``evaluation.sanity.min_probability_std``). The
   recommender then recommends nothing and says why.
 * **Model-parameter randomisation** (Adebayo et al. 2018, *Sanity Checks for Saliency Maps*;
   Quantus ``ModelParameterRandomisation``). Where the model can be re-fitted (a scikit-learn estimator
@@ -81,6 +81,9 @@ def signal_check(model, data, config) -> dict:
     elif math.isfinite(low) and low <= 0.5 <= high:
         reasons.append(f"its test ROC-AUC is {auc:.2f} with a {config.evaluation.confidence_level:.0%} interval of "
                        f"{low:.2f} to {high:.2f}, which includes 0.5 (chance)")
+    elif math.isfinite(high) and high < 0.5:
+        reasons.append(f"it ranks the held-out cases worse than chance (test ROC-AUC {auc:.2f}, "
+                       f"{config.evaluation.confidence_level:.0%} interval {low:.2f} to {high:.2f})")
     if std < settings.min_probability_std:
         reasons.append(f"its predicted probabilities barely vary (standard deviation {std:.3f} over "
                        f"{y.size} test rows)")
