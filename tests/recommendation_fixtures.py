@@ -105,3 +105,23 @@ def case_ratings(scores: dict, *, cases: int = 10, rater: str = "simulated") -> 
                          "instance_index": i, "run": 1, **{d: t for d in DIMENSIONS}, "comment": "",
                          "rater": rater, "model": "", "status": "ok", "error": ""})
     return pd.DataFrame(rows)
+
+
+OFFICER_AND_APPLICANT = {
+    ("Loan officer", "SHAP"): (3, 3), ("Loan officer", "LIME"): (3, 3),
+    ("Loan officer", "Anchor"): (5, 4), ("Loan officer", "DiCE"): (2, 2),
+    ("Applicant", "SHAP"): (2, 2), ("Applicant", "LIME"): (2, 2),
+    ("Applicant", "Anchor"): (3, 3), ("Applicant", "DiCE"): (5, 5),
+}
+"""(role, method) -> (trust, satisfaction) for :func:`ratings_table`."""
+
+#: Per-case fidelity of the five methods on 6 shared cases (SHAP best, Random worst).
+FIXTURE_FIDELITY = {"SHAP": [0.74, 0.78, 0.71, 0.80, 0.76, 0.73], "LIME": [0.66, 0.70, 0.64, 0.69, 0.71, 0.65],
+                    "Anchor": [0.62, 0.66, 0.60, 0.70, 0.64, 0.61], "DiCE": [0.68, 0.63, 0.70, 0.66, 0.69, 0.64],
+                    "Random": [0.45, 0.52, 0.40, 0.50, 0.47, 0.43]}
+
+
+def fixture_per_instance() -> pd.DataFrame:
+    """Per-case rows matching :data:`FIXTURE_FIDELITY` (and 4/5/2/3/5 features relied on)."""
+    sizes = {m: [s] * 6 for m, s in zip(FIXTURE_FIDELITY, (4, 5, 2, 3, 5))}
+    return per_instance_table(FIXTURE_FIDELITY, sizes=sizes)

@@ -11,8 +11,7 @@ from hexeval_engine.charts import (METHOD_COLORS, fidelity_chart, method_color, 
                                    ratings_summary_chart, score_heatmap)
 from hexeval_engine.recommendations import generate_recommendations
 
-from recommendation_fixtures import long_table, ratings_table, wide_table
-from test_recommendations import OFFICER_AND_APPLICANT
+from recommendation_fixtures import OFFICER_AND_APPLICANT, fixture_per_instance, long_table, ratings_table, wide_table
 
 
 def _luminance(hex_color: str) -> float:
@@ -91,7 +90,7 @@ def test_ratings_summary_chart_means_and_intervals():
 
 
 def test_score_heatmap_marks_the_recommended_method():
-    rec = generate_recommendations(long_table(), ratings_table(OFFICER_AND_APPLICANT), None)
+    rec = generate_recommendations(long_table(), ratings_table(OFFICER_AND_APPLICANT), None, per_instance=fixture_per_instance())
     fig = score_heatmap(rec)
     [heat] = fig.data
     assert list(heat.x) == ["SHAP", "LIME", "Anchor", "DiCE"] and list(heat.y) == ["Applicant", "Loan officer"]
@@ -101,7 +100,8 @@ def test_score_heatmap_marks_the_recommended_method():
 
 
 def test_score_heatmap_leaves_excluded_methods_out():
-    rec = generate_recommendations(wide_table(errors={"LIME": "crashed"}), None, None)
+    rec = generate_recommendations(wide_table(errors={"LIME": "crashed"}), None, None,
+                                   per_instance=fixture_per_instance())
     fig = score_heatmap(rec)
     assert list(fig.data[0].x) == ["SHAP", "Anchor", "DiCE"]
     assert "technical only" in fig.layout.title.text

@@ -13,8 +13,7 @@ import pytest
 from hexeval_engine.recommendations import generate_recommendations
 from hexeval_engine.report import render_report, write_report
 
-from recommendation_fixtures import long_table, ratings_table, wide_table
-from test_recommendations import OFFICER_AND_APPLICANT
+from recommendation_fixtures import OFFICER_AND_APPLICANT, fixture_per_instance, long_table, ratings_table, wide_table
 
 EVIL = "<script>alert('pwned')</script>"
 
@@ -50,7 +49,8 @@ def make_run(*, rater=None, ratings="default", errors=None) -> FakeRun:
     }
     explanations = [{"method": m, "instance_id": 3, "text": f"{m} says {EVIL}", "shown_to_personas": True}
                     for m in ("SHAP", "LIME", "Anchor", "DiCE")]
-    return FakeRun(manifest, wide, long_table(), ratings, generate_recommendations(wide, ratings, None), explanations)
+    recs = generate_recommendations(wide, ratings, None, per_instance=fixture_per_instance())
+    return FakeRun(manifest, wide, long_table(), ratings, recs, explanations)
 
 
 class _Links(HTMLParser):
@@ -107,7 +107,7 @@ def test_escaped_persona_role_in_cards_and_charts():
     ratings = ratings_table({(f"<b>{EVIL}</b>", "SHAP"): (4, 4), ("Clinician", "Anchor"): (3, 3)})
     wide = wide_table()
     run = make_run(ratings=ratings)
-    run.recommendations = generate_recommendations(wide, ratings, None)
+    run.recommendations = generate_recommendations(wide, ratings, None, per_instance=fixture_per_instance())
     html = render_report(run)
     assert EVIL not in html and "&lt;b&gt;&lt;script&gt;" in html
 

@@ -14,7 +14,7 @@ import pandas as pd
 
 from hexeval_engine import generate_recommendations, get_usecase, load_config, runs
 from hexeval_engine.model_loading import file_sha256
-from recommendation_fixtures import BASE_METRICS, DIMENSIONS, long_table, wide_table
+from recommendation_fixtures import fixture_per_instance, BASE_METRICS, DIMENSIONS, long_table, wide_table
 
 INSTANCES = (3, 7)
 ROLES = {"Lead Cardiologist": "Dr. Sam Okafor", "Patient": "Alex Moreau"}
@@ -96,7 +96,7 @@ def save_fixture_run(root: Path, *, shift: int = 0, created: str = "2026-01-02T0
                          "summary": {"target": uc.target}},
                 "timings": {"total": 1.0}, "counts": {"sample_size": 12},
                 "failures": [{"method": failed, "error": errors[failed]}] if failed else []}
-    recommendations = generate_recommendations(long, ratings, config)
+    recommendations = generate_recommendations(long, ratings, config, per_instance=fixture_per_instance())
     tables = {"technical_metrics": wide, "technical_metrics_long": long, "persona_ratings": ratings}
     return runs.save_run(root, "heart", manifest=manifest, tables=tables, recommendations=recommendations,
                          explanations=_explanations(failed))
