@@ -157,8 +157,9 @@ def _alternatives_table(stakeholder: dict, technical: dict) -> str:
                 detail = "; ".join(m["text"] for m in metrics) if metrics else comp["detail"]
                 cells.append(f"<td>{comp['value']:.2f} <span class='ci'>× {comp['weight']:.2f}</span>"
                              f"<div class='meaning'>{esc(detail)}</div></td>")
-        score = "–" if alt["score"] is None else (
-            f"{alt['score']:.2f} <span class='ci'>[{alt['score_ci_low']:.2f}, {alt['score_ci_high']:.2f}]</span>")
+        interval = ("" if alt["score_ci_low"] is None or alt["score_ci_high"] is None else
+                    f" <span class='ci'>[{alt['score_ci_low']:.2f}, {alt['score_ci_high']:.2f}]</span>")
+        score = "–" if alt["score"] is None else f"{alt['score']:.2f}{interval}"
         notes = "".join(f"<div class='meaning'>{esc(n)}</div>" for n in alt["notes"])
         rows.append(f"<tr><td>{alt['rank']}</td><td>{method_badge(alt['method'])}{notes}</td><td>{score}</td>"
                     f"{''.join(cells)}</tr>")

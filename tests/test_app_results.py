@@ -106,7 +106,9 @@ def test_recommendations_show_a_card_per_stakeholder_and_the_heatmap(outputs):
     headings = [m.value for m in at.markdown if m.value.startswith("#### ")]
     assert headings == ["#### Lead Cardiologist", "#### Patient"]
     page = texts(at)
-    assert "Clear lead" in page and "Strengths" in page
+    # Simulated ratings can illustrate but never establish a clear lead.
+    assert "Close call" in page and "Clear lead" not in page and "Strengths" in page
+    assert any("cannot establish a clear lead" in c.value for c in at.caption)
     assert ">SHAP</span>" in page and ">DiCE</span>" in page  # the recommended methods, in their colours
     assert "simulated" in page
     assert any(t.startswith("Combined score per stakeholder") for t in chart_titles(at))

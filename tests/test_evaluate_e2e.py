@@ -48,7 +48,7 @@ def test_cli_evaluate_bundled_usecase(tmp_path, usecase, capsys):
     runs = list_runs(out, usecase)
     assert len(runs) == 1 and str(runs[0].path) in printed
     run = load_run(runs[0].path)
-    assert run.technical_metrics["method"].tolist() == ["SHAP", "LIME", "Anchor", "DiCE"]
+    assert run.technical_metrics["method"].tolist() == ["SHAP", "LIME", "Anchor", "DiCE", "Random"]
     assert (run.technical_metrics["error"] == "").all(), run.technical_metrics["error"].tolist()
     ratings = run.persona_ratings
     n_personas = ratings["persona_role"].nunique()

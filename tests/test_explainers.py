@@ -62,7 +62,7 @@ def test_every_method_explains_the_predicted_class_in_raw_features(heart, heart_
         assert e.probability == pytest.approx(probabilities[k])
         assert set(e.importance) == set(data.feature_names)
         assert e.text and e.technical_text
-    assert list(by_method) == ["SHAP", "LIME", "Anchor", "DiCE"]
+    assert list(by_method) == ["SHAP", "LIME", "Anchor", "DiCE", "Random"]
     assert {e.predicted_class for e in heart_explanations} == {0, 1}, "sample should cover both classes"
 
 

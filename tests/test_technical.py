@@ -8,7 +8,7 @@ import pytest
 
 from hexeval_engine.config.loader import deep_merge, validate_config
 from hexeval_engine.explainers import registry
-from hexeval_engine.explanation import METHODS
+from hexeval_engine.explanation import BASELINE_METHOD, METHODS
 from hexeval_engine.metrics.registry import ALIASES, METRICS
 from hexeval_engine.technical import run_technical_evaluation, sample_instance_ids
 
@@ -35,8 +35,8 @@ def heart_run(usecase_bundle):
 def test_metrics_table_has_one_row_per_method_with_original_columns(heart_run):
     result, _, _ = heart_run
     m = result.metrics
-    assert list(m["method"]) == list(METHODS)
-    assert list(m.columns[:6]) == ["method", "family", "algorithm", "n_instances", "seconds", "error"]
+    assert list(m["method"]) == [*METHODS, BASELINE_METHOD]
+    assert list(m.columns[:7]) == ["method", "family", "algorithm", "n_instances", "n_explained", "seconds", "error"]
     for name in [*METRICS, *ALIASES]:
         for suffix in ("", "_ci_low", "_ci_high"):
             assert name + suffix in m.columns
@@ -45,7 +45,10 @@ def test_metrics_table_has_one_row_per_method_with_original_columns(heart_run):
                      "counterfactual_validity", "counterfactual_sparsity", "stability"):
         assert original in m.columns
     assert (m["error"] == "").all()
-    assert list(m["n_instances"]) == [6, 6, 2, 2]
+    # Every row summarises the 2 cases all methods explained; SHAP, LIME and Random explained 6.
+    assert list(m["n_instances"]) == [2, 2, 2, 2, 2]
+    assert list(m["n_explained"]) == [6, 6, 2, 2, 6]
+    assert m.set_index("method").at[BASELINE_METHOD, "family"] == "baseline"
     row = m.set_index("method")
     assert row.at["Anchor", "rule_accuracy"] == row.at["Anchor", "rule_precision"]
     assert np.isfinite(row.at["SHAP", "stability"]) and np.isfinite(row.at["LIME", "lime_seed_agreement"])
@@ -63,8 +66,9 @@ def test_long_and_per_instance_tables(heart_run):
     derived = long[long["derived"]]
     assert set(derived["method"]) == {"Anchor", "DiCE"}
     assert list(result.per_instance.columns) == ["method", "instance_id", "metric", "value", "derived"]
-    assert set(result.per_instance["instance_id"]) <= set(result.instance_ids)
-    assert len(result.explanations) == 6 + 6 + 2 + 2
+    assert set(result.per_instance["instance_id"]) == set(result.shared_instance_ids) == set(result.instance_ids[:2])
+    assert set(result.per_instance_unshared["instance_id"]) == set(result.instance_ids[2:])
+    assert len(result.explanations) == 6 + 6 + 2 + 2 + 6
     one = result.explanation("Anchor", result.instance_ids[0])
     assert one is not None and one.rule is not None
 
@@ -103,7 +107,7 @@ def test_one_failing_method_does_not_sink_the_others(usecase_bundle, monkeypatch
     result = run_technical_evaluation(model, data, fast(config, {"evaluation": {"explainers": {
         "anchor": {"enabled": False}, "dice": {"enabled": False}}}}))
     m = result.metrics.set_index("method")
-    assert list(m.index) == ["SHAP", "LIME"]
+    assert list(m.index) == ["SHAP", "LIME", BASELINE_METHOD]
     assert "LIME exploded" in m.at["LIME", "error"] and m.at["SHAP", "error"] == ""
     assert np.isnan(m.at["LIME", "fidelity_deletion"]) and np.isfinite(m.at["SHAP", "fidelity_deletion"])
     assert {"method": "LIME", "error": "RuntimeError: LIME exploded"} in result.failures
