@@ -96,7 +96,8 @@ def save_fixture_run(root: Path, *, shift: int = 0, created: str = "2026-01-02T0
                          "summary": {"target": uc.target}},
                 "timings": {"total": 1.0}, "counts": {"sample_size": 12},
                 "failures": [{"method": failed, "error": errors[failed]}] if failed else []}
-    recommendations = generate_recommendations(long, ratings, config, per_instance=fixture_per_instance())
+    recommendations = generate_recommendations(long, ratings, config, per_instance=fixture_per_instance(),
+                                               rater_kind="simulated")
     tables = {"technical_metrics": wide, "technical_metrics_long": long, "persona_ratings": ratings}
     return runs.save_run(root, "heart", manifest=manifest, tables=tables, recommendations=recommendations,
                          explanations=_explanations(failed))
