@@ -32,9 +32,16 @@ insertion curve. The **normalised** areas remove that offset::
 
     fidelity_*_norm = (area - f(b)) / (f(x) - f(b))
 
-(``NaN`` when ``|f(x) - f(b)| < min_gap``: removing every feature barely moves the prediction, so
-no ordering can be told apart). Read on this scale, a curve that moves linearly scores 0.5, an
-ordering that moves all the change into the first feature scores 0 (deletion) / 1 (insertion).
+Read on this scale, a curve that moves linearly scores 0.5, an ordering that moves all the change
+into the first feature scores 0 (deletion) / 1 (insertion). ``NaN`` when ``f(x) - f(b) < min_gap``:
+
+* ``|f(x) - f(b)|`` below ``min_gap``: removing every feature barely moves the prediction, so no
+  ordering can be told apart;
+* ``f(b)`` above ``f(x)``: the all-baseline row predicts the explained class *more* strongly than
+  the case, so the case's features taken together argue against its own class. Removing the
+  features that support the class then moves the curve *away* from ``f(b)``, and dividing by the
+  negative gap would score the faithful ordering as the worst. The gap is the same for every
+  method explaining the case, so every method loses the same cases (comparisons stay paired).
 ``fidelity_combined = (insertion_norm + 1 - deletion_norm) / 2`` is higher-better and is not
 clipped: values below 0 or above 1 happen when a curve overshoots ``f(b)`` or ``f(x)``.
 
@@ -67,10 +74,10 @@ def step_counts(p: int, steps: int) -> np.ndarray:
 
 
 def normalised(area, f_x, f_b, min_gap: float) -> np.ndarray:
-    """``(area - f_b) / (f_x - f_b)``; ``NaN`` where ``|f_x - f_b| < min_gap`` or a value is missing."""
+    """``(area - f_b) / (f_x - f_b)``; ``NaN`` where ``f_x - f_b < min_gap`` (see the module docstring) or a value is missing."""
     area, f_x, f_b = (np.asarray(v, dtype=float) for v in (area, f_x, f_b))
     gap = f_x - f_b
-    ok = np.isfinite(area) & np.isfinite(gap) & (np.abs(gap) >= min_gap) & (np.abs(gap) > 0)
+    ok = np.isfinite(area) & np.isfinite(gap) & (gap >= min_gap) & (gap > 0)
     out = np.full(np.broadcast(area, gap).shape, np.nan)
     np.divide(area - f_b, gap, out=out, where=ok)
     return out
