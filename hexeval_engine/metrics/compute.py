@@ -38,7 +38,7 @@ from .counterfactuals import CounterfactualSpace, counterfactual_metrics
 from .fidelity import FidelityCurves
 from .masking import MaskedRows
 from .parsimony import entropy_complexity, gini_sparseness, num_important_features
-from .plausibility import CounterfactualManifold, plausibility_metrics
+from .plausibility import CounterfactualManifold, plausibility_table
 from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_precision
 from .sensitivity import local_lipschitz, max_sensitivity, standardised_distances
 from .soft_removal import SoftRemoval
@@ -166,12 +166,13 @@ def _counterfactual_rows(model, data, explanations, config) -> list[tuple]:
     manifold = CounterfactualManifold.from_data(data, model.predict(data.X_train[list(data.feature_names)]),
                                                 k=checks.k_neighbours, reference_rows=checks.reference_rows,
                                                 random_state=ev.random_state)
+    instances = [data.X_test.iloc[e.instance_id] for e in explanations]
+    plausible = plausibility_table(instances, [e.predicted_class for e in explanations],
+                                   [e.counterfactuals for e in explanations], manifold, space,
+                                   max_knn_ratio=checks.max_knn_ratio)
     rows = []
-    for e in explanations:
-        instance = data.X_test.iloc[e.instance_id]
-        values = {**counterfactual_metrics(instance, e.counterfactuals, space),
-                  **plausibility_metrics(instance, e.predicted_class, e.counterfactuals, manifold, space,
-                                         max_knn_ratio=checks.max_knn_ratio)}
+    for e, instance, extra in zip(explanations, instances, plausible):
+        values = {**counterfactual_metrics(instance, e.counterfactuals, space), **extra}
         rows += [(e.method, e.instance_id, name, value, False) for name, value in values.items()]
     return rows
 

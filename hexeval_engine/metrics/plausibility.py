@@ -7,13 +7,16 @@ Public interface (stable)
 ``manifold.in_range(row, instance) -> bool``          per counterfactual row (a dict of raw values)
 ``plausibility_metrics(instance, explained_class, cfs, manifold, space, *, max_knn_ratio=2.0)
 -> dict[str, float]``  counterfactual_knn_ratio, counterfactual_in_range, counterfactual_plausible
+``plausibility_table(instances, explained_classes, cf_lists, manifold, space, *, max_knn_ratio=2.0)
+-> list[dict]``  the same for many instances, one batched neighbour search
 
 Distance to the data manifold (Laugel et al. 2019, *The dangers of post-hoc interpretability:
 unjustified counterfactual explanations*, IJCAI; Verma, Dickerson & Hines 2020, *Counterfactual
 explanations for machine learning: a review*; the k-NN density proxy of Keane & Smyth 2020 and
-of CARLA, Pawelczyk et al. 2021): rows are compared in standardised units, numeric features
-divided by their training standard deviation, a categorical feature counting 1 when it differs
-(a missing value against anything counts 1). A counterfactual's **k-NN distance** is the mean
+of CARLA, Pawelczyk et al. 2021): rows are compared by Euclidean distance in standardised units,
+numeric features as ``(x - mean) / std`` of the training data (a missing value at the mean) and
+each categorical feature one-hot scaled so that two different categories are 1 apart (a missing
+or unseen value is half a difference from any category). A counterfactual's **k-NN distance** is the mean
 distance to the ``k`` nearest training rows *the model predicts as the counterfactual's class*;
 the **typical** distance of that class is the median k-NN distance of up to ``reference_rows``
 seeded training rows of the class to the others. ``counterfactual_knn_ratio`` is the ratio of the
@@ -40,21 +43,21 @@ import pandas as pd
 
 from .counterfactuals import CounterfactualSpace, _plausible, _rows, _same
 
-_MAX_CELLS = 2_000_000  # pairwise distances held in memory at once
+_MAX_CELLS = 4_000_000  # pairwise distances held in memory at once
 PLAUSIBILITY_METRICS = ("counterfactual_knn_ratio", "counterfactual_in_range", "counterfactual_plausible")
 
 
 @dataclass(frozen=True)
 class CounterfactualManifold:
-    """The training rows, standardised, with the model's class of each and the typical k-NN distance per class."""
+    """The training rows embedded in standardised units, the model's class of each, and the typical k-NN distance."""
 
     numeric: list
     categorical: list
     means: np.ndarray
     stds: np.ndarray
-    codes: dict  # categorical feature -> {value as text: integer code}
-    train_numeric: np.ndarray  # (m, q) standardised
-    train_codes: np.ndarray  # (m, c) integer codes, -1 for missing
+    codes: dict  # categorical feature -> {value as text: position in its one-hot block}
+    train: np.ndarray  # (m, d) embedded training rows
+    train_sq: np.ndarray  # (m,) their squared norms
     train_class: np.ndarray  # (m,)
     k: int
     typical: dict  # class -> median k-NN distance within the class (NaN if undefined)
@@ -74,18 +77,36 @@ class CounterfactualManifold:
             raise ValueError(f"One predicted class per training row is needed; got {len(predicted_train)} for {len(X)}.")
         numeric = [f for f in data.feature_names if f not in data.categorical_features]
         categorical = [f for f in data.feature_names if f in data.categorical_features]
-        raw = X[numeric].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float) if numeric else np.empty((len(X), 0))
-        means = np.nanmean(raw, axis=0) if numeric else np.empty(0)
-        stds = np.nanstd(raw, axis=0) if numeric else np.empty(0)
+        raw = _numeric(X, numeric)
+        with np.errstate(all="ignore"):
+            means = np.nanmean(raw, axis=0) if len(X) else np.zeros(len(numeric))
+            stds = np.nanstd(raw, axis=0) if len(X) else np.ones(len(numeric))
+        means = np.where(np.isfinite(means), means, 0.0)
         stds = np.where(np.isfinite(stds) & (stds > 0), stds, 1.0)
         codes = {f: {v: i for i, v in enumerate(sorted(X[f].dropna().astype(str).unique()))} for f in categorical}
         low = {f: float(np.nanpercentile(raw[:, j], 1)) for j, f in enumerate(numeric)} if len(X) else {}
         high = {f: float(np.nanpercentile(raw[:, j], 99)) for j, f in enumerate(numeric)} if len(X) else {}
         seen = {f: set(codes[f]) for f in categorical}
-        half = cls(numeric, categorical, means, stds, codes, (raw - means) / stds,
-                   _encode(X, categorical, codes), predicted_train, int(k), {}, low, high, seen)
+        half = cls(numeric, categorical, means, stds, codes, np.empty((0, 0)), np.empty(0), predicted_train,
+                   int(k), {}, low, high, seen)
+        train = half.embed(X)
+        half = replace(half, train=train, train_sq=np.einsum("ij,ij->i", train, train))
         typical = {c: half._typical(c, reference_rows, random_state) for c in (0, 1)}
         return replace(half, typical=typical)
+
+    def embed(self, rows: pd.DataFrame) -> np.ndarray:
+        """Rows in standardised units: numeric ``(x - mean) / std`` (a missing value at the mean), each
+        categorical feature one-hot scaled by ``1/sqrt(2)`` so two different categories are 1 apart (a
+        missing or unseen value is the zero vector, half a difference from any category)."""
+        parts = [np.nan_to_num((_numeric(rows, self.numeric) - self.means) / self.stds, nan=0.0)]
+        for f in self.categorical:
+            block = np.zeros((len(rows), len(self.codes[f])))
+            pos = pd.Index(list(self.codes[f])).get_indexer(rows[f].astype(str))
+            pos[rows[f].isna().to_numpy()] = -1
+            hit = np.flatnonzero(pos >= 0)
+            block[hit, pos[hit]] = np.sqrt(0.5)
+            parts.append(block)
+        return np.hstack(parts) if parts else np.empty((len(rows), 0))
 
     def _typical(self, klass: int, reference_rows: int, random_state: int) -> float:
         members = np.flatnonzero(self.train_class == klass)
@@ -93,46 +114,37 @@ class CounterfactualManifold:
             return float("nan")
         rng = np.random.default_rng(np.random.SeedSequence([int(random_state) & 0xFFFFFFFF, 911, klass]))
         queries = np.sort(rng.choice(members, size=min(reference_rows, len(members)), replace=False))
-        dist = self._knn(self.train_numeric[queries], self.train_codes[queries], klass, exclude=queries)
-        return float(np.median(dist))
+        return float(np.median(self._knn(self.train[queries], klass, exclude=queries)))
 
-    def _knn(self, numeric: np.ndarray, codes: np.ndarray, klass: int, exclude=None) -> np.ndarray:
-        """Mean distance of each query row to its ``k`` nearest training rows of ``klass``."""
+    def _knn(self, queries: np.ndarray, klass: int, exclude=None) -> np.ndarray:
+        """Mean Euclidean distance of each embedded query to its ``k`` nearest training rows of ``klass``."""
         members = np.flatnonzero(self.train_class == klass)
-        out = np.full(len(numeric), np.nan)
-        if len(members) < self.k or len(numeric) == 0:
+        out = np.full(len(queries), np.nan)
+        if len(members) < self.k + (exclude is not None) or len(queries) == 0:
             return out
-        tn, tc = self.train_numeric[members], self.train_codes[members]
+        t, t_sq = self.train[members], self.train_sq[members]
         step = max(1, _MAX_CELLS // len(members))
-        for start in range(0, len(numeric), step):
-            q = slice(start, start + step)
-            sq = np.zeros((len(numeric[q]), len(members)))
-            for j in range(tn.shape[1]):
-                d = numeric[q, j][:, None] - tn[None, :, j]
-                sq += np.where(np.isfinite(d), d * d, 1.0)
-            for j in range(tc.shape[1]):
-                a, b = codes[q, j][:, None], tc[None, :, j]
-                sq += ((a != b) | (a < 0) | (b < 0)).astype(float)
+        for start in range(0, len(queries), step):
+            q = queries[start:start + step]
+            sq = np.einsum("ij,ij->i", q, q)[:, None] + t_sq[None, :] - 2.0 * (q @ t.T)
+            np.maximum(sq, 0.0, out=sq)
             if exclude is not None:  # a reference row is not its own neighbour
-                own = np.searchsorted(members, exclude[q])
-                sq[np.arange(len(own)), own] = np.inf
+                own = np.searchsorted(members, exclude[start:start + step])
+                sq[np.arange(len(q)), own] = np.inf
             nearest = np.partition(sq, self.k - 1, axis=1)[:, :self.k]
-            out[q] = np.sqrt(nearest).mean(axis=1)
+            out[start:start + len(q)] = np.sqrt(nearest).mean(axis=1)
         return out
 
     def knn_ratio(self, rows: pd.DataFrame, classes) -> np.ndarray:
         """k-NN distance of each row to the training rows of its class, over that class's typical distance."""
         classes = np.asarray(classes, dtype=int).reshape(-1)
-        numeric = (rows[self.numeric].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
-                   if self.numeric else np.empty((len(rows), 0)))
-        numeric = (numeric - self.means) / self.stds
-        codes = _encode(rows, self.categorical, self.codes)
+        embedded = self.embed(rows)
         out = np.full(len(rows), np.nan)
         for klass in (0, 1):
             pick = np.flatnonzero(classes == klass)
             typical = self.typical.get(klass, float("nan"))
             if len(pick) and np.isfinite(typical) and typical > 0:
-                out[pick] = self._knn(numeric[pick], codes[pick], klass) / typical
+                out[pick] = self._knn(embedded[pick], klass) / typical
         return out
 
     def in_range(self, row: dict, instance) -> bool:
@@ -149,13 +161,10 @@ class CounterfactualManifold:
         return True
 
 
-def _encode(frame: pd.DataFrame, categorical: list, codes: dict) -> np.ndarray:
-    """Integer code per categorical value: -1 for a missing value, -2 for a value never seen in training."""
-    out = np.empty((len(frame), len(categorical)), dtype=int)
-    for j, f in enumerate(categorical):
-        col = frame[f]
-        out[:, j] = [-1 if pd.isna(v) else codes[f].get(str(v), -2) for v in col.tolist()]
-    return out
+def _numeric(frame: pd.DataFrame, numeric: list) -> np.ndarray:
+    if not numeric:
+        return np.empty((len(frame), 0))
+    return frame[numeric].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
 
 
 def plausibility_metrics(instance, explained_class: int, cfs, manifold: CounterfactualManifold,
@@ -175,20 +184,36 @@ def plausibility_metrics(instance, explained_class: int, cfs, manifold: Counterf
     max_knn_ratio : float
         ``evaluation.counterfactual.max_knn_ratio``.
     """
-    cfs = list(cfs or [])
-    if not cfs:
-        return {"counterfactual_knn_ratio": float("nan"), "counterfactual_in_range": float("nan"),
-                "counterfactual_plausible": 0.0}
-    rows = _rows(instance, cfs, space)
-    classes = [1 - int(explained_class) if cf.flips else int(explained_class) for cf in cfs]
-    ratios = manifold.knn_ratio(pd.DataFrame(rows, columns=space.feature_names), classes)
-    in_range = np.array([manifold.in_range(row, instance) for row in rows])
-    verdicts = []
-    for cf, row, ratio, ok_range in zip(cfs, rows, ratios, in_range):
-        if not (cf.flips and ok_range and _plausible(row, instance, space)):
-            verdicts.append(0.0)
-        else:
-            verdicts.append(float(ratio <= max_knn_ratio) if np.isfinite(ratio) else float("nan"))
-    return {"counterfactual_knn_ratio": float(np.mean(ratios)) if np.isfinite(ratios).all() else float("nan"),
-            "counterfactual_in_range": float(in_range.mean()),
-            "counterfactual_plausible": float(np.mean(verdicts))}
+    return plausibility_table([instance], [explained_class], [cfs], manifold, space, max_knn_ratio=max_knn_ratio)[0]
+
+
+def plausibility_table(instances, explained_classes, cf_lists, manifold: CounterfactualManifold,
+                       space: CounterfactualSpace, *, max_knn_ratio: float = 2.0) -> list[dict[str, float]]:
+    """:func:`plausibility_metrics` for many instances, with one batched neighbour search for all counterfactuals."""
+    per_instance, all_rows, all_classes = [], [], []
+    for instance, explained, cfs in zip(instances, explained_classes, cf_lists):
+        cfs = list(cfs or [])
+        rows = _rows(instance, cfs, space)
+        per_instance.append((instance, cfs, rows, len(all_rows)))
+        all_rows += rows
+        all_classes += [1 - int(explained) if cf.flips else int(explained) for cf in cfs]
+    ratios_all = (manifold.knn_ratio(pd.DataFrame(all_rows, columns=space.feature_names), all_classes)
+                  if all_rows else np.empty(0))
+    out = []
+    for instance, cfs, rows, start in per_instance:
+        if not cfs:
+            out.append({"counterfactual_knn_ratio": float("nan"), "counterfactual_in_range": float("nan"),
+                        "counterfactual_plausible": 0.0})
+            continue
+        ratios = ratios_all[start:start + len(cfs)]
+        in_range = np.array([manifold.in_range(row, instance) for row in rows])
+        verdicts = []
+        for cf, row, ratio, ok_range in zip(cfs, rows, ratios, in_range):
+            if not (cf.flips and ok_range and _plausible(row, instance, space)):
+                verdicts.append(0.0)
+            else:
+                verdicts.append(float(ratio <= max_knn_ratio) if np.isfinite(ratio) else float("nan"))
+        out.append({"counterfactual_knn_ratio": float(np.mean(ratios)) if np.isfinite(ratios).all() else float("nan"),
+                    "counterfactual_in_range": float(in_range.mean()),
+                    "counterfactual_plausible": float(np.mean(verdicts))})
+    return out
