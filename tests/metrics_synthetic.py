@@ -76,3 +76,35 @@ def mixed_case(n: int = 400, seed: int = 1) -> Case:
     pre = ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore"), ["grade"])], remainder="passthrough")
     pipe = Pipeline([("pre", pre), ("clf", LogisticRegression(max_iter=2000))]).fit(data.X_train, data.y_train)
     return Case(data, HexevalModel.from_artefact(pipe))
+
+
+def relevance_case(kind: str = "lr", n: int = 1200, seed: int = 2) -> Case:
+    """Eight independent standard-normal features; the label depends on ``x0`` and ``x1`` only.
+
+    ``kind`` is ``"lr"`` (logistic regression) or ``"gb"`` (gradient boosting). The relevant
+    features are known, so an explanation ranking ``x0``/``x1`` first must beat a random ranking.
+    """
+    from sklearn.ensemble import GradientBoostingClassifier
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 8)), columns=[f"x{j}" for j in range(8)])
+    logit = 2.5 * X["x0"] - 2.0 * X["x1"]
+    y = pd.Series((rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int), name="y")
+    data = _dataset(X, y, [], n_train=n // 2)
+    if kind == "lr":
+        est = LogisticRegression(max_iter=2000)
+    elif kind == "gb":
+        est = GradientBoostingClassifier(n_estimators=60, max_depth=2, random_state=0)
+    else:
+        raise ValueError(f"kind must be 'lr' or 'gb'; got {kind!r}")
+    return Case(data, HexevalModel.from_artefact(est.fit(data.X_train, data.y_train)))
+
+
+def skewed_case(n: int = 1600, seed: int = 3) -> Case:
+    """Like :func:`relevance_case` (LR) but most labels are 0: the all-average row predicts class 0 at about 0.85."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame(rng.normal(size=(n, 8)), columns=[f"x{j}" for j in range(8)])
+    logit = 2.5 * X["x0"] - 2.0 * X["x1"] - 1.8
+    y = pd.Series((rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int), name="y")
+    data = _dataset(X, y, [], n_train=n // 2)
+    return Case(data, HexevalModel.from_artefact(LogisticRegression(max_iter=2000).fit(data.X_train, data.y_train)))

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from hexeval_engine.explanation import METHOD_FAMILY
 from hexeval_engine.metrics import ALIASES, METRICS, bootstrap_ci, get_spec, summarise
 
 
@@ -82,8 +83,13 @@ def test_summarise_rejects_a_wrong_frame():
 def test_registry_is_complete_and_aliases_resolve():
     for spec in METRICS.values():
         assert spec.direction in {"higher", "lower"} and spec.meaning and spec.source and spec.families
-        assert set(spec.families) <= {"attribution", "rule", "counterfactual"}
+        assert set(spec.families) <= set(METHOD_FAMILY.values())
     assert get_spec("rule_accuracy").alias_of == "rule_precision"
     assert get_spec("counterfactual_success").direction == "higher"
     with pytest.raises(KeyError, match="Known"):
         get_spec("accuracy")
+    # every metric the contract compares across families is computed for the random baseline too
+    comparable = {name for name, spec in METRICS.items() if spec.cross_family}
+    assert {"fidelity_combined", "soft_sufficiency", "max_sensitivity"} <= comparable
+    assert all("baseline" in METRICS[name].families for name in comparable)
+    assert get_spec("counterfactual_plausibility").retired  # runs saved by earlier versions still display

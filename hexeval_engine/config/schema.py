@@ -40,6 +40,15 @@ class DataSettings(Section):
 
 class Fidelity(Section):
     steps: int = Field(20, ge=2, le=200)
+    min_gap: float = Field(0.05, ge=0, le=1, description="smallest |f(x) - f(baseline)| a normalised score is given for")
+    tie_draws: int = Field(5, ge=1, le=100, description="random orders averaged when features tie in relevance")
+    soft_draws: int = Field(20, ge=1, le=1000, description="Bernoulli masks per case for soft sufficiency/comprehensiveness")
+
+
+class CounterfactualChecks(Section):
+    k_neighbours: int = Field(5, ge=1, le=100, description="training rows a counterfactual's distance to the data averages")
+    max_knn_ratio: float = Field(2.0, gt=0, description="largest k-NN distance ratio a plausible counterfactual may have")
+    reference_rows: int = Field(500, ge=10, le=100000, description="training rows whose k-NN distance sets the typical one")
 
 
 class Stability(Section):
@@ -123,6 +132,7 @@ class Evaluation(Section):
     confidence_level: float = Field(0.95, gt=0.5, lt=1)
     fidelity: Fidelity = Field(default_factory=Fidelity)
     stability: Stability = Field(default_factory=Stability)
+    counterfactual: CounterfactualChecks = Field(default_factory=CounterfactualChecks)
     explainers: Explainers = Field(default_factory=Explainers)
     parallel: Parallel = Field(default_factory=Parallel)
     sanity: Sanity = Field(default_factory=Sanity)

@@ -6,11 +6,16 @@ aggregation (mean and bootstrap confidence interval) happens once, in :mod:`.agg
 =====================  =====================================================================
 module                 metrics
 =====================  =====================================================================
-``fidelity``           fidelity_deletion, fidelity_insertion
+``fidelity``           fidelity_deletion, fidelity_insertion (raw), their _norm versions, fidelity_combined
+``soft_removal``       soft_sufficiency, soft_comprehensiveness
+``masking``            the masked rows both send to the model, and the seeded random draws they share
 ``parsimony``          num_important_features, gini_sparseness, entropy_complexity
-``stability``          stability, lime_seed_agreement
-``rules``              rule_precision, rule_coverage, rule_length
-``counterfactuals``    counterfactual_validity / _sparsity / _proximity / _diversity / _plausibility
+``sensitivity``        max_sensitivity, local_lipschitz
+``stability``          stability (mean cosine, for reference), lime_seed_agreement
+``rules``              rule_precision, rule_coverage, rule_length, and on held-out rows rule_precision_test,
+                       rule_support_test, rule_coverage_test, rule_precision_lift
+``counterfactuals``    counterfactual_validity / _sparsity / _proximity / _diversity
+``plausibility``       counterfactual_knn_ratio, counterfactual_in_range, counterfactual_plausible
 ``compute``            all of the above for a list of explanations (long per-instance table)
 ``aggregate``          bootstrap_ci, summarise (mean and CI per method and metric)
 ``registry``           METRICS, ALIASES, get_spec (direction, meaning, source of every metric)
@@ -19,18 +24,23 @@ module                 metrics
 
 from .aggregate import bootstrap_ci, summarise
 from .baseline import make_baseline
-from .compute import INSTANCE_COLUMNS, compute_instance_metrics
+from .compute import INSTANCE_COLUMNS, compute_instance_metrics, relevance_vector
 from .counterfactuals import CounterfactualSpace, counterfactual_metrics
-from .fidelity import deletion_insertion_auc, deletion_insertion_auc_loop
+from .fidelity import deletion_insertion_auc, deletion_insertion_auc_loop, fidelity_scores
 from .parsimony import entropy_complexity, gini_sparseness, num_important_features
+from .plausibility import CounterfactualManifold, plausibility_metrics
 from .registry import ALIASES, METRICS, MetricSpec, get_spec
-from .rules import rule_coverage, rule_length, rule_precision
+from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_mask, rule_precision
+from .sensitivity import local_lipschitz, max_sensitivity
+from .soft_removal import soft_removal_scores
 from .stability import attribution_similarity, explanation_vector, instance_stability, seed_agreement
 
 __all__ = [
-    "ALIASES", "INSTANCE_COLUMNS", "METRICS", "CounterfactualSpace", "MetricSpec", "attribution_similarity",
-    "bootstrap_ci", "compute_instance_metrics", "counterfactual_metrics", "deletion_insertion_auc",
-    "deletion_insertion_auc_loop", "entropy_complexity", "explanation_vector", "get_spec", "gini_sparseness",
-    "instance_stability", "make_baseline", "num_important_features", "rule_coverage", "rule_length",
-    "rule_precision", "seed_agreement", "summarise",
+    "ALIASES", "INSTANCE_COLUMNS", "METRICS", "CounterfactualManifold", "CounterfactualSpace", "MetricSpec",
+    "attribution_similarity", "bootstrap_ci", "compute_instance_metrics", "counterfactual_metrics",
+    "deletion_insertion_auc", "deletion_insertion_auc_loop", "entropy_complexity", "explanation_vector",
+    "fidelity_scores", "get_spec", "gini_sparseness", "held_out_rule_metrics", "instance_stability",
+    "local_lipschitz", "make_baseline", "max_sensitivity", "num_important_features", "plausibility_metrics",
+    "relevance_vector", "rule_coverage", "rule_length", "rule_mask", "rule_precision", "seed_agreement",
+    "soft_removal_scores", "summarise",
 ]

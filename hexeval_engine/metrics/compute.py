@@ -5,29 +5,46 @@ Public interface (stable)
 ``compute_instance_metrics(model, data, explanations, config, *, perturbed=None, seed_runs=None)
 -> pandas.DataFrame`` with columns ``method``, ``instance_id``, ``metric``, ``value``, ``derived``
 ``INSTANCE_COLUMNS``  that column list
+``relevance_vector(explanation, feature_names) -> ndarray``  what the vector metrics rank
 
-* Fidelity (deletion / insertion AUC) for every explanation with an importance vector, all
-  methods batched into one vectorised computation; parsimony on the same vectors. Rows from
+* Vector metrics, computed the same way for every explanation with an importance vector (any
+  method, the Random baseline included; nothing depends on the method's name): fidelity
+  (raw, normalised and combined deletion/insertion), soft sufficiency / comprehensiveness and
+  parsimony. Their masked rows go to the model together, in chunks of 50,000 rows. Rows from
   Anchor/DiCE derived vectors carry ``derived=True`` (from ``Explanation.importance_derived``).
-* Rule metrics for explanations with a rule, counterfactual metrics for explanations with
-  counterfactuals.
-* Stability: ``perturbed`` maps ``(method, instance_id)`` to the explanations of noisy copies
-  of that instance; ``seed_runs`` maps ``(method, instance_id)`` to explanations of the same
-  instance with different seeds (LIME), the one in ``explanations`` need not be included.
+* Rule metrics for explanations with a rule (from the search, and on the held-out test rows);
+  counterfactual metrics for explanations with counterfactuals (including the distance to the
+  training data and the range check).
+* Stability: ``perturbed`` maps ``(method, instance_id)`` to the explanations of the noisy copies
+  of that instance, copy ``r`` at position ``r`` (as ``technical_stability.stability_explanations``
+  makes them): ``stability`` (mean cosine, kept for reference), ``max_sensitivity`` and
+  ``local_lipschitz``. ``seed_runs`` maps ``(method, instance_id)`` to explanations of the same
+  instance with different seeds (LIME): ``lime_seed_agreement``.
 * Failed explanations (``error`` set) are skipped; feed them to the report separately.
+
+Model calls: one (chunked) for all masked rows; one on ``X_test`` when there are rules; one on
+``X_train`` when there are counterfactuals; one on the noisy copies when ``perturbed`` is given.
 """
 
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 import pandas as pd
 
 from .baseline import make_baseline
 from .counterfactuals import CounterfactualSpace, counterfactual_metrics
-from .fidelity import deletion_insertion_auc
+from .fidelity import FidelityCurves
+from .masking import MaskedRows
 from .parsimony import entropy_complexity, gini_sparseness, num_important_features
-from .rules import rule_coverage, rule_length, rule_precision
-from .stability import instance_stability, seed_agreement
+from .plausibility import CounterfactualManifold, plausibility_table
+from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_precision
+from .sensitivity import local_lipschitz, max_sensitivity, standardised_distances
+from .soft_removal import SoftRemoval
+from .stability import explanation_vector, instance_stability, seed_agreement
+
+log = logging.getLogger(__name__)
 
 INSTANCE_COLUMNS = ["method", "instance_id", "metric", "value", "derived"]
 _PARSIMONY = {"num_important_features": num_important_features, "gini_sparseness": gini_sparseness,
@@ -40,16 +57,19 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
     Parameters
     ----------
     model : HexevalModel
-        The wrapped model (``predict_proba`` on raw rows).
+        The wrapped model (``predict_proba`` / ``predict`` on raw rows).
     data : Dataset
-        ``instance_id`` of each explanation is a row position in ``data.X_test``.
+        ``instance_id`` of each explanation is a row position in ``data.X_test``; ``X_train``
+        gives the training range and neighbours of counterfactuals.
     explanations : list of Explanation
         Any mix of methods; failed ones are skipped.
     config : HexevalConfig
-        Uses ``evaluation.fidelity.steps`` and ``evaluation.explainers.dice``
-        (``immutable_features``, ``feature_ranges``).
+        Uses ``evaluation.random_state``, ``evaluation.fidelity`` (``steps``, ``min_gap``,
+        ``tie_draws``, ``soft_draws``), ``evaluation.stability.noise_std``,
+        ``evaluation.counterfactual`` and ``evaluation.explainers.dice`` (``immutable_features``,
+        ``feature_ranges``).
     perturbed, seed_runs : dict, optional
-        ``{(method, instance_id): [Explanation, ...]}`` for ``stability`` and
+        ``{(method, instance_id): [Explanation, ...]}`` for the stability metrics and
         ``lime_seed_agreement``.
 
     Returns
@@ -60,21 +80,11 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
     """
     ok = [e for e in explanations if e.error is None]
     rows: list[tuple] = []
-    rows += _fidelity_rows(model, data, [e for e in ok if e.importance is not None], config.evaluation.fidelity.steps)
-    for e in ok:
-        if e.importance is not None:
-            vector = _importance_matrix([e], data.feature_names)[0]
-            rows += [(e.method, e.instance_id, name, fn(vector), e.importance_derived) for name, fn in _PARSIMONY.items()]
-        if e.rule is not None:
-            rows += [(e.method, e.instance_id, "rule_precision", rule_precision(e.rule), False),
-                     (e.method, e.instance_id, "rule_coverage", rule_coverage(e.rule), False),
-                     (e.method, e.instance_id, "rule_length", rule_length(e.rule), False)]
-    rows += _counterfactual_rows(data, [e for e in ok if e.counterfactuals is not None], config)
+    rows += _vector_rows(model, data, [e for e in ok if _has_vector(e)], config)
+    rows += _rule_rows(model, data, [e for e in ok if e.rule is not None])
+    rows += _counterfactual_rows(model, data, [e for e in ok if e.counterfactuals is not None], config)
     by_key = {(e.method, e.instance_id): e for e in ok}
-    for (method, iid), others in (perturbed or {}).items():
-        if (method, iid) in by_key:
-            rows.append((method, iid, "stability", instance_stability(by_key[(method, iid)], others,
-                                                                      data.feature_names), False))
+    rows += _stability_rows(model, data, by_key, perturbed or {}, config)
     for (method, iid), runs in (seed_runs or {}).items():
         runs = list(runs)
         if (method, iid) in by_key and not any(r is by_key[(method, iid)] for r in runs):
@@ -84,38 +94,145 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
     return frame.astype({"value": float, "derived": bool})
 
 
-def _importance_matrix(explanations, feature_names) -> np.ndarray:
-    unknown = {f for e in explanations for f in e.importance if f not in feature_names}
+def _has_vector(e) -> bool:
+    return e.importance is not None or e.attributions is not None
+
+
+def relevance_vector(explanation, feature_names) -> np.ndarray:
+    """The explanation's relevance per feature, in ``feature_names`` order (missing features = 0).
+
+    Signed attributions towards the explained class where the explanation has them, else its
+    non-negative importance vector (Anchor's rule features, DiCE's changed features).
+    """
+    weights = explanation.attributions if explanation.attributions is not None else explanation.importance
+    unknown = [f for f in (weights or {}) if f not in feature_names]
     if unknown:
-        raise ValueError(f"Importance vectors name feature(s) {sorted(unknown)} that are not raw features "
-                         f"({list(feature_names)}); explanations must speak in the original CSV columns.")
-    return np.array([[float(e.importance.get(f, 0.0)) for f in feature_names] for e in explanations]).reshape(
-        len(explanations), len(feature_names))
+        raise ValueError(f"The {explanation.method} explanation of case {explanation.instance_id} names feature(s) "
+                         f"{sorted(unknown)} that are not columns of the data ({list(feature_names)}); explanations "
+                         "must speak in the original columns.")
+    return explanation_vector(explanation, feature_names)
 
 
-def _fidelity_rows(model, data, explanations, steps) -> list[tuple]:
+def _importance(explanation, feature_names) -> np.ndarray:
+    weights = explanation.importance if explanation.importance is not None else explanation.attributions
+    return np.array([abs(float(weights.get(f, 0.0))) for f in feature_names])
+
+
+def _vector_rows(model, data, explanations, config) -> list[tuple]:
     if not explanations:
         return []
-    X = data.X_test.iloc[[e.instance_id for e in explanations]][list(data.feature_names)]
-    importances = np.abs(_importance_matrix(explanations, data.feature_names))
-    classes = np.array([e.predicted_class for e in explanations])
-    deletion, insertion = deletion_insertion_auc(model, X, importances, classes, make_baseline(data), steps)
-    rows = []
-    for e, d, i in zip(explanations, deletion, insertion):
-        rows += [(e.method, e.instance_id, "fidelity_deletion", float(d), e.importance_derived),
-                 (e.method, e.instance_id, "fidelity_insertion", float(i), e.importance_derived)]
-    return rows
+    ev = config.evaluation
+    features = list(data.feature_names)
+    scores = np.array([relevance_vector(e, features) for e in explanations]).reshape(len(explanations), len(features))
+    positions = np.array([e.instance_id for e in explanations], dtype=int)
+    classes = np.array([e.predicted_class for e in explanations], dtype=int)
+    masked = MaskedRows(data.X_test[features], make_baseline(data))
+    common = {"positions": positions, "random_state": ev.random_state, "instance_ids": positions}
+    curves = FidelityCurves(masked, scores, classes, ev.fidelity.steps, tie_draws=ev.fidelity.tie_draws, **common)
+    soft = SoftRemoval(masked, scores, classes, draws=ev.fidelity.soft_draws, **common)
+    proba = masked.predict(model)
+    values = {**curves.result(proba, min_gap=ev.fidelity.min_gap), **soft.result(proba, min_gap=ev.fidelity.min_gap)}
+    out = []
+    for i, e in enumerate(explanations):
+        out += [(e.method, e.instance_id, name, float(v[i]), e.importance_derived) for name, v in values.items()]
+        vector = _importance(e, features)
+        out += [(e.method, e.instance_id, name, fn(vector), e.importance_derived) for name, fn in _PARSIMONY.items()]
+    return out
 
 
-def _counterfactual_rows(data, explanations, config) -> list[tuple]:
+def _rule_rows(model, data, explanations) -> list[tuple]:
     if not explanations:
         return []
-    dice = config.evaluation.explainers.dice
+    X_test = data.X_test[list(data.feature_names)]
+    predicted = model.predict(X_test)
+    out = []
+    for e in explanations:
+        out += [(e.method, e.instance_id, "rule_precision", rule_precision(e.rule), False),
+                (e.method, e.instance_id, "rule_coverage", rule_coverage(e.rule), False),
+                (e.method, e.instance_id, "rule_length", rule_length(e.rule), False)]
+        held_out = held_out_rule_metrics(e.rule, e.predicted_class, X_test, predicted, exclude=e.instance_id,
+                                         categorical=data.categorical_features)
+        out += [(e.method, e.instance_id, name, value, False) for name, value in held_out.items()]
+    return out
+
+
+def _counterfactual_rows(model, data, explanations, config) -> list[tuple]:
+    if not explanations:
+        return []
+    ev = config.evaluation
+    dice, checks = ev.explainers.dice, ev.counterfactual
     space = CounterfactualSpace.from_data(data, immutable_features=dice.immutable_features,
                                           feature_ranges=dice.feature_ranges)
+    manifold = CounterfactualManifold.from_data(data, model.predict(data.X_train[list(data.feature_names)]),
+                                                k=checks.k_neighbours, reference_rows=checks.reference_rows,
+                                                random_state=ev.random_state)
+    instances = [data.X_test.iloc[e.instance_id] for e in explanations]
+    plausible = plausibility_table(instances, [e.predicted_class for e in explanations],
+                                   [e.counterfactuals for e in explanations], manifold, space,
+                                   max_knn_ratio=checks.max_knn_ratio)
     rows = []
-    for e in explanations:
-        instance = data.X_test.iloc[e.instance_id]
-        for name, value in counterfactual_metrics(instance, e.counterfactuals, space).items():
-            rows.append((e.method, e.instance_id, name, value, False))
+    for e, instance, extra in zip(explanations, instances, plausible):
+        values = {**counterfactual_metrics(instance, e.counterfactuals, space), **extra}
+        rows += [(e.method, e.instance_id, name, value, False) for name, value in values.items()]
     return rows
+
+
+def _stability_rows(model, data, by_key, perturbed, config) -> list[tuple]:
+    keys = [k for k in perturbed if k in by_key]
+    if not keys:
+        return []
+    features = list(data.feature_names)
+    distances = _copy_distances(model, data, [(k, perturbed[k]) for k in keys], config)
+    rows = []
+    for key in keys:
+        original, others = by_key[key], list(perturbed[key])
+        e_x = explanation_vector(original, features)
+        e_copies = np.array([explanation_vector(o, features) if o.error is None else np.full(len(features), np.nan)
+                             for o in others]).reshape(len(others), len(features))
+        method, iid = key
+        derived = original.importance_derived
+        rows += [(method, iid, "stability", instance_stability(original, others, features), derived),
+                 (method, iid, "max_sensitivity", max_sensitivity(e_x, e_copies), derived),
+                 (method, iid, "local_lipschitz", local_lipschitz(e_x, e_copies, distances[key]), derived)]
+    return rows
+
+
+def _copy_distances(model, data, items, config) -> dict:
+    """``||x' - x||`` in standardised units for every noisy copy, rebuilt from the run's seeds.
+
+    The copies are regenerated with :func:`hexeval_engine.technical_stability.noisy_copies` (copy
+    ``r`` at list position ``r``) and checked against the probability each perturbed explanation
+    recorded; a copy that does not match (or a failed explanation) gets ``NaN``, so
+    ``local_lipschitz`` uses only copies it can vouch for.
+    """
+    from ..technical_stability import noisy_copies  # the generator of the copies; imported late (explainer stack)
+
+    ev = config.evaluation
+    numeric = list(data.numeric_features)
+    scales = data.X_train[numeric].apply(pd.to_numeric, errors="coerce").std(skipna=True).fillna(0.0).to_numpy()
+    features = list(data.feature_names)
+    frames, spans = [], []
+    for (method, iid), others in items:
+        original = data.X_test.iloc[[iid]][features]
+        copies = [noisy_copies(data, original, [iid], noise_std=ev.stability.noise_std, repeat=r,
+                               random_state=ev.random_state) for r in range(len(others))]
+        frames += copies
+        spans.append(len(copies))
+    if not frames:
+        return {key: np.empty(0) for key, _ in items}
+    stacked = pd.concat(frames, ignore_index=True)
+    proba = model.predict_proba(stacked) if len(stacked) else np.empty((0, 2))
+    out, start = {}, 0
+    for ((method, iid), others), span in zip(items, spans):
+        x = data.X_test.iloc[iid][numeric].to_numpy(dtype=float, na_value=np.nan) if numeric else np.empty(0)
+        copies = stacked.iloc[start:start + span]
+        dist = standardised_distances(x, copies[numeric].to_numpy(dtype=float, na_value=np.nan), scales)
+        recorded = np.array([o.probability if o.error is None else np.nan for o in others], dtype=float)
+        rebuilt = proba[start + np.arange(span), [o.predicted_class for o in others]]
+        matches = np.isclose(recorded, rebuilt, rtol=0, atol=1e-6)
+        if not matches[np.isfinite(recorded)].all():
+            log.warning("Local Lipschitz estimate of %s on case %s skips %d noisy cop(ies) that could not be "
+                        "rebuilt from the run's seeds.", method, iid, int((~matches & np.isfinite(recorded)).sum()))
+        out[(method, iid)] = np.where(matches, dist, np.nan)
+        start += span
+    return out

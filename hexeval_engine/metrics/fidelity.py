@@ -1,34 +1,64 @@
-"""Deletion and insertion fidelity: does removing what the explanation calls important matter?
+"""Deletion and insertion fidelity: does removing what the explanation calls relevant matter?
 
 Public interface (stable)
 -------------------------
-``deletion_insertion_auc(model, X_raw, importances, explained_class, baseline_row, steps, *, chunk_rows=50_000)
--> (deletion, insertion)``, each an ``(n,)`` float array
-``deletion_insertion_auc_loop(...)``  same arguments and values, one model call per masked row
+``deletion_insertion_auc(model, X_raw, scores, explained_class, baseline_row, steps, *, tie_draws=1,
+random_state=0, instance_ids=None, chunk_rows=50_000) -> (deletion, insertion)``  raw areas, ``(n,)`` each
+``fidelity_scores(model, X_raw, scores, explained_class, baseline_row, steps, *, min_gap=0.05, ...)
+-> dict[str, ndarray]``  the five per-instance values below
+``deletion_insertion_auc_loop(...)``  same values as ``deletion_insertion_auc``, one model call per row
 (reference implementation for tests and benchmarks only)
+``FidelityCurves(rows, scores, explained_class, steps, ...)``  queue the curves on a :class:`MaskedRows`
+shared with other metrics, then ``.result(proba, min_gap=...)``
 ``step_counts(p, steps) -> ndarray``  the numbers of features removed at each point of the curve
+``normalised(area, f_x, f_b, min_gap) -> ndarray``
 
-Definitions (Petsiuk et al. 2018, RISE; Covert, Lundberg & Lee 2021, *Explaining by Removing*)
-------------------------------------------------------------------------------------------
-Features are ordered by importance, largest first (ties keep the order of ``feature_names``).
-For ``k`` in ``step_counts(p, steps)``:
+Definitions (Petsiuk et al. 2018, RISE; Samek et al. 2017; Covert, Lundberg & Lee 2021, *Explaining
+by Removing*; ordering and normalisation as in Hedström et al. 2023, Quantus)
+---------------------------------------------------------------------------------------------
+Features are ordered **most relevant first** by their score: the *signed* attribution towards the
+explained class when the explanation has one (features arguing against the class come last), the
+non-negative importance otherwise. Equal scores are ordered at random; the areas are averaged over
+``tie_draws`` seeded draws (instances without ties need one). For ``k`` in ``step_counts(p, steps)``:
 
-* deletion: the top-``k`` features take the baseline value, the rest keep the instance's values;
-* insertion: the top-``k`` features take the instance's values, the rest the baseline value.
+* deletion: the first ``k`` features take the baseline value, the rest keep the instance's values;
+* insertion: the first ``k`` features take the instance's values, the rest the baseline value.
 
-Each curve is the model's probability of the *explained* class; its area is computed with the
-trapezoidal rule over ``x = k / p`` in ``[0, 1]``, so both areas lie in ``[0, 1]``. A faithful
-ranking makes the deletion curve fall fast (low area) and the insertion curve rise fast (high).
+Each curve is the model's probability of the *explained* class; its area (trapezoidal rule over
+``x = k / p``) lies in ``[0, 1]``: ``fidelity_deletion`` (lower is better) and ``fidelity_insertion``
+(higher is better). Both curves run between ``f(x)``, the probability for the instance, and
+``f(b)``, for the all-baseline row, so a baseline that already predicts the class lifts every
+insertion curve. The **normalised** areas remove that offset::
 
-An importance vector that is all zero (or not finite), e.g. the derived vector of an empty
-Anchor rule, ranks no feature: any order would be arbitrary, so both areas are ``NaN`` and the
-instance is left out of the mean (the row count ``n`` in the summary shows it).
+    fidelity_*_norm = (area - f(b)) / (f(x) - f(b))
+
+Read on this scale, a curve that moves linearly scores 0.5, an ordering that moves all the change
+into the first feature scores 0 (deletion) / 1 (insertion). ``NaN`` when ``f(x) - f(b) < min_gap``:
+
+* ``|f(x) - f(b)|`` below ``min_gap``: removing every feature barely moves the prediction, so no
+  ordering can be told apart;
+* ``f(b)`` above ``f(x)``: the all-baseline row predicts the explained class *more* strongly than
+  the case, so the case's features taken together argue against its own class. Removing the
+  features that support the class then moves the curve *away* from ``f(b)``, and dividing by the
+  negative gap would score the faithful ordering as the worst. The gap is the same for every
+  method explaining the case, so every method loses the same cases (comparisons stay paired).
+``fidelity_combined = (insertion_norm + 1 - deletion_norm) / 2`` is higher-better and is not
+clipped: values below 0 or above 1 happen when a curve overshoots ``f(b)`` or ``f(x)``.
+
+A score vector that is all zero (or not finite), e.g. the derived vector of an empty Anchor rule,
+ranks no feature: all values are ``NaN`` and the instance is left out of the mean.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+
+from .masking import MaskedRows, feature_uniforms, instance_rng
+
+TIE_STREAM = "fidelity ties"
+FIDELITY_METRICS = ("fidelity_deletion", "fidelity_insertion", "fidelity_deletion_norm", "fidelity_insertion_norm",
+                    "fidelity_combined")
 
 
 def step_counts(p: int, steps: int) -> np.ndarray:
@@ -43,126 +73,193 @@ def step_counts(p: int, steps: int) -> np.ndarray:
     return np.unique(np.rint(np.linspace(0, p, int(steps))).astype(int))
 
 
-def deletion_insertion_auc(model, X_raw: pd.DataFrame, importances, explained_class, baseline_row: pd.DataFrame,
-                           steps: int, *, chunk_rows: int = 50_000) -> tuple[np.ndarray, np.ndarray]:
-    """Deletion and insertion AUC for many instances with a few large model calls.
+def normalised(area, f_x, f_b, min_gap: float) -> np.ndarray:
+    """``(area - f_b) / (f_x - f_b)``; ``NaN`` where ``f_x - f_b < min_gap`` (see the module docstring) or a value is missing."""
+    area, f_x, f_b = (np.asarray(v, dtype=float) for v in (area, f_x, f_b))
+    gap = f_x - f_b
+    ok = np.isfinite(area) & np.isfinite(gap) & (gap >= min_gap) & (gap > 0)
+    out = np.full(np.broadcast(area, gap).shape, np.nan)
+    np.divide(area - f_b, gap, out=out, where=ok)
+    return out
+
+
+class FidelityCurves:
+    """The deletion/insertion rows of many explanations, queued on a shared :class:`MaskedRows`.
+
+    Parameters
+    ----------
+    rows : MaskedRows
+        Holds the instances (``rows.X``) and the baseline row.
+    scores : array-like, shape (n, p)
+        Relevance of each feature for each explanation, larger = more relevant (signed
+        attributions towards the explained class, or non-negative importances).
+    explained_class : array-like of int, shape (n,)
+        The class (0 or 1) whose probability is traced for each explanation.
+    steps : int
+        Number of points on each curve (``evaluation.fidelity.steps``).
+    positions : array-like of int, shape (n,), optional
+        Row of ``rows.X`` each explanation explains (default ``0..n-1``).
+    tie_draws : int
+        Random orders averaged when scores tie (``evaluation.fidelity.tie_draws``).
+    random_state : int
+        ``evaluation.random_state``.
+    instance_ids : array-like of int, shape (n,), optional
+        Seeds the tie draws with the instance, so every method sees the same draws for the same
+        instance (default: ``positions``).
+    """
+
+    def __init__(self, rows: MaskedRows, scores, explained_class, steps: int, *, positions=None, tie_draws: int = 1,
+                 random_state: int = 0, instance_ids=None):
+        scores = np.asarray(scores, dtype=float)
+        n, p = len(scores), len(rows.columns)
+        if scores.ndim != 2 or scores.shape[1] != p:
+            raise ValueError(f"scores must have shape (n_explanations, n_features) = (n, {p}); got {scores.shape}.")
+        cls = np.asarray(explained_class, dtype=int).reshape(-1)
+        if cls.shape != (n,) or not np.isin(cls, (0, 1)).all():
+            raise ValueError(f"explained_class must hold one 0/1 class per explanation ({n}); got {cls[:10]}...")
+        if tie_draws < 1:
+            raise ValueError(f"tie_draws must be at least 1; got {tie_draws}.")
+        positions = np.arange(n) if positions is None else np.asarray(positions, dtype=int).reshape(-1)
+        ids = positions if instance_ids is None else np.asarray(instance_ids, dtype=int).reshape(-1)
+        if positions.shape != (n,) or ids.shape != (n,):
+            raise ValueError(f"positions and instance_ids need one entry per explanation ({n}).")
+        if n and (positions.min() < 0 or positions.max() >= len(rows.X)):
+            raise ValueError(f"positions must be rows of the {len(rows.X)} instances; got {positions[:10]}...")
+        self.n, self.p, self.ks = n, p, step_counts(p, steps)
+        finite = np.isfinite(scores).all(axis=1)
+        self.valid = finite & (np.abs(np.where(np.isfinite(scores), scores, 0.0)).sum(axis=1) > 0)
+        self.columns = rows.columns
+        self.positions, self.cls = positions, cls
+        self.units, self.orders = self._orders(scores, ids, tie_draws, random_state)
+        self.slice = self._queue(rows)
+
+    def _orders(self, scores, ids, tie_draws, random_state):
+        """One order per (explanation, draw): explanations with tied scores get ``tie_draws`` draws."""
+        units, keys, score_rows = [], [], []
+        for i in np.flatnonzero(self.valid):
+            s = np.sort(scores[i])
+            draws = tie_draws if np.any(s[1:] == s[:-1]) else 1
+            rng = instance_rng(random_state, int(ids[i]), TIE_STREAM)
+            keys.append(feature_uniforms(rng, tie_draws, self.columns)[:draws])
+            units += [i] * draws
+            score_rows.append(np.repeat(scores[i][None, :], draws, axis=0))
+        if not units:
+            return np.empty(0, dtype=int), np.empty((0, self.p), dtype=int)
+        keys, score_rows = np.vstack(keys), np.vstack(score_rows)
+        # Most relevant first; ties broken by the random keys (lexsort: last key is the primary one).
+        orders = np.lexsort((keys, -score_rows), axis=1)
+        return np.asarray(units, dtype=int), orders
+
+    def _queue(self, rows: MaskedRows) -> slice:
+        m, p, K = len(self.units), self.p, len(self.ks)
+        ranks = np.empty((m, p), dtype=int)
+        ranks[np.arange(m)[:, None], self.orders] = np.arange(p)[None, :]
+        in_front = ranks[:, None, :] < self.ks[None, :, None]  # (m, K, p): among the first k
+        from_baseline = np.stack([in_front, ~in_front], axis=1).reshape(m * 2 * K, p)  # deletion, insertion
+        source = np.repeat(self.positions[self.units], 2 * K)
+        classes = np.repeat(self.cls[self.units], 2 * K)
+        return rows.add(source, from_baseline, classes)
+
+    def curves(self, proba: np.ndarray) -> np.ndarray:
+        """``(units, 2, K)``: the deletion and insertion curve of every (explanation, draw)."""
+        return np.asarray(proba)[self.slice].reshape(len(self.units), 2, len(self.ks))
+
+    def result(self, proba: np.ndarray, *, min_gap: float = 0.05) -> dict[str, np.ndarray]:
+        """The five per-explanation values (``FIDELITY_METRICS``) from the probabilities of ``rows.predict``."""
+        return self.from_curves(self.curves(proba), min_gap=min_gap)
+
+    def from_curves(self, curves: np.ndarray, *, min_gap: float = 0.05) -> dict[str, np.ndarray]:
+        x = self.ks / self.ks[-1]
+        deletion, insertion = self._mean_per_explanation(np.trapezoid(curves, x, axis=2))
+        f_x, f_b = np.full(self.n, np.nan), np.full(self.n, np.nan)
+        if len(self.units):
+            f_x[self.units], f_b[self.units] = curves[:, 0, 0], curves[:, 0, -1]
+        d_norm, i_norm = normalised(deletion, f_x, f_b, min_gap), normalised(insertion, f_x, f_b, min_gap)
+        return {"fidelity_deletion": deletion, "fidelity_insertion": insertion, "fidelity_deletion_norm": d_norm,
+                "fidelity_insertion_norm": i_norm, "fidelity_combined": (i_norm + 1.0 - d_norm) / 2.0}
+
+    def _mean_per_explanation(self, areas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out = np.full((2, self.n), np.nan)
+        if len(self.units):
+            counts = np.bincount(self.units, minlength=self.n)
+            for curve in (0, 1):
+                sums = np.bincount(self.units, weights=areas[:, curve], minlength=self.n)
+                out[curve, counts > 0] = sums[counts > 0] / counts[counts > 0]
+        return out[0], out[1]
+
+
+def fidelity_scores(model, X_raw: pd.DataFrame, scores, explained_class, baseline_row: pd.DataFrame, steps: int, *,
+                    min_gap: float = 0.05, tie_draws: int = 1, random_state: int = 0, instance_ids=None,
+                    chunk_rows: int = 50_000) -> dict[str, np.ndarray]:
+    """Raw, normalised and combined deletion/insertion fidelity of ``n`` explanations of the rows of ``X_raw``.
 
     Parameters
     ----------
     model : HexevalModel
         Anything with ``predict_proba(raw DataFrame) -> (m, 2)``.
     X_raw : pandas.DataFrame
-        The ``n`` instances in raw columns; its columns are the features, in the order the
-        importance columns refer to.
-    importances : array-like, shape (n, p)
-        Importance of each feature for each instance (larger = more important). Pass absolute
-        attributions or derived non-negative vectors.
+        The ``n`` instances in raw columns, in the feature order of ``scores``.
+    scores : array-like, shape (n, p)
+        Relevance per feature (see the module docstring).
     explained_class : array-like of int, shape (n,)
-        The class (0 or 1) whose probability is traced for each instance.
     baseline_row : pandas.DataFrame
         One raw row (see :func:`make_baseline`) with the same columns.
     steps : int
-        Number of points on each curve (``evaluation.fidelity.steps``).
+        ``evaluation.fidelity.steps``.
+    min_gap, tie_draws, random_state, instance_ids
+        ``evaluation.fidelity.min_gap``, ``evaluation.fidelity.tie_draws``, ``evaluation.random_state``
+        and the instance ids that seed the tie draws (default ``0..n-1``).
     chunk_rows : int
         Largest number of rows sent to the model in one call.
 
     Returns
     -------
-    deletion, insertion : numpy.ndarray, shape (n,)
-        Areas in ``[0, 1]``; ``NaN`` for instances whose importance ranks no feature.
+    dict
+        ``FIDELITY_METRICS`` -> ``(n,)`` array.
     """
-    plan = _plan(X_raw, importances, explained_class, baseline_row, steps)
-    if plan.valid.sum() == 0:
-        return plan.empty(), plan.empty()
-    frame = _masked_frame(plan)
-    cls = np.repeat(plan.cls[plan.valid], 2 * len(plan.ks))
-    proba = np.empty(len(frame))
-    for start in range(0, len(frame), chunk_rows):
-        part = frame.iloc[start:start + chunk_rows].reset_index(drop=True)
-        p = model.predict_proba(part)
-        proba[start:start + len(part)] = p[np.arange(len(part)), cls[start:start + len(part)]]
-    curves = proba.reshape(int(plan.valid.sum()), 2, len(plan.ks))
-    return plan.areas(curves)
+    _check_one_per_row(X_raw, scores)
+    rows = MaskedRows(X_raw, baseline_row)
+    curves = FidelityCurves(rows, scores, explained_class, steps, tie_draws=tie_draws, random_state=random_state,
+                            instance_ids=instance_ids)
+    return curves.result(rows.predict(model, chunk_rows), min_gap=min_gap)
 
 
-def deletion_insertion_auc_loop(model, X_raw: pd.DataFrame, importances, explained_class, baseline_row: pd.DataFrame,
-                                steps: int) -> tuple[np.ndarray, np.ndarray]:
+def deletion_insertion_auc(model, X_raw: pd.DataFrame, scores, explained_class, baseline_row: pd.DataFrame,
+                           steps: int, *, tie_draws: int = 1, random_state: int = 0, instance_ids=None,
+                           chunk_rows: int = 50_000) -> tuple[np.ndarray, np.ndarray]:
+    """Raw deletion and insertion areas (see :func:`fidelity_scores`); ``NaN`` where no feature is ranked."""
+    values = fidelity_scores(model, X_raw, scores, explained_class, baseline_row, steps, tie_draws=tie_draws,
+                             random_state=random_state, instance_ids=instance_ids, chunk_rows=chunk_rows)
+    return values["fidelity_deletion"], values["fidelity_insertion"]
+
+
+def deletion_insertion_auc_loop(model, X_raw: pd.DataFrame, scores, explained_class, baseline_row: pd.DataFrame,
+                                steps: int, *, tie_draws: int = 1, random_state: int = 0,
+                                instance_ids=None) -> tuple[np.ndarray, np.ndarray]:
     """Reference implementation of :func:`deletion_insertion_auc`: one model call per masked row.
 
-    Same arguments and values; kept only to test and benchmark the vectorised version.
+    Same arguments, same orders and values; kept only to test and benchmark the vectorised version.
     """
-    plan = _plan(X_raw, importances, explained_class, baseline_row, steps)
-    n_valid = int(plan.valid.sum())
-    curves = np.empty((n_valid, 2, len(plan.ks)))
-    for slot, i in enumerate(np.flatnonzero(plan.valid)):
-        instance = X_raw.iloc[[i]].reset_index(drop=True)
+    _check_one_per_row(X_raw, scores)
+    rows = MaskedRows(X_raw, baseline_row)
+    plan = FidelityCurves(rows, scores, explained_class, steps, tie_draws=tie_draws, random_state=random_state,
+                          instance_ids=instance_ids)
+    curves = np.empty((len(plan.units), 2, len(plan.ks)))
+    for u, i in enumerate(plan.units):
+        instance = rows.X.iloc[[i]].reset_index(drop=True)
         for s, k in enumerate(plan.ks):
-            top = plan.order[i, :k]
-            for curve, (masked_from, rest_from) in enumerate(((baseline_row, instance), (instance, baseline_row))):
+            front = plan.orders[u, :k]
+            for curve, (masked_from, rest_from) in enumerate(((rows.base, instance), (instance, rows.base))):
                 row = rest_from.copy()
-                for j in top:
+                for j in front:
                     col = plan.columns[j]
                     row[col] = masked_from[col].to_numpy()
-                curves[slot, curve, s] = model.predict_proba(row)[0, plan.cls[i]]
-    return plan.areas(curves)
+                curves[u, curve, s] = model.predict_proba(row)[0, plan.cls[i]]
+    values = plan.from_curves(curves)
+    return values["fidelity_deletion"], values["fidelity_insertion"]
 
 
-class _Plan:
-    """Shared, validated inputs of both implementations."""
-
-    def __init__(self, X, base, order, cls, valid, ks):
-        self.X, self.base, self.order, self.cls, self.valid, self.ks = X, base, order, cls, valid, ks
-        self.columns = list(X.columns)
-
-    def empty(self) -> np.ndarray:
-        return np.full(len(self.X), np.nan)
-
-    def areas(self, curves: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        x = self.ks / self.ks[-1]
-        deletion, insertion = self.empty(), self.empty()
-        deletion[self.valid] = np.trapezoid(curves[:, 0, :], x, axis=1)
-        insertion[self.valid] = np.trapezoid(curves[:, 1, :], x, axis=1)
-        return deletion, insertion
-
-
-def _plan(X_raw, importances, explained_class, baseline_row, steps) -> _Plan:
-    imp = np.asarray(importances, dtype=float)
-    n, p = len(X_raw), X_raw.shape[1]
-    if imp.shape != (n, p):
-        raise ValueError(f"importances must have shape (n_instances, n_features) = ({n}, {p}); got {imp.shape}.")
-    cls = np.asarray(explained_class, dtype=int).reshape(-1)
-    if cls.shape != (n,) or not np.isin(cls, (0, 1)).all():
-        raise ValueError(f"explained_class must hold one 0/1 class per instance ({n}); got {cls[:10]}...")
-    if list(baseline_row.columns) != list(X_raw.columns) or len(baseline_row) != 1:
-        raise ValueError("baseline_row must be one row with the same columns, in the same order, as X_raw.")
-    finite = np.isfinite(imp).all(axis=1)
-    valid = finite & (np.abs(np.where(np.isfinite(imp), imp, 0.0)).sum(axis=1) > 0)
-    # Stable sort of the negated importance: largest first, ties in feature order.
-    order = np.argsort(-np.where(finite[:, None], imp, 0.0), axis=1, kind="stable")
-    X = X_raw.reset_index(drop=True)
-    base = baseline_row.reset_index(drop=True)
-    return _Plan(X, base, order, cls, valid, step_counts(p, steps))
-
-
-def _masked_frame(plan: _Plan) -> pd.DataFrame:
-    """All masked rows, ordered instance -> (deletion, insertion) -> step, as one raw frame.
-
-    Each column is gathered with ``take`` from the instance rows plus the baseline row appended
-    as the last row, so every column keeps its own dtype (strings stay strings, ints stay ints).
-    """
-    idx = np.flatnonzero(plan.valid)
-    m, p, K = len(idx), len(plan.columns), len(plan.ks)
-    ranks = np.empty((m, p), dtype=int)
-    ranks[np.arange(m)[:, None], plan.order[idx]] = np.arange(p)[None, :]
-    in_top = ranks[:, None, :] < plan.ks[None, :, None]  # (m, K, p): feature among the top k
-    from_baseline = np.stack([in_top, ~in_top], axis=1)  # deletion masks the top k, insertion the rest
-    n_base = len(plan.X)
-    source = np.where(from_baseline, n_base, idx[:, None, None, None]).reshape(m * 2 * K, p)
-    pool = pd.concat([plan.X, plan.base], ignore_index=True)
-    cols = {}
-    for j, col in enumerate(plan.columns):
-        column = pool[col]
-        if column.dtype != plan.X[col].dtype:
-            column = column.astype(plan.X[col].dtype)
-        cols[col] = pd.Series(column.array.take(source[:, j]), name=col)
-    return pd.DataFrame(cols, columns=plan.columns)
+def _check_one_per_row(X_raw: pd.DataFrame, scores) -> None:
+    shape = np.shape(scores)
+    if len(shape) != 2 or shape != (len(X_raw), X_raw.shape[1]):
+        raise ValueError(f"scores must have shape (n_instances, n_features) = {X_raw.shape}; got {shape}.")

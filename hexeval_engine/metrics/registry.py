@@ -2,23 +2,28 @@
 
 Public interface (stable)
 -------------------------
-``MetricSpec(name, direction, meaning, source, families, category, alias_of=None)``
+``MetricSpec(name, direction, meaning, source, families, category, alias_of=None, cross_family=False,
+retired=False)``
 ``METRICS: dict[str, MetricSpec]``  canonical metrics, in table-column order
 ``ALIASES: dict[str, str]``         original HEXEval column name -> canonical name
 ``get_spec(name) -> MetricSpec``     looks up a canonical name or an alias
 
 Each metric declares its direction (``"higher"`` or ``"lower"`` is better) and a one-line
 meaning as data, so charts and the recommender never hard-code them. ``families`` lists the
-method families (``"attribution"``, ``"rule"``, ``"counterfactual"``) for which the metric is
-computed; for the rule and counterfactual families, fidelity and parsimony are computed on
-*derived* importance vectors (see ``docs/metrics.md``).
+method families (``"attribution"``, ``"rule"``, ``"counterfactual"``, ``"baseline"``) for which the
+metric is computed; for the rule and counterfactual families, the vector metrics are computed on
+*derived* importance vectors (see ``docs/metrics.md``). ``cross_family`` marks the metrics computed
+identically for every method with an importance vector, the only ones fit to compare methods of
+different families; ``retired`` marks names no longer computed, kept so that runs saved by
+earlier versions still display.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-ALL_FAMILIES = ("attribution", "rule", "counterfactual")
+ALL_FAMILIES = ("attribution", "rule", "counterfactual", "baseline")
+VECTOR_FAMILIES = ALL_FAMILIES  # every family whose explanations carry an importance vector
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,11 @@ class MetricSpec:
         ``fidelity``, ``parsimony``, ``stability``, ``rule`` or ``counterfactual``.
     alias_of : str or None
         For an alias, the canonical metric it repeats.
+    cross_family : bool
+        Computed the same way for every method with an importance vector (comparable across
+        families).
+    retired : bool
+        No longer computed; kept for runs saved by earlier versions.
     """
 
     name: str
@@ -50,6 +60,8 @@ class MetricSpec:
     families: tuple[str, ...]
     category: str
     alias_of: str | None = None
+    cross_family: bool = False
+    retired: bool = False
 
     @property
     def higher_is_better(self) -> bool:
@@ -58,43 +70,89 @@ class MetricSpec:
 
 _COVERT = ("Covert, Lundberg & Lee (2021), Explaining by Removing, JMLR 22; "
            "Petsiuk, Das & Saenko (2018), RISE, BMVC")
+_NORMALISED = (_COVERT + "; Samek et al. (2017), Evaluating the visualization of what a deep neural network has "
+               "learned, IEEE TNNLS; Hedström et al. (2023), Quantus, JMLR 24")
+_SOFT = ("Zhao & Aletras (2023), Incorporating attribution importance for improving faithfulness metrics, ACL; "
+         "EvalxNLP, Mersha et al. (2025)")
+_ANCHOR = "Ribeiro, Singh & Guestrin (2018), Anchors: high-precision model-agnostic explanations, AAAI"
+_MANIFOLD = ("Laugel et al. (2019), The dangers of post-hoc interpretability: unjustified counterfactual "
+             "explanations, IJCAI; Pawelczyk et al. (2021), CARLA, NeurIPS Datasets and Benchmarks")
+_RANGES = ("Verma, Dickerson & Hines (2020), Counterfactual explanations for machine learning: a review; "
+           "Ustun, Spangher & Liu (2019), Actionable recourse, FAT*")
+
+
+def _vector(name, direction, meaning, source, category) -> MetricSpec:
+    return MetricSpec(name, direction, meaning, source, VECTOR_FAMILIES, category, cross_family=True)
+
+
 _SPECS = [
-    MetricSpec("fidelity_deletion", "lower",
-               "Area under the explained-class probability as the most important features are removed first",
-               _COVERT, ALL_FAMILIES, "fidelity"),
-    MetricSpec("fidelity_insertion", "higher",
-               "Area under the explained-class probability as the most important features are restored first",
-               _COVERT, ALL_FAMILIES, "fidelity"),
-    MetricSpec("num_important_features", "lower",
-               "Number of features carrying at least an equal share of the explanation's total weight",
-               "Miller (2019), Explanation in AI: insights from the social sciences (explanations should be selective)",
-               ALL_FAMILIES, "parsimony"),
-    MetricSpec("gini_sparseness", "higher",
-               "Gini index of the absolute importances: 1 = all weight on one feature, 0 = spread evenly",
-               "Chalasani et al. (2020), Concise explanations of neural networks using adversarial training, ICML "
-               "(Quantus Sparseness)", ALL_FAMILIES, "parsimony"),
-    MetricSpec("entropy_complexity", "lower",
-               "Entropy of the share of importance per feature: low = few features explain the prediction",
-               "Bhatt, Weller & Moura (2020), Evaluating and aggregating feature-based model explanations, IJCAI "
-               "(Quantus Complexity)", ALL_FAMILIES, "parsimony"),
+    _vector("fidelity_deletion", "lower",
+            "Area under the explained-class probability as the most relevant features are removed first",
+            _COVERT, "fidelity"),
+    _vector("fidelity_insertion", "higher",
+            "Area under the explained-class probability as the most relevant features are restored first",
+            _COVERT, "fidelity"),
+    _vector("fidelity_deletion_norm", "lower",
+            "Deletion area measured between the case's own prediction (1) and the prediction with every feature "
+            "removed (0); 0.5 = a straight line", _NORMALISED, "fidelity"),
+    _vector("fidelity_insertion_norm", "higher",
+            "Insertion area measured between the case's own prediction (1) and the prediction with every feature "
+            "removed (0); 0.5 = a straight line", _NORMALISED, "fidelity"),
+    _vector("fidelity_combined", "higher",
+            "Average of normalised insertion and one minus normalised deletion: the fidelity score compared across "
+            "methods and with the random baseline", _NORMALISED, "fidelity"),
+    _vector("soft_sufficiency", "lower",
+            "Share of the prediction lost when mostly the features called relevant are kept (at random, weighted "
+            "by relevance)", _SOFT, "fidelity"),
+    _vector("soft_comprehensiveness", "higher",
+            "Share of the prediction lost when mostly the features called relevant are removed (at random, "
+            "weighted by relevance)", _SOFT, "fidelity"),
+    _vector("num_important_features", "lower",
+            "Number of features carrying at least an equal share of the explanation's total weight",
+            "Miller (2019), Explanation in AI: insights from the social sciences (explanations should be selective)",
+            "parsimony"),
+    _vector("gini_sparseness", "higher",
+            "Gini index of the absolute importances: 1 = all weight on one feature, 0 = spread evenly",
+            "Chalasani et al. (2020), Concise explanations of neural networks using adversarial training, ICML "
+            "(Quantus Sparseness)", "parsimony"),
+    _vector("entropy_complexity", "lower",
+            "Entropy of the share of importance per feature: low = few features explain the prediction",
+            "Bhatt, Weller & Moura (2020), Evaluating and aggregating feature-based model explanations, IJCAI "
+            "(Quantus Complexity)", "parsimony"),
+    _vector("max_sensitivity", "lower",
+            "Largest change of the explanation, relative to its size, when the case is nudged slightly",
+            "Yeh et al. (2019), On the (in)fidelity and sensitivity of explanations, NeurIPS (Quantus MaxSensitivity)",
+            "stability"),
+    _vector("local_lipschitz", "lower",
+            "Largest change of the explanation per unit of change in the case (in standard deviations)",
+            "Alvarez-Melis & Jaakkola (2018), On the robustness of interpretability methods, ICML WHI "
+            "(Quantus LocalLipschitzEstimate)", "stability"),
     MetricSpec("stability", "higher",
-               "Cosine similarity between the explanation and explanations of slightly noisy copies of the instance",
+               "Cosine similarity between the explanation and explanations of slightly noisy copies of the case "
+               "(for reference; not used to score)",
                "Alvarez-Melis & Jaakkola (2018), On the robustness of interpretability methods, ICML WHI; "
                "Yeh et al. (2019), On the (in)fidelity and sensitivity of explanations, NeurIPS",
-               ("attribution",), "stability"),
+               VECTOR_FAMILIES, "stability"),
     MetricSpec("lime_seed_agreement", "higher",
-               "Cosine similarity between LIME explanations of the same instance run with different seeds",
+               "Cosine similarity between LIME explanations of the same case run with different seeds",
                "Visani et al. (2022), Statistical stability indices for LIME, JORS; "
                "Zafar & Khan (2021), Deterministic local interpretable model-agnostic explanations",
                ("attribution",), "stability"),
     MetricSpec("rule_precision", "higher",
-               "Share of cases satisfying the rule for which the model predicts the same class",
-               "Ribeiro, Singh & Guestrin (2018), Anchors: high-precision model-agnostic explanations, AAAI",
-               ("rule",), "rule"),
-    MetricSpec("rule_coverage", "higher",
-               "Share of cases the rule applies to",
-               "Ribeiro, Singh & Guestrin (2018), Anchors: high-precision model-agnostic explanations, AAAI",
-               ("rule",), "rule"),
+               "Share of cases meeting the rule for which the model predicts the same class, as estimated by the "
+               "rule search", _ANCHOR, ("rule",), "rule"),
+    MetricSpec("rule_coverage", "higher", "Share of cases the rule applies to, as estimated by the rule search",
+               _ANCHOR, ("rule",), "rule"),
+    MetricSpec("rule_precision_test", "higher",
+               "Share of held-out test cases meeting the rule for which the model predicts the same class",
+               _ANCHOR, ("rule",), "rule"),
+    MetricSpec("rule_precision_lift", "higher",
+               "Held-out rule precision minus the share of all test cases predicted as that class (0 = the rule "
+               "adds nothing)", _ANCHOR, ("rule",), "rule"),
+    MetricSpec("rule_support_test", "higher", "Number of held-out test cases the rule applies to",
+               _ANCHOR, ("rule",), "rule"),
+    MetricSpec("rule_coverage_test", "higher", "Share of held-out test cases the rule applies to",
+               _ANCHOR, ("rule",), "rule"),
     MetricSpec("rule_length", "lower",
                "Number of conditions in the rule",
                "Ribeiro, Singh & Guestrin (2018); Lakkaraju et al. (2016), Interpretable decision sets, KDD",
@@ -108,16 +166,24 @@ _SPECS = [
                "Mothilal, Sharma & Tan (2020), DiCE, FAT*; Wachter, Mittelstadt & Russell (2017)",
                ("counterfactual",), "counterfactual"),
     MetricSpec("counterfactual_proximity", "lower",
-               "Average normalised distance between a counterfactual and the instance (0 = identical)",
+               "Average normalised distance between a counterfactual and the case (0 = identical)",
                "Wachter, Mittelstadt & Russell (2017), Counterfactual explanations without opening the black box; "
                "Mothilal et al. (2020)", ("counterfactual",), "counterfactual"),
     MetricSpec("counterfactual_diversity", "higher",
-               "Average normalised distance between the counterfactuals offered for the same instance",
+               "Average normalised distance between the counterfactuals offered for the same case",
                "Mothilal, Sharma & Tan (2020), DiCE, FAT*", ("counterfactual",), "counterfactual"),
+    MetricSpec("counterfactual_knn_ratio", "lower",
+               "Distance from a counterfactual to the nearest real cases of its class, relative to how close real "
+               "cases are to each other (1 = typical)", _MANIFOLD, ("counterfactual",), "counterfactual"),
+    MetricSpec("counterfactual_in_range", "higher",
+               "Share of counterfactuals whose changed values stay within the range seen in training",
+               _RANGES, ("counterfactual",), "counterfactual"),
+    MetricSpec("counterfactual_plausible", "higher",
+               "Share of counterfactuals that change the prediction, stay in range, respect the fixed features and "
+               "lie close to real cases", _MANIFOLD + "; " + _RANGES, ("counterfactual",), "counterfactual"),
     MetricSpec("counterfactual_plausibility", "higher",
-               "Share of counterfactuals that leave immutable features alone and stay within valid ranges",
-               "Verma, Dickerson & Hines (2020), Counterfactual explanations for machine learning: a review; "
-               "Ustun, Spangher & Liu (2019), Actionable recourse, FAT*", ("counterfactual",), "counterfactual"),
+               "Share of counterfactuals that leave fixed features alone and stay within allowed ranges (earlier runs)",
+               _RANGES, ("counterfactual",), "counterfactual", retired=True),
 ]
 
 METRICS: dict[str, MetricSpec] = {s.name: s for s in _SPECS}
@@ -142,5 +208,6 @@ def get_spec(name: str) -> MetricSpec:
     if name in ALIASES:
         base = METRICS[ALIASES[name]]
         return MetricSpec(name, base.direction, base.meaning + f" (same as {base.name})", base.source,
-                          base.families, base.category, alias_of=base.name)
+                          base.families, base.category, alias_of=base.name, cross_family=base.cross_family,
+                          retired=base.retired)
     raise KeyError(f"Unknown metric '{name}'. Known: {', '.join([*METRICS, *ALIASES])}.")

@@ -1,0 +1,130 @@
+"""Rows in which some features take the baseline value, scored by the model in a few large calls.
+
+Public interface (stable)
+-------------------------
+``MaskedRows(X_raw, baseline_row)``  collects masked rows from several metrics, then
+``.add(source, from_baseline, classes) -> slice`` and ``.predict(model, chunk_rows=50_000) -> ndarray``
+``instance_rng(random_state, instance_id, stream) -> numpy.random.Generator``
+``feature_uniforms(rng, draws, columns) -> ndarray (draws, p)``
+
+Removal by baseline replacement: a "removed" feature takes the value of one reference row (see
+:func:`hexeval_engine.metrics.baseline.make_baseline`), as in Covert, Lundberg & Lee (2021),
+*Explaining by Removing*, JMLR 22. Deletion/insertion curves and the soft sufficiency /
+comprehensiveness masks are all such rows; collecting them first and sending them to the model
+together keeps the number of model calls small (one per ``chunk_rows`` rows).
+
+Random draws that break ties or pick soft masks come from :func:`instance_rng`, seeded by
+``evaluation.random_state``, the instance and a stream name only, so every method explaining
+the same instance sees the same random numbers (a paired comparison), and from
+:func:`feature_uniforms`, which hands the numbers out in the order of the feature *names*, so
+reordering the data's columns does not change any result.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pandas as pd
+
+_MASK32 = 0xFFFFFFFF
+
+
+def instance_rng(random_state: int, instance_id: int, stream: str) -> np.random.Generator:
+    """A generator that depends only on the run's seed, the instance and ``stream`` (e.g. ``"ties"``)."""
+    key = [int(random_state) & _MASK32, int(instance_id) & _MASK32, zlib.crc32(stream.encode("utf-8"))]
+    return np.random.default_rng(np.random.SeedSequence(key))
+
+
+def feature_uniforms(rng: np.random.Generator, draws: int, columns) -> np.ndarray:
+    """``draws`` rows of independent U(0, 1) numbers, one column per feature of ``columns``.
+
+    The numbers are drawn for the features in sorted-name order and then placed in the order
+    of ``columns``: the same feature gets the same number whatever the column order.
+    """
+    columns = list(columns)
+    by_name = np.argsort(np.array(columns, dtype=object), kind="stable")
+    raw = rng.random((int(draws), len(columns)))
+    out = np.empty_like(raw)
+    out[:, by_name] = raw
+    return out
+
+
+class MaskedRows:
+    """Masked copies of instances, collected from several metrics and scored together.
+
+    Parameters
+    ----------
+    X_raw : pandas.DataFrame
+        The instances (raw columns). Row ``i`` is referred to by position ``i`` in ``source``.
+    baseline_row : pandas.DataFrame
+        One raw row with the same columns, in the same order.
+    """
+
+    def __init__(self, X_raw: pd.DataFrame, baseline_row: pd.DataFrame):
+        if list(baseline_row.columns) != list(X_raw.columns) or len(baseline_row) != 1:
+            raise ValueError("The baseline must be one row with the same columns, in the same order, as the "
+                             f"instances ({list(X_raw.columns)}); got {list(baseline_row.columns)} "
+                             f"with {len(baseline_row)} row(s).")
+        self.X = X_raw.reset_index(drop=True)
+        self.base = baseline_row.reset_index(drop=True)
+        self.columns = list(X_raw.columns)
+        self._sources: list[np.ndarray] = []
+        self._masks: list[np.ndarray] = []
+        self._classes: list[np.ndarray] = []
+        self.n_rows = 0
+
+    def add(self, source, from_baseline, classes) -> slice:
+        """Queue rows: row ``r`` copies instance ``source[r]`` and takes the baseline where ``from_baseline[r]``.
+
+        Parameters
+        ----------
+        source : array-like of int, shape (r,)
+        from_baseline : array-like of bool, shape (r, p)
+        classes : array-like of int, shape (r,)
+            The class whose probability is read for each row.
+
+        Returns
+        -------
+        slice
+            Where these rows' probabilities will sit in the array :meth:`predict` returns.
+        """
+        source = np.asarray(source, dtype=int).reshape(-1)
+        mask = np.asarray(from_baseline, dtype=bool).reshape(len(source), len(self.columns))
+        classes = np.asarray(classes, dtype=int).reshape(-1)
+        if len(classes) != len(source):
+            raise ValueError(f"One class per masked row is needed; got {len(classes)} for {len(source)} rows.")
+        start = self.n_rows
+        self._sources.append(source)
+        self._masks.append(mask)
+        self._classes.append(classes)
+        self.n_rows += len(source)
+        return slice(start, self.n_rows)
+
+    def frame(self, start: int = 0, stop: int | None = None) -> pd.DataFrame:
+        """The queued rows ``start:stop`` as one raw frame; every column keeps its dtype."""
+        stop = self.n_rows if stop is None else stop
+        source = np.concatenate(self._sources)[start:stop] if self._sources else np.empty(0, dtype=int)
+        mask = (np.concatenate(self._masks)[start:stop] if self._masks
+                else np.empty((0, len(self.columns)), dtype=bool))
+        pick = np.where(mask, len(self.X), source[:, None])  # the baseline is appended as the last row
+        pool = pd.concat([self.X, self.base], ignore_index=True)
+        cols = {}
+        for j, col in enumerate(self.columns):
+            column = pool[col]
+            if column.dtype != self.X[col].dtype:
+                column = column.astype(self.X[col].dtype)
+            cols[col] = pd.Series(column.array.take(pick[:, j]), name=col)
+        return pd.DataFrame(cols, columns=self.columns)
+
+    def predict(self, model, chunk_rows: int = 50_000) -> np.ndarray:
+        """The model's probability of each queued row's class, ``chunk_rows`` rows per model call."""
+        proba = np.empty(self.n_rows)
+        if self.n_rows == 0:
+            return proba
+        classes = np.concatenate(self._classes)
+        for start in range(0, self.n_rows, chunk_rows):
+            stop = min(start + chunk_rows, self.n_rows)
+            p = model.predict_proba(self.frame(start, stop))
+            proba[start:stop] = p[np.arange(stop - start), classes[start:stop]]
+        return proba
