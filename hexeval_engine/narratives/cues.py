@@ -34,7 +34,7 @@ ORDINAL_WORDS = {0: "most important", **{v: k for k, v in _ORDINALS.items() if v
 
 _CUE_RE = [(re.compile(rf"(?<![a-z]){re.escape(p)}(?![a-z])"), +1) for p in TOWARDS] + \
           [(re.compile(rf"(?<![a-z]){re.escape(p)}(?![a-z])"), -1) for p in AWAY]
-_NEGATION = re.compile(r"(?<![a-z])(not|never|no longer|n't)\s+(?:\w+\s+){0,2}$")
+_NEGATION = re.compile(r"(?<![a-z])(not|never|no longer|n't)\s+(?:\w+\s+){0,3}$")
 _RANK_RE = [(re.compile(rf"(?<![a-z]){w}(?![a-z])"), r) for w, r in _ORDINALS.items()] + \
            [(re.compile(rf"(?<![a-z]){re.escape(w)}(?![a-z])"), 0) for w in _TOP] + \
            [(re.compile(r"^\s*#?(\d{1,2})[.)]\s"), None), (re.compile(r"(?<![\w.])(\d{1,2})(?:st|nd|rd|th)(?![a-z])"), None)]
@@ -45,7 +45,7 @@ _ORDINAL_THEN_TOP = re.compile(rf"(?<![a-z])({'|'.join(_ORDINALS)}|\d{{1,2}}(?:s
 def direction(text: str) -> int | None:
     """+1 / -1 for the first direction phrase in ``text`` (lower case), ``None`` when it has none.
 
-    Longer phrases win over shorter ones starting at the same place; "not" up to two words before a
+    Longer phrases win over shorter ones starting at the same place; "not" up to three words before a
     phrase reverses it ("does not make it more likely").
     """
     found = []
@@ -59,13 +59,18 @@ def direction(text: str) -> int | None:
     return -sign if _NEGATION.search(text[:start]) else sign
 
 
-def rank_cue(text: str) -> int | None:
-    """The rank an ordinal phrase closest to the end of ``text`` gives (0 = most important), or ``None``."""
+def rank_cue(text: str, *, first: bool = False) -> int | None:
+    """The rank an ordinal phrase closest to the end of ``text`` gives (0 = most important), or ``None``.
+
+    ``first``: the phrase closest to the start instead (for text that follows a mention); a list
+    marker ("3.") counts only at the start of ``text``.
+    """
     text = _ORDINAL_THEN_TOP.sub(lambda m: m.group(1), text)  # "second most important" is the second
     best = None
     for pattern, rank in _RANK_RE:
         for m in pattern.finditer(text):
             value = rank if rank is not None else int(m.group(1)) - 1
-            if value >= 0 and (best is None or m.end() > best[0]):
-                best = (m.end(), value)
+            where = -m.start() if first else m.end()
+            if value >= 0 and (best is None or where > best[0]):
+                best = (where, value)
     return best[1] if best else None

@@ -4,7 +4,8 @@ No LLM. It finds feature names (full description, short label or column name; lo
 wins), splits the text into sentences and clauses, and for each feature's first mention reads
 
 * the **rank** from an ordinal phrase before it in its clause ("the second most important",
-  "3.", "most important") or, without one, from the order of first mentions;
+  "3.", "most important"), else right after it ("your age, the second most important factor"),
+  else from the order of first mentions;
 * the **sign** from a direction phrase of :mod:`~hexeval_engine.narratives.cues` in its clause,
   else in the neighbouring clause of the same sentence ("Pointing the other way: A; B.");
 * the **value** stated after it and before the next feature: one of the feature's category
@@ -26,6 +27,7 @@ from .wording import feature_names_for_matching
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _LIST_MARKER = re.compile(r"^\s*#?\d{1,2}[.)]$")
 _NUMBER = re.compile(r"[-+−]?\$?\d[\d,]*(?:\.\d+)?%?")
+_CONJUNCTION = re.compile(r"(?<![a-z])(?:and|while|whereas|but)(?![a-z])", re.I)
 _BOUND_L, _BOUND_R = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
 
 
@@ -70,7 +72,10 @@ def extract_mentions(text: str, facts: NarrativeFacts, categories: dict[str, lis
                 sign = _sign_for(clauses, clause_signs, ci, clause, spans, k, facts)
                 item = found.get(feature)
                 if item is None:
-                    cue = rank_cue(before.lower())
+                    own_before = _after_conjunction(before) if k else before
+                    cue = rank_cue(own_before.lower())
+                    if cue is None:  # "your age (54), the second most important factor"
+                        cue = rank_cue(_before_conjunction(_masked(after, facts)).lower(), first=True)
                     found[feature] = {"rank": cue if cue is not None else order, "sign": sign, "value": value,
                                       "order": order}
                     order += 1
@@ -78,6 +83,18 @@ def extract_mentions(text: str, facts: NarrativeFacts, categories: dict[str, lis
                     item["sign"] = item["sign"] if item["sign"] is not None else sign
                     item["value"] = item["value"] if item["value"] is not None else value
     return [Mention(f, d["rank"], d["sign"], d["value"]) for f, d in sorted(found.items(), key=lambda kv: kv[1]["order"])]
+
+
+def _before_conjunction(segment: str) -> str:
+    """The part of the text after a mention that still describes it (up to "and", "while", "but" ...)."""
+    m = _CONJUNCTION.search(segment)
+    return segment[:m.start()] if m else segment
+
+
+def _after_conjunction(segment: str) -> str:
+    """The part of the text between two mentions that introduces the second one."""
+    m = _CONJUNCTION.search(segment)
+    return segment[m.end():] if m else segment
 
 
 def _sentences(text: str) -> list[str]:
