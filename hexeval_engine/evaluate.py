@@ -19,6 +19,7 @@ from .compatibility import validate_model_data_compatibility
 from .config import HexevalConfig, load_config
 from .errors import ConfigError, ModelError
 from .model_loading import file_sha256, load_model
+from .narratives import narrative_tools, run_narratives
 from .paths import configured_outputs_root
 from .progress import report, sub_progress
 from .run_manifest import build_manifest, explanation_records
@@ -43,6 +44,7 @@ class EvaluationResult:
     validation: dict
     manifest: dict
     output_path: Path | None = None
+    narratives: pd.DataFrame | None = None  # one row per narrative (hexeval_engine.narratives.COLUMNS)
     data: object = field(default=None, repr=False)
     model: object = field(default=None, repr=False)
 
@@ -139,11 +141,21 @@ def evaluate(
         configured_personas(config)
         rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key)
         rater_info = _rater_info(rater_obj, config)
+    narration, narratives = None, None
     try:
+        if config.narratives.enabled:  # a missing key or a switched-off source fails now, before the technical stage
+            narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root)
         t = time.perf_counter()
         technical = run_technical_evaluation(model, data, config,
                                              on_progress=sub_progress(progress, 5, 60, 100, "Technical"))
         timings["technical"] = time.perf_counter() - t
+        if narration is not None:
+            t = time.perf_counter()
+            narratives = run_narratives(data, technical, config, tools=narration,
+                                        persona_audiences=[p.audience for p in configured_personas(config)]
+                                        if config.personas.enabled else ())
+            technical.explanations += narratives.explanations
+            timings["narratives"] = time.perf_counter() - t
         if rater_obj is not None:
             t = time.perf_counter()
             ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
@@ -153,6 +165,8 @@ def evaluate(
     finally:
         if created:
             rater_obj.close()
+        if narration is not None:
+            narration.close()
 
     t = time.perf_counter()
     if config.recommendations.enabled:
@@ -170,12 +184,16 @@ def evaluate(
         config=config, data=data, data_sha256=_sha(data_path), model=model, validation=validation,
         technical=technical, ratings=ratings, persona_stats=stats, rater=rater_info, timings=timings,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    if narratives is not None:
+        manifest["narratives"] = narratives.stats
     result = EvaluationResult(run_id, name, config, technical, ratings, stats, recommendations, validation, manifest,
-                              data=data, model=model)
+                              narratives=narratives.table if narratives is not None else None, data=data, model=model)
     if save:
         progress(96, 100, "Saving the run")
         tables = {"technical_metrics": technical.metrics, "technical_metrics_long": technical.metrics_long,
-                  "instance_metrics": technical.per_instance, "persona_ratings": ratings}
+                  "instance_metrics": technical.per_instance, "persona_ratings": ratings,
+                  "narratives": narratives.table if narratives is not None else None,
+                  "narrative_extractions": narratives.extractions if narratives is not None else None}
         result.output_path = save_run(outputs_root, name, manifest=manifest, tables=tables,
                                       recommendations=recommendations,
                                       explanations=explanation_records(

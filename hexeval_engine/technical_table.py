@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .explanation import METHODS
+from .explanation import ALL_METHODS, METHODS
 from .metrics.registry import ALIASES as METRIC_ALIASES  # older metric names -> canonical name
 from .metrics.registry import METRICS
 
@@ -38,12 +38,12 @@ def canonical_method(name: str) -> str:
         If ``name`` is not one of the four methods under any accepted spelling.
     """
     key = str(name).strip().lower()
-    for method in METHODS:
+    for method in ALL_METHODS:  # the four explainers, the narrative and the random baseline
         if method.lower() == key:
             return method
     if key in _METHOD_SYNONYMS:
         return _METHOD_SYNONYMS[key]
-    raise ValueError(f"unknown explanation method {name!r}; expected one of {', '.join(METHODS)}")
+    raise ValueError(f"unknown explanation method {name!r}; expected one of {', '.join(ALL_METHODS)}")
 
 
 def is_long(technical: pd.DataFrame) -> bool:
