@@ -53,3 +53,15 @@ def test_a_switched_off_source_fails_before_any_work(tmp_path):
     overrides = {**FAST, "narratives": {"enabled": True, "source": "LIME"}}
     with pytest.raises(ConfigError, match="narratives.source is LIME"):
         evaluate(usecase="heart", config_overrides=overrides, output_dir=tmp_path)
+
+
+def test_cli_flags_switch_narratives_on_and_pick_the_narrator(tmp_path, capsys):
+    from hexeval_engine.cli.main import main
+
+    code = main(["evaluate", "--usecase", "heart", "--sample-size", "6", "--no-personas", "--narratives",
+                 "--narrator", "simulated", "--output", str(tmp_path), "--quiet"])
+    assert code == 0
+    [folder] = list((tmp_path / "heart").iterdir())
+    run = load_run(folder)
+    assert run.manifest["config"]["narratives"]["enabled"] is True
+    assert run.narratives is not None and set(run.narratives["narrator"]) == {"template"}
