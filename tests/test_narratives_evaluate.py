@@ -65,3 +65,15 @@ def test_cli_flags_switch_narratives_on_and_pick_the_narrator(tmp_path, capsys):
     run = load_run(folder)
     assert run.manifest["config"]["narratives"]["enabled"] is True
     assert run.narratives is not None and set(run.narratives["narrator"]) == {"template"}
+
+
+def test_report_shows_narratives_with_their_faithfulness(tmp_path):
+    from hexeval_engine.report import render_report
+
+    overrides = {**FAST, "narratives": {"enabled": True, "sample_instances": 3}}
+    result = evaluate(usecase="credit_risk", config_overrides=overrides, output_dir=tmp_path)
+    html = render_report(load_run(result.output_path))
+    assert "<h2>Narratives</h2>" in html and "Template narrator (built-in, no LLM)" in html
+    assert "6 of 6 manipulated narratives flagged (true-negative rate 100%)" in html
+    assert "Example for lay readers" in html and "Example for professionals" in html
+    assert "This narrator can be recommended" in html
