@@ -19,6 +19,7 @@ from .compatibility import validate_model_data_compatibility
 from .config import HexevalConfig, load_config
 from .errors import ConfigError, ModelError
 from .model_loading import file_sha256, load_model
+from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
 from .progress import report, sub_progress
 from .run_manifest import build_manifest, explanation_records
@@ -46,6 +47,7 @@ class EvaluationResult:
     output_path: Path | None = None
     warnings: list[dict] = field(default_factory=list)
     sanity: dict = field(default_factory=dict)
+    narratives: pd.DataFrame | None = None  # one row per narrative (hexeval_engine.narratives.COLUMNS)
     data: object = field(default=None, repr=False)
     model: object = field(default=None, repr=False)
 
@@ -142,7 +144,10 @@ def evaluate(
         configured_personas(config)
         rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key)
         rater_info = _rater_info(rater_obj, config)
+    narration, narratives = None, None
     try:
+        if config.narratives.enabled:  # a missing key or a switched-off source fails now, before the technical stage
+            narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root)
         t = time.perf_counter()
         technical = run_technical_evaluation(model, data, config,
                                              on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
@@ -151,6 +156,13 @@ def evaluate(
         progress(60, 100, "Sanity checks: model signal and randomised model")
         sanity, warnings = run_sanity_checks(model, data, config, technical)
         timings["sanity_checks"] = time.perf_counter() - t
+        if narration is not None:
+            t = time.perf_counter()
+            narratives = run_narratives(data, technical, config, tools=narration,
+                                        persona_audiences=[p.audience for p in configured_personas(config)]
+                                        if config.personas.enabled else ())
+            technical.explanations += narratives.explanations
+            timings["narratives"] = time.perf_counter() - t
         if rater_obj is not None:
             t = time.perf_counter()
             ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
@@ -160,12 +172,16 @@ def evaluate(
     finally:
         if created:
             rater_obj.close()
+        if narration is not None:
+            narration.close()
 
     t = time.perf_counter()
     if config.recommendations.enabled:
+        told = ({"source": config.narratives.source, "summary": narrative_summary(narratives.table, config)}
+                if narratives is not None else None)
         recommendations = generate_recommendations(technical.metrics, ratings, config,
                                                    per_instance=technical.per_instance, warnings=warnings,
-                                                   rater_kind=rater_info.get("kind"))
+                                                   rater_kind=rater_info.get("kind"), narratives=told)
     else:
         recommendations = {"mode": "disabled", "stakeholders": {}, "warnings": warnings,
                            "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
@@ -180,12 +196,17 @@ def evaluate(
         technical=technical, ratings=ratings, persona_stats=stats, rater=rater_info, timings=timings,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     manifest["warnings"], manifest["sanity_checks"] = warnings, sanity
+    if narratives is not None:
+        manifest["narratives"] = narratives.stats
     result = EvaluationResult(run_id, name, config, technical, ratings, stats, recommendations, validation, manifest,
-                              warnings=warnings, sanity=sanity, data=data, model=model)
+                              warnings=warnings, sanity=sanity,
+                              narratives=narratives.table if narratives is not None else None, data=data, model=model)
     if save:
         progress(96, 100, "Saving the run")
         tables = {"technical_metrics": technical.metrics, "technical_metrics_long": technical.metrics_long,
-                  "instance_metrics": technical.per_instance, "persona_ratings": ratings}
+                  "instance_metrics": technical.per_instance, "persona_ratings": ratings,
+                  "narratives": narratives.table if narratives is not None else None,
+                  "narrative_extractions": narratives.extractions if narratives is not None else None}
         if technical.per_instance_unshared is not None and len(technical.per_instance_unshared):
             tables["instance_metrics_unshared"] = technical.per_instance_unshared
         result.output_path = save_run(outputs_root, name, manifest=manifest, tables=tables,

@@ -39,7 +39,8 @@ import pandas as pd
 
 from .config.schema import HexevalConfig
 from .errors import ConfigError
-from .explanation import Explanation
+from .explanation import NARRATIVE_METHOD, Explanation
+from .narratives.run import narrative_for
 from .paths import generic_personas_path, project_root
 from .personas import Persona, load_personas
 from .progress import report
@@ -128,6 +129,8 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
                           "evaluation.explainers.shap/lime/anchor/dice.")
     ids = _instance_ids(technical_result, data, settings.sample_instances)
     explanations = _gather(model, data, config, technical_result, ids, methods)
+    narratives = [e for e in getattr(technical_result, "explanations", None) or [] if e.method == NARRATIVE_METHOD]
+    methods = methods + [NARRATIVE_METHOD] * bool(narratives)  # written for each persona's audience
     cases = build_cases(model, data, config.domain, ids)
     labels = {m: method_label(m, show_method_names=settings.show_method_names) for m in methods}
 
@@ -136,7 +139,8 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
         for method in methods:
             for iid in ids:
                 for run in range(settings.runs_per_method):
-                    exp = explanations.get((method, iid))
+                    exp = (narrative_for(narratives, iid, persona.audience) if method == NARRATIVE_METHOD
+                           else explanations.get((method, iid)))
                     slots.append((persona, method, iid, run, exp))
                     if _showable(exp):
                         tasks.append(RatingTask(persona, cases[iid], exp, config.domain, labels[method], run))

@@ -26,6 +26,11 @@ How a recommendation is made (``docs/recommendations.md`` explains it for reader
    than the most faithful method's are eligible, and the one that relies on the fewest features
    (``num_important_features``) is recommended.
 7. **No signal, no advice.** With the warning ``model_has_no_signal`` nothing is recommended.
+8. **Narratives** retell their source attribution (``narratives.source``), so a narrative's technical
+   evidence per case is its source's fidelity; it is a candidate only when personas rated it and its
+   narrator passed the faithfulness checks (``narrative_summary``: every narrative's rank and sign
+   agreement above the thresholds, manipulated narratives caught). Otherwise it is excluded with the
+   reason; the faithfulness numbers are shown beside it.
 
 Output (JSON-serialisable; every float finite or ``None``)::
 
@@ -59,7 +64,7 @@ import numpy as np
 import pandas as pd
 
 from .config.schema import HexevalConfig
-from .explanation import BASELINE_METHOD, METHOD_FAMILY, NON_RECOMMENDABLE_FAMILIES
+from .explanation import BASELINE_METHOD, METHOD_FAMILY, NARRATIVE_METHOD, NON_RECOMMENDABLE_FAMILIES
 from .paired_stats import composite_difference, holm, mean_ci
 from .recommend_evidence import case_fidelity, case_parsimony, unit_ratings, usable_ratings
 from .recommendation_checks import baseline_comparison, constraint_findings, fidelity_summary
@@ -316,7 +321,8 @@ def _json_safe(obj):
 
 def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFrame | None, config=None, *,
                              per_instance: pd.DataFrame | None = None, warnings: list[dict] | None = None,
-                             rater_kind: str | None = None, excluded: dict[str, str] | None = None) -> dict:
+                             rater_kind: str | None = None, excluded: dict[str, str] | None = None,
+                             narratives: dict | None = None) -> dict:
     """Recommend an explanation method per stakeholder (persona role).
 
     Parameters
@@ -337,7 +343,9 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
     rater_kind : str, optional
         ``"simulated"`` marks persona evidence that cannot establish a clear lead.
     excluded : dict, optional
-        ``{method: reason}`` for methods excluded by an earlier stage (e.g. flagged narratives).
+        ``{method: reason}`` for methods excluded by an earlier stage.
+    narratives : dict, optional
+        ``{"source": method, "summary": narrative_summary(...)}`` when the run told narratives.
 
     Returns
     -------
@@ -366,6 +374,17 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
             notes.append(f"{m} has no technical metric values and is excluded from the recommendations.")
     fidelity, source = case_fidelity(per_instance)
     parsimony = case_parsimony(per_instance)
+    narrative_view = None
+    if narratives and narratives.get("summary"):
+        narrative_view, reason = _narrative_candidate(narratives, fidelity, ratings)
+        if reason:
+            excluded_methods.append({"method": NARRATIVE_METHOD, "reason": reason})
+            notes.append(f"{NARRATIVE_METHOD}: {reason}; it is excluded from the recommendations.")
+        elif narrative_view is not None:
+            fidelity[NARRATIVE_METHOD] = fidelity[narratives["source"]]
+            if narratives["source"] in parsimony.columns:
+                parsimony[NARRATIVE_METHOD] = parsimony[narratives["source"]]
+            candidates.append(NARRATIVE_METHOD)
     if source == "none":
         notes.append("No per-case metric values were available, so methods could not be compared case by case: "
                      "no lead is called clear and the random baseline comparison is not tested.")
@@ -375,6 +394,8 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
     if BASELINE_METHOD not in fidelity.columns:
         notes.append("This run has no random baseline, so no method could be checked against it.")
     technical_view = _technical(long, per_instance, fidelity, parsimony, candidates, cfg, paired=source != "none")
+    if narrative_view is not None and NARRATIVE_METHOD in technical_view:
+        technical_view[NARRATIVE_METHOD]["narrative"] = narrative_view
     blocked = next((w["message"] for w in warnings if w.get("code") == "model_has_no_signal"), None)
     rated = usable_ratings(ratings)
     for m in sorted(set(rated["method"]) - set(candidates) - {BASELINE_METHOD}):
@@ -412,6 +433,23 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         "excluded_methods": excluded_methods, "warnings": warnings, "technical": technical_view,
         "components": list(ALL_COMPONENTS), "stakeholders": stakeholders, "notes": notes,
     })
+
+
+def _narrative_candidate(narratives: dict, fidelity: pd.DataFrame, ratings) -> tuple[dict | None, str | None]:
+    """The narrators' faithfulness summary, and why the narrative cannot be a candidate (or ``None``)."""
+    summary, src = narratives["summary"], narratives.get("source", "SHAP")
+    view = {"source": src, "narrators": summary}
+    failing = {name: s["reason"] for name, s in summary.items() if not s.get("recommendable")}
+    if failing:
+        return view, "its narratives did not pass the faithfulness checks (" + "; ".join(
+            f"{name} narrator: {reason}" for name, reason in failing.items()) + ")"
+    if src not in getattr(fidelity, "columns", ()):
+        return view, f"its source ({src}) has no per-case fidelity to stand on"
+    rated = ratings is not None and len(ratings) and "explanation_type" in ratings.columns and \
+        ratings["explanation_type"].map(canonical_method).eq(NARRATIVE_METHOD).any()
+    if not rated:
+        return view, "no persona rated the narratives"
+    return view, None
 
 
 def _means_as_single_case(long: pd.DataFrame, methods) -> pd.DataFrame:

@@ -37,6 +37,8 @@ TABLES = {
     "instance_metrics": "instance_metrics.csv",
     "instance_metrics_unshared": "instance_metrics_unshared.csv",
     "persona_ratings": "persona_ratings.csv",
+    "narratives": "narratives.csv",
+    "narrative_extractions": "narrative_extractions.csv",
 }
 
 
@@ -68,6 +70,8 @@ class RunData:
     persona_ratings: pd.DataFrame | None
     recommendations: dict
     explanations: list[dict] = field(default_factory=list)
+    narratives: pd.DataFrame | None = None  # narratives.csv (None when the run made none)
+    narrative_extractions: pd.DataFrame | None = None
 
     @property
     def run_id(self) -> str:
@@ -260,7 +264,17 @@ def load_run(run_dir) -> RunData:
     return RunData(run_dir, manifest, tables["technical_metrics"],
                    tables["technical_metrics_long"] if tables["technical_metrics_long"] is not None else pd.DataFrame(),
                    tables["instance_metrics"] if tables["instance_metrics"] is not None else pd.DataFrame(),
-                   ratings, recommendations, explanations)
+                   ratings, recommendations, explanations, _text_columns(tables["narratives"]),
+                   _text_columns(tables["narrative_extractions"]))
+
+
+def _text_columns(table: pd.DataFrame | None) -> pd.DataFrame | None:
+    """Empty text cells of a narratives table read back as "" (not NaN)."""
+    if table is not None:
+        for col in ("text", "flag_reason", "error", "hallucinated_features", "stated_value", "true_value"):
+            if col in table:
+                table[col] = table[col].fillna("").astype(str)
+    return table
 
 
 def delete_run(run_dir, root=None) -> None:

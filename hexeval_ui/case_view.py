@@ -13,6 +13,7 @@ from hexeval_engine.explanation import METHODS
 
 from .case_data import CaseDataUnavailable, case_values
 from .components import section
+from .narrative_view import render_case_narratives
 from .run_summary import has_ratings, is_simulated
 
 ALL_PERSONAS = "All personas"
@@ -49,6 +50,7 @@ def render_case_explorer(run) -> None:
     for col, method in zip(cols, [m for m in METHODS if m in by_case[iid]]):
         with col.container(border=True):
             _explanation(by_case[iid][method], _case_ratings(run, iid, method, persona), is_simulated(run))
+    render_case_narratives(run, iid)
 
 
 def _feature_values(run, iid: int) -> None:

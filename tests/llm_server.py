@@ -79,10 +79,14 @@ class FakeLLMServer:
         Seconds every request waits before answering.
     reject_response_format : bool
         Answer HTTP 400 to requests that carry ``response_format``.
+    responder : callable, optional
+        ``responder(body, text) -> dict``: the JSON answer to send instead of a rating (for tests of
+        other LLM tasks, e.g. narratives); scripted behaviours still apply.
     """
 
-    def __init__(self, *, latency: float = 0.0, reject_response_format: bool = False):
+    def __init__(self, *, latency: float = 0.0, reject_response_format: bool = False, responder=None):
         self.latency = latency
+        self.responder = responder
         self.reject_response_format = reject_response_format
         self.behaviours: list[Behaviour] = []
         self.requests: list[RecordedRequest] = []
@@ -186,7 +190,7 @@ def _handler_for(server: FakeLLMServer):
 
         def _answer(self, body, text, b: Behaviour | None):
             structured = (body.get("response_format") or {}).get("type") == "json_schema"
-            rating = deterministic_rating(text)
+            rating = deterministic_rating(text) if server.responder is None else server.responder(body, text)
             if b is not None and b.action == "status":
                 message = b.message.format(status=b.status, authorization=self.headers.get("authorization", ""))
                 return self._json(b.status, {"error": {"message": message}}, b.headers)

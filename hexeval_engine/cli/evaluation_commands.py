@@ -24,6 +24,11 @@ def register(sub, add_inputs) -> None:
     p.add_argument("--personas", metavar="FILE", help="persona YAML (default: the config's personas.file; for your "
                    "own model without one: the generic personas, configs/generic/personas.yaml)")
     p.add_argument("--no-personas", action="store_true", help="technical evaluation only")
+    p.add_argument("--narratives", action=argparse.BooleanOptionalAction, default=None,
+                   help="also tell the source attributions as narratives, checked for faithfulness (default: from "
+                        "the config, narratives.enabled)")
+    p.add_argument("--narrator", choices=["simulated", "openai"],
+                   help="who writes the narratives: the built-in template or an LLM (default: from the config)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
     p.set_defaults(func=evaluate_cmd)
 
@@ -74,6 +79,10 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
         personas["llm_model"] = args.llm_model
     if args.llm_base_url:
         personas["base_url"] = args.llm_base_url
+    if args.narratives is not None:
+        overrides.setdefault("narratives", {})["enabled"] = args.narratives
+    if args.narrator:
+        overrides.setdefault("narratives", {})["narrator"] = args.narrator
     bar = _ProgressBar(disabled=args.quiet)
     try:
         result = evaluate(args.model, args.data, args.target, args.config, args.output, overrides,

@@ -156,6 +156,25 @@ class Personas(Section):
     cache: bool = True
 
 
+class Narratives(Section):
+    """Explanations told as a story, checked for faithfulness (``docs/narratives.md``)."""
+
+    enabled: bool = False
+    narrator: Literal["simulated", "openai"] = "simulated"
+    extractor: Literal["auto", "offline", "openai"] = "auto"
+    source: Literal["SHAP", "LIME"] = "SHAP"
+    top_n: int = Field(5, ge=1, le=20)
+    audience: Literal["personas", "lay", "professional", "both"] = "personas"
+    sample_instances: int | None = Field(None, ge=1, le=1000,
+                                         description="cases to narrate; null: the cases the personas rate")
+    min_rank_agreement: float = Field(0.8, ge=0, le=1)
+    min_sign_agreement: float = Field(1.0, ge=0, le=1)
+    manipulation_check: bool = True
+    llm_model: str | None = Field(None, description="null: personas.llm_model")
+    base_url: str | None = Field(None, description="null: personas.base_url")
+    temperature: float = Field(0.2, ge=0, le=2)
+
+
 class Output(Section):
     dir: str = "outputs"
     export_formats: list[Literal["csv", "json"]] = Field(default_factory=lambda: ["csv", "json"])
@@ -185,6 +204,7 @@ class HexevalConfig(Section):
     data: DataSettings = Field(default_factory=DataSettings)
     evaluation: Evaluation = Field(default_factory=Evaluation)
     personas: Personas = Field(default_factory=Personas)
+    narratives: Narratives = Field(default_factory=Narratives)
     output: Output = Field(default_factory=Output)
     recommendations: Recommendations = Field(default_factory=Recommendations)
     source: str | None = Field(None, description="file the config was read from (set by load_config)")

@@ -102,7 +102,8 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
 
 
 def _attribution(explanation, case, text, top_k, n_features, common) -> ExplanationProperties:
-    attributions = explanation.attributions or {}
+    # a narrative tells its source's top attributions (it earns no attributions of its own)
+    attributions = explanation.attributions or explanation.extra.get("source_attributions") or {}
     ranked = sorted(attributions.items(), key=lambda kv: -abs(kv[1]))
     lowered = text.lower()
     shown = [(f, v) for f, v in ranked if _mentions(lowered, f, case.description_of(f))]

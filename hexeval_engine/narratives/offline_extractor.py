@@ -1,0 +1,162 @@
+"""The offline extractor: read back which features a narrative names, with rank, direction and value.
+
+No LLM. It finds feature names (full description, short label or column name; longest match
+wins), splits the text into sentences and clauses, and for each feature's first mention reads
+
+* the **rank** from an ordinal phrase before it in its clause ("the second most important",
+  "3.", "most important"), else right after it ("your age, the second most important factor"),
+  else from the order of first mentions;
+* the **sign** from a direction phrase of :mod:`~hexeval_engine.narratives.cues` in its clause,
+  else in the neighbouring clause of the same sentence ("Pointing the other way: A; B.");
+* the **value** stated after it and before the next feature: one of the feature's category
+  labels, or the first number.
+
+It reads the template narrator exactly and hand-written narratives that name features and state
+directions relative to the prediction; ``tests/test_narratives_extract.py`` holds the examples.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .cues import direction, rank_cue
+from .facts import NarrativeFacts
+from .results import Extraction, Mention
+from .wording import feature_names_for_matching
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
+_LIST_MARKER = re.compile(r"^\s*#?\d{1,2}[.)]$")
+_NUMBER = re.compile(r"[-+−]?\$?\d[\d,]*(?:\.\d+)?%?")
+_CONJUNCTION = re.compile(r"(?<![a-z])(?:and|while|whereas|but)(?![a-z])", re.I)
+_BOUND_L, _BOUND_R = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
+
+
+class OfflineExtractor:
+    """Extract mentions from narratives without an LLM."""
+
+    name = "offline"
+
+    def __init__(self, categories: dict[str, list[str]] | None = None):
+        self.categories = categories or {}  # feature -> labels of its categories (for stated values)
+
+    def extract_many(self, texts: list[str], facts: list[NarrativeFacts], on_progress=None) -> list[Extraction]:
+        out = []
+        for i, (text, f) in enumerate(zip(texts, facts), start=1):
+            out.append(self.extract(text, f))
+            if on_progress:
+                on_progress(i, len(texts), f"Narrative of case {f.instance_id} read back")
+        return out
+
+    def extract(self, text: str, facts: NarrativeFacts) -> Extraction:
+        mentions = extract_mentions(text, facts, self.categories)
+        return Extraction(tuple(mentions), extractor=self.name)
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+def extract_mentions(text: str, facts: NarrativeFacts, categories: dict[str, list[str]]) -> list[Mention]:
+    """The features ``text`` names, in order of first mention, with rank, sign and stated value."""
+    found: dict[str, dict] = {}
+    order = 0
+    for sentence in _sentences(text):
+        clauses = [c for c in re.split(r";", sentence)]
+        clause_signs = [direction(_masked(c, facts).lower()) for c in clauses]
+        for ci, clause in enumerate(clauses):
+            spans = _spans(clause, facts)
+            for k, (start, end, feature) in enumerate(spans):
+                seg_end = spans[k + 1][0] if k + 1 < len(spans) else len(clause)
+                before = clause[spans[k - 1][1] if k else 0:start]
+                after = clause[end:seg_end]
+                value = _stated_value(after, feature, categories)
+                sign = _sign_for(clauses, clause_signs, ci, clause, spans, k, facts)
+                item = found.get(feature)
+                if item is None:
+                    own_before = _after_conjunction(before) if k else before
+                    cue = rank_cue(own_before.lower())
+                    if cue is None:  # "your age (54), the second most important factor"
+                        cue = rank_cue(_before_conjunction(_masked(after, facts)).lower(), first=True)
+                    found[feature] = {"rank": cue if cue is not None else order, "sign": sign, "value": value,
+                                      "order": order}
+                    order += 1
+                else:
+                    item["sign"] = item["sign"] if item["sign"] is not None else sign
+                    item["value"] = item["value"] if item["value"] is not None else value
+    return [Mention(f, d["rank"], d["sign"], d["value"]) for f, d in sorted(found.items(), key=lambda kv: kv[1]["order"])]
+
+
+def _before_conjunction(segment: str) -> str:
+    """The part of the text after a mention that still describes it (up to "and", "while", "but" ...)."""
+    m = _CONJUNCTION.search(segment)
+    return segment[:m.start()] if m else segment
+
+
+def _after_conjunction(segment: str) -> str:
+    """The part of the text between two mentions that introduces the second one."""
+    m = _CONJUNCTION.search(segment)
+    return segment[m.end():] if m else segment
+
+
+def _sentences(text: str) -> list[str]:
+    pieces = [p for p in _SENTENCE_END.split(text or "") if p.strip()]
+    merged: list[str] = []
+    for p in pieces:
+        if merged and _LIST_MARKER.match(merged[-1]):
+            merged[-1] = f"{merged[-1]} {p}"
+        else:
+            merged.append(p)
+    return merged
+
+
+def _spans(clause: str, facts: NarrativeFacts) -> list[tuple[int, int, str]]:
+    """Non-overlapping (start, end, feature) mentions in ``clause``; longer names win."""
+    candidates = []
+    for feature in facts.features:
+        for name in feature_names_for_matching(feature, facts.domain):
+            for m in re.finditer(_BOUND_L + re.escape(name) + _BOUND_R, clause, flags=re.I):
+                candidates.append((m.start(), m.end(), feature))
+    candidates.sort(key=lambda c: (-(c[1] - c[0]), c[0]))
+    taken: list[tuple[int, int, str]] = []
+    for c in candidates:
+        if all(c[1] <= t[0] or c[0] >= t[1] for t in taken):
+            taken.append(c)
+    return sorted(taken)
+
+
+def _masked(clause: str, facts: NarrativeFacts) -> str:
+    """The clause with feature names blanked (a description may contain a direction word)."""
+    out = clause
+    for start, end, _ in reversed(_spans(clause, facts)):
+        out = out[:start] + " " * (end - start) + out[end:]
+    return out
+
+
+def _sign_for(clauses, clause_signs, ci, clause, spans, k, facts) -> int | None:
+    """Direction of the k-th mention: a phrase after it (before the next mention) in its clause, else the
+    clause's own phrase, else the previous then the next clause of the sentence."""
+    seg_end = spans[k + 1][0] if k + 1 < len(spans) else len(clause)
+    own = direction(_masked(clause[spans[k][1]:seg_end], facts).lower())
+    if own is not None:
+        return own
+    if clause_signs[ci] is not None:
+        return clause_signs[ci]
+    for j in list(range(ci - 1, -1, -1)) + list(range(ci + 1, len(clauses))):
+        if clause_signs[j] is not None:
+            return clause_signs[j]
+    return None
+
+
+def _stated_value(segment: str, feature: str, categories: dict[str, list[str]]) -> str | None:
+    labels = sorted(categories.get(feature, []), key=len, reverse=True)
+    hits = []
+    for label in labels:
+        flags = 0 if len(label) <= 2 else re.I
+        m = re.search(_BOUND_L + re.escape(label) + _BOUND_R, segment, flags=flags)
+        if m:
+            hits.append((m.start(), -len(label), label))
+    if hits:
+        return min(hits)[2]
+    if re.search(_BOUND_L + "missing" + _BOUND_R, segment, flags=re.I):
+        return "missing"
+    m = _NUMBER.search(segment)
+    return m.group(0) if m else None

@@ -1,0 +1,69 @@
+"""Which narrator and extractor a config asks for (built early, so a missing key fails before any work)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..config.schema import HexevalConfig
+from ..errors import ConfigError
+from ..paths import configured_outputs_root
+from .offline_extractor import OfflineExtractor
+from .template import TemplateNarrator
+
+
+@dataclass
+class NarrativeTools:
+    narrator: object  # TemplateNarrator | LLMNarrator
+    extractor: object  # OfflineExtractor | LLMExtractor
+
+    def close(self) -> None:
+        self.narrator.close()
+        if self.extractor is not self.narrator:
+            self.extractor.close()
+
+
+def check_narratives_config(config: HexevalConfig) -> None:
+    """``ConfigError`` when narratives are on but their source method is switched off."""
+    n = config.narratives
+    if n.enabled and n.source not in config.evaluation.explainers.enabled_methods():
+        raise ConfigError(f"narratives.source is {n.source}, but {n.source} is switched off "
+                          f"(evaluation.explainers.{n.source.lower()}.enabled: false). Enable it, set "
+                          "narratives.source to an enabled attribution method (SHAP or LIME), or turn narratives "
+                          "off (narratives.enabled: false; --no-narratives).")
+
+
+def narrative_tools(config: HexevalConfig, data=None, *, api_key: str | None = None, cache_dir=None) -> NarrativeTools:
+    """The narrator and extractor of ``config.narratives``.
+
+    The LLM ones use the persona rater's connection settings (model and server unless
+    ``narratives.llm_model``/``base_url`` override them; timeout, retries, concurrency and the
+    answer cache in ``cache_dir``, default the outputs folder). ``data`` supplies the category
+    labels the offline extractor recognises as stated values.
+
+    Raises
+    ------
+    ConfigError
+        The source method is switched off.
+    LLMError
+        An LLM is asked for but no API key is configured for the official endpoint.
+    """
+    check_narratives_config(config)
+    n, p = config.narratives, config.personas
+    categories = {}
+    if data is not None:
+        categories = {f: [data.coder.label(f, v) for v in values] for f, values in data.coder.categories.items()}
+    offline = OfflineExtractor(categories)
+    use_llm_extractor = n.extractor == "openai" or (n.extractor == "auto" and n.narrator == "openai")
+    if n.narrator == "simulated" and not use_llm_extractor:
+        return NarrativeTools(TemplateNarrator(), offline)
+    from .llm import LLMExtractor, LLMNarrator
+    from .llm_client import ChatClient
+
+    folder = Path(cache_dir) if cache_dir is not None else configured_outputs_root(config.output.dir)
+    client = ChatClient(model=n.llm_model or p.llm_model, base_url=n.base_url or p.base_url, api_key=api_key,
+                        concurrency=p.concurrency, timeout=p.timeout_seconds, max_retries=p.max_retries,
+                        cache_path=folder if p.cache else None)
+    narrator = LLMNarrator(client, temperature=n.temperature) if n.narrator == "openai" else TemplateNarrator()
+    extractor = LLMExtractor(client) if use_llm_extractor else offline
+    return NarrativeTools(narrator, extractor)
