@@ -16,6 +16,7 @@ from .simulated_formulas import UNKNOWN, faithfulness, priorities, scope
 from .wording import count, decision_noun, decision_phrase, feature_label, listing
 
 _BASE = ("interpretability", "completeness", "actionability", "trust")
+_FAITHFUL = 0.7  # from here on a comment calls the content faithful to the model
 _VERDICT = {1: "hardly helps me", 2: "helps me little", 3: "helps me somewhat", 4: "helps me", 5: "helps me a lot"}
 
 
@@ -56,7 +57,7 @@ def _pos_completeness(task, p: ExplanationProperties) -> str:
     noun = decision_noun(task.domain)
     speaks = (f"It speaks to {count(len(p.features), 'characteristic')} of this {noun} "
               f"({_characteristics(task, p)})")
-    if p.fidelity is None:
+    if p.fidelity is None or faithfulness(p) < _FAITHFUL:
         return speaks + "."
     return f"{speaks}, and checked against the model it reflects what drove the prediction ({_faithfulness_note(p)})."
 
@@ -70,6 +71,9 @@ def _pos_actionability(task, p: ExplanationProperties) -> str:
 def _pos_trust(task, p: ExplanationProperties) -> str:
     if p.fidelity is None:
         return "I am inclined to rely on it, although how faithful it is to the model was not measured."
+    if faithfulness(p) < _FAITHFUL:
+        return (f"I am inclined to rely on it, although checked against the model it reflects what drove the "
+                f"prediction only in part ({_faithfulness_note(p)}).")
     return (f"Checked against the model, what it shows really drives this prediction "
             f"({_faithfulness_note(p)}), which I find credible.")
 
@@ -117,7 +121,7 @@ def _neg_trust(task, p: ExplanationProperties) -> str:
     wary = ", and I am wary of automated judgements" if task.persona.level("ai_comfort") <= 0.25 else ""
     if p.fidelity is None:
         return f"Nothing tells me how faithful it is to the model{wary}."
-    if faithfulness(p) >= 0.75:
+    if faithfulness(p) >= _FAITHFUL:
         return f"Even though it reflects the model well ({_faithfulness_note(p)}), I hold back{wary}."
     return (f"Checked against the model, what it shows only partly reflects what drove the prediction "
             f"({_faithfulness_note(p)}){wary}.")
