@@ -364,7 +364,7 @@ def _instance_metrics(technical_result) -> dict[tuple[str, int], dict[str, float
 
 
 def _with_metrics(exp: Explanation, metrics: dict | None) -> Explanation:
-    """A copy of ``exp`` carrying its per-instance metric values in ``extra["metrics"]`` (the original is not changed)."""
+    """A copy of ``exp`` with its per-instance metric values in ``extra["metrics"]`` (``exp`` is not changed)."""
     if not metrics:
         return exp
     return replace(exp, extra={**exp.extra, "metrics": dict(metrics)})

@@ -93,12 +93,13 @@ def _estimate(personas_on: bool, plan: dict, instances: int, rater: RaterChoice)
     else:
         st.markdown(f"{formula}, made offline by the simulated rater (no LLM calls).")
     if plan["cases"] < instances:
-        st.caption(f"Only {_count(plan['cases'], 'case')} will be explained by every method (Anchor and DiCE explain "
-                   f"at most their “Max instances”), so each persona rates {plan['cases']} per method, not {instances}.")
+        st.caption(f"Only {_count(plan['cases'], 'case')} will be explained by every method (Anchor and DiCE "
+                   f"explain at most their “Max instances”), so each persona rates {plan['cases']} per method, "
+                   f"not {instances}.")
     if plan["cases"] < MIN_CASES_PER_CELL:
         st.warning(f"Each persona rates {_count(plan['cases'], 'case')} per method: fewer than {MIN_CASES_PER_CELL} "
-                   "makes the persona intervals too wide to tell methods apart. Raise “Instances per persona” and the "
-                   "Anchor and DiCE “Max instances” to at least 8.", icon=":material/warning:")
+                   "makes the persona intervals too wide to tell methods apart. Raise “Instances per persona” and "
+                   "the Anchor and DiCE “Max instances” to at least 8.", icon=":material/warning:")
 
 
 def _count(n: int, noun: str) -> str:

@@ -25,7 +25,7 @@ JARGON = ("shap", "shapley", "lime", "attribution", "log-odds", "logit", "coeffi
 FIDELITY_METRIC = "fidelity_combined"
 """Per-instance faithfulness of the explanation's importance vector (same computation for every method)."""
 PLAUSIBILITY_METRICS = ("counterfactual_plausible", "counterfactual_in_range")
-"""Per-instance plausibility of proposed changes, first one present wins (see the docs for why in_range is a fallback)."""
+"""Per-instance plausibility of proposed changes; the first one present wins (in_range is the fallback)."""
 
 _NUMBER = re.compile(r"(?<![A-Za-z_])[-+]?\d+(?:[.,]\d+)*%?")
 

@@ -15,7 +15,7 @@ from .base import Case
 
 
 def feature_label(feature: str, case: Case) -> str:
-    """The feature's description from the use case, or its column name made readable (``loan_grade`` -> ``loan grade``)."""
+    """The use case's description of ``feature``, or its column name made readable (``loan_grade``: ``loan grade``)."""
     description = case.description_of(feature)
     if description and description != feature:
         return description
