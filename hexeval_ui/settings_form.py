@@ -97,9 +97,9 @@ def _estimate(personas_on: bool, plan: dict, instances: int, rater: RaterChoice)
                    f"explain at most their “Max instances”), so each persona rates {plan['cases']} per method, "
                    f"not {instances}.")
     if plan["cases"] < MIN_CASES_PER_CELL:
-        st.warning(f"Each persona rates {_count(plan['cases'], 'case')} per method: fewer than {MIN_CASES_PER_CELL} "
-                   "makes the persona intervals too wide to tell methods apart. Raise “Instances per persona” and "
-                   "the Anchor and DiCE “Max instances” to at least 8.", icon=":material/warning:")
+        st.caption(f":material/warning: Each persona rates {_count(plan['cases'], 'case')} per method: fewer than "
+                   f"{MIN_CASES_PER_CELL} makes the persona intervals too wide to tell methods apart. Raise “Instances "
+                   "per persona” and the Anchor and DiCE “Max instances” to at least 8.")
 
 
 def _count(n: int, noun: str) -> str:
