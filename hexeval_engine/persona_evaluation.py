@@ -5,12 +5,12 @@ rating (personas × methods × instances × runs) with these columns:
 
 =====================  ===================================================================
 persona_name, persona_role   who rated
-explanation_type       canonical method: SHAP, LIME, Anchor, DiCE
-instance_index         row of ``data.X_test`` that was explained
+explanation_type       canonical method: SHAP, LIME, Anchor, DiCE, and Random (the baseline) when rated
+instance_index         row of ``data.X_test`` that was explained (a case of the technical stage's shared set)
 run                    1 … ``personas.runs_per_method``
 interpretability … decision_support   six scores, integers 1-5 (float column; NaN when failed)
 comment                the persona's 2-3 sentences ("" when failed)
-rater, model           ``"simulated"``/``"simulated-v1"`` or ``"openai"``/the LLM model
+rater, model           ``"simulated"``/``"simulated-v2"`` or ``"openai"``/the LLM model
 status, error          ``"ok"``/``"failed"`` and the reason of a failure ("" when ok)
 latency_s              seconds spent on the rating (retries included)
 explanation_text       the exact text the persona read ("" when the explanation failed)
@@ -24,14 +24,21 @@ Run statistics are attached as ``ratings.attrs["stats"]``, a JSON-serialisable d
 prompt/completion tokens), ``calls_made`` (ratings that sent a request), ``http_requests``
 (retries included), ``retries``, ``cached``, ``failed``, ``tokens_used`` (spent in this run),
 ``wall_seconds``, ``label_map`` and, when ``runs_per_method > 1``, ``agreement`` (per dimension:
-groups, mean_abs_diff, share_identical). ``attrs`` survive copies and slicing but not every
-pandas operation: read them from the returned frame (or call :func:`persona_stats`).
+groups, mean_abs_diff, share_identical), ``instances_requested``, ``case_source`` and ``notes``.
+``attrs`` survive copies and slicing but not every pandas operation: read them from the returned
+frame (or call :func:`persona_stats`).
+
+Which cases are rated: the first ``personas.sample_instances`` of the technical stage's shared set
+(``technical_result.shared_instance_ids``; without it, the cases every rated method explained), so
+ratings pair with the technical metrics case by case. Each rated explanation carries that method's
+per-instance metric values for the case in ``extra["metrics"]`` (from ``technical_result.per_instance``)
+for raters that use them. :func:`per_case_ratings` averages ``runs_per_method`` repeats per case.
 """
 
 from __future__ import annotations
 
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +46,7 @@ import pandas as pd
 
 from .config.schema import HexevalConfig
 from .errors import ConfigError
-from .explanation import NARRATIVE_METHOD, Explanation
+from .explanation import BASELINE_METHOD, NARRATIVE_METHOD, Explanation
 from .narratives.run import narrative_for
 from .paths import generic_personas_path, project_root
 from .personas import Persona, load_personas
@@ -48,7 +55,9 @@ from .raters.agreement import rating_agreement
 from .raters.base import DIMENSIONS, Rater, Rating, RatingTask
 from .raters.case import build_cases
 from .raters.prompt import COMPLETION_TOKENS_ESTIMATE, method_label, system_prompt
+from .raters.wording import count
 
+CASE_KEYS = ["persona_name", "persona_role", "explanation_type", "instance_index"]
 COLUMNS = ["persona_name", "persona_role", "explanation_type", "instance_index", "run", *DIMENSIONS, "comment",
            "rater", "model", "status", "error", "latency_s", "explanation_text", "label_shown", "cached",
            "prompt_tokens", "completion_tokens"]
@@ -81,6 +90,9 @@ class PersonaRunStats:
     label_map: dict
     show_method_names: bool
     agreement: dict = field(default_factory=dict)
+    instances_requested: int = 0
+    case_source: str = ""
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -98,12 +110,15 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
         Raw test rows; ``instance_index`` refers to ``data.X_test``.
     technical_result : object or None
         Anything with ``.explanations`` (list of Explanation) and ``.instance_ids`` (the technical
-        sample). The first ``personas.sample_instances`` ids are rated; their explanations are
-        reused and those missing are generated with ``hexeval_engine.explainers.explain_instances``.
-        ``None``: the first rows of ``data.X_test`` are used and all explanations generated.
+        sample); optionally ``.shared_instance_ids`` and ``.per_instance`` (``method, instance_id,
+        metric, value``). The first ``personas.sample_instances`` cases of the shared set
+        (:func:`shared_case_ids`) are rated; their explanations are reused, with their metric values
+        attached, and any missing one is generated with ``hexeval_engine.explainers.explain_instances``
+        (without metrics). ``None``: the first rows of ``data.X_test`` are used and all explanations
+        generated.
     config : HexevalConfig
-        ``personas`` (file, include, runs, instances, show_method_names), ``domain`` and the
-        enabled explainers.
+        ``personas`` (file, include, runs, instances, show_method_names, include_baseline),
+        ``domain`` and the enabled explainers.
     rater : Rater
         From :func:`hexeval_engine.raters.make_rater`.
     on_progress : callable, optional
@@ -123,13 +138,21 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
     progress = report(on_progress)
     settings = config.personas
     personas = configured_personas(config)
-    methods = config.evaluation.explainers.enabled_methods()
+    methods = rated_methods(config, technical_result)
     if not methods:
         raise ConfigError("No explainer is enabled, so personas have nothing to rate. Enable at least one of "
                           "evaluation.explainers.shap/lime/anchor/dice.")
-    ids = _instance_ids(technical_result, data, settings.sample_instances)
-    explanations = _gather(model, data, config, technical_result, ids, methods)
+    pool, source = shared_case_ids(technical_result, methods)
+    if not pool:
+        pool, source = list(range(len(data.X_test))), "first test rows (no technical sample was given)"
+    ids = pool[:settings.sample_instances]
+    notes = _case_notes(len(ids), settings.sample_instances, source)
+    metrics = _instance_metrics(technical_result)
+    explanations = {key: _with_metrics(exp, metrics.get(key))
+                    for key, exp in _gather(model, data, config, technical_result, ids, methods).items()}
     narratives = [e for e in getattr(technical_result, "explanations", None) or [] if e.method == NARRATIVE_METHOD]
+    narratives = [_with_metrics(e, metrics.get((e.extra.get("source_method", config.narratives.source), e.instance_id)))
+                  for e in narratives]  # a narrative retells its source: the source's measured faithfulness
     methods = methods + [NARRATIVE_METHOD] * bool(narratives)  # written for each persona's audience
     cases = build_cases(model, data, config.domain, ids)
     labels = {m: method_label(m, show_method_names=settings.show_method_names) for m in methods}
@@ -157,31 +180,121 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
         table[dim] = table[dim].astype(float)
     stats = _stats(table, ratings, rater, personas, methods, ids, settings, estimate.to_dict(), labels,
                    time.perf_counter() - started)
+    stats.case_source, stats.notes = source, notes
     table.attrs["stats"] = stats.to_dict()
     return table
 
 
-def estimate_persona_evaluation(config: HexevalConfig) -> dict:
-    """A rough plan before anything runs (no data, model or explanations needed).
+MIN_CASES_PER_CELL = 8
+"""Rated cases each persona × method cell needs for an interval that means something (issue 9)."""
 
-    Returns ``{"ratings", "calls", "prompt_tokens", "completion_tokens", "tokens"}``: ratings =
-    personas × enabled methods × ``sample_instances`` × ``runs_per_method``; calls = ratings for
-    the ``openai`` rater (0 for ``simulated``; the response cache may answer some). Tokens are
-    exact for each persona's system prompt and approximate for the case and explanation
-    (``_USER_CHARS`` characters). The LLM rater's exact pre-run figure is ``attrs["stats"]["estimate"]``.
+
+def estimate_persona_evaluation(config: HexevalConfig) -> dict:
+    """A plan before anything runs (no data, model or explanations needed).
+
+    Returns the keys of :func:`persona_plan` for the configured personas, plus tokens:
+    ``{"personas", "methods", "cases", "runs", "ratings_per_cell", "ratings", "calls",
+    "prompt_tokens", "completion_tokens", "tokens"}``. ratings = personas × rated methods × cases ×
+    ``runs_per_method``; calls = ratings for the ``openai`` rater (0 for ``simulated``; the response
+    cache may answer some). Tokens are exact for each persona's system prompt and approximate for the
+    case and explanation (``_USER_CHARS`` characters). The LLM rater's exact pre-run figure is
+    ``attrs["stats"]["estimate"]``.
     """
-    settings = config.personas
     personas = configured_personas(config)
-    methods = config.evaluation.explainers.enabled_methods()
-    per_persona = settings.sample_instances * settings.runs_per_method * len(methods)
-    ratings = len(personas) * per_persona
-    if settings.rater != "openai":
-        return {"ratings": ratings, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "tokens": 0}
+    plan = persona_plan(config, n_personas=len(personas))
+    if config.personas.rater != "openai":
+        return {**plan, "prompt_tokens": 0, "completion_tokens": 0, "tokens": 0}
+    per_persona = plan["cases"] * plan["runs"] * len(plan["methods"])
     user_chars = _USER_CHARS + 45 * max(1, len(config.domain.feature_descriptions))
     prompt = sum(per_persona * (len(system_prompt(p, config.domain)) + user_chars) // 4 for p in personas)
-    completion = ratings * COMPLETION_TOKENS_ESTIMATE
-    return {"ratings": ratings, "calls": ratings, "prompt_tokens": prompt, "completion_tokens": completion,
-            "tokens": prompt + completion}
+    completion = plan["ratings"] * COMPLETION_TOKENS_ESTIMATE
+    return {**plan, "prompt_tokens": prompt, "completion_tokens": completion, "tokens": prompt + completion}
+
+
+def persona_plan(config: HexevalConfig, *, n_personas: int) -> dict:
+    """How many ratings and LLM calls ``config`` implies for ``n_personas`` personas.
+
+    Returns
+    -------
+    dict
+        ``personas``; ``methods`` (the enabled explainers, then ``Random`` when
+        ``personas.include_baseline``: the technical stage measures that baseline on every run);
+        ``cases`` (cases rated per persona × method: ``personas.sample_instances``, capped by the
+        cases every method explains — ``evaluation.sample_size`` and the Anchor/DiCE
+        ``max_instances``); ``runs``; ``ratings_per_cell`` (cases × runs); ``ratings``; ``calls``
+        (= ratings for the ``openai`` rater, 0 for ``simulated``).
+    """
+    settings = config.personas
+    methods = config.evaluation.explainers.enabled_methods()
+    if methods and settings.include_baseline:
+        methods = [*methods, BASELINE_METHOD]
+    cases = min(settings.sample_instances, shared_case_cap(config))
+    ratings = n_personas * len(methods) * cases * settings.runs_per_method
+    return {"personas": n_personas, "methods": methods, "cases": cases, "runs": settings.runs_per_method,
+            "ratings_per_cell": cases * settings.runs_per_method, "ratings": ratings,
+            "calls": ratings if settings.rater == "openai" else 0}
+
+
+def shared_case_cap(config: HexevalConfig) -> int:
+    """Cases every enabled method explains: the sample size, capped by Anchor's and DiCE's ``max_instances``."""
+    ex = config.evaluation.explainers
+    caps = [config.evaluation.sample_size]
+    caps += [ex.settings_for(m).max_instances for m in ("Anchor", "DiCE") if ex.settings_for(m).enabled]
+    return min(caps)
+
+
+def rated_methods(config: HexevalConfig, technical_result=None) -> list[str]:
+    """The methods personas rate: the enabled explainers, then the ``Random`` baseline when
+    ``personas.include_baseline`` and the technical stage produced Random explanations."""
+    methods = config.evaluation.explainers.enabled_methods()
+    produced = {e.method for e in getattr(technical_result, "explanations", None) or []}
+    if methods and config.personas.include_baseline and BASELINE_METHOD in produced:
+        methods = [*methods, BASELINE_METHOD]
+    return methods
+
+
+def shared_case_ids(technical_result, methods: list[str]) -> tuple[list[int], str]:
+    """The cases personas may rate, in sample order, and where they come from.
+
+    ``technical_result.shared_instance_ids`` when the technical stage exposes it; otherwise the
+    cases every method in ``methods`` explained successfully (methods with no successful
+    explanation at all are left out of the intersection: their ratings are recorded as failures);
+    otherwise (no explanations) the technical sample. ``([], "")`` without a technical result.
+    """
+    if technical_result is None:
+        return [], ""
+    shared = getattr(technical_result, "shared_instance_ids", None)
+    if shared:
+        return [int(i) for i in shared], "the technical stage's shared cases"
+    sample = [int(i) for i in getattr(technical_result, "instance_ids", None) or []]
+    explained: dict[str, set[int]] = {}
+    for exp in getattr(technical_result, "explanations", None) or []:
+        if exp.method in methods and exp.ok:
+            explained.setdefault(exp.method, set()).add(int(exp.instance_id))
+    if not explained:
+        return sample, "the technical sample"
+    common = set.intersection(*explained.values())
+    order = sample + sorted(common - set(sample))
+    return [i for i in order if i in common], "the cases every method explained"
+
+
+def per_case_ratings(ratings: pd.DataFrame) -> pd.DataFrame:
+    """One row per persona × method × case, each dimension averaged over that case's successful runs.
+
+    ``runs_per_method`` repeats are averaged here, before any pairing of methods over cases.
+    Columns: ``persona_name, persona_role, explanation_type, instance_index``, the six dimensions
+    (mean of the ``ok`` runs; NaN when every run of the case failed), ``n_ratings`` (ok runs) and
+    ``n_failed``. Rows keep the ratings table's order. Pair methods only over rows with
+    ``n_ratings > 0``.
+    """
+    table = ratings.assign(_ok=ratings["status"].eq("ok"))
+    groups = table.groupby(CASE_KEYS, sort=False)
+    means = table[table["_ok"]].groupby(CASE_KEYS, sort=False)[list(DIMENSIONS)].mean()
+    counts = groups["_ok"].agg(n_ratings="sum", n_all="size")
+    out = counts.join(means, how="left").reset_index()
+    out["n_ratings"] = out["n_ratings"].astype(int)
+    out["n_failed"] = (out.pop("n_all") - out["n_ratings"]).astype(int)
+    return out[[*CASE_KEYS, *DIMENSIONS, "n_ratings", "n_failed"]]
 
 
 def with_default_personas(config: HexevalConfig) -> HexevalConfig:
@@ -232,11 +345,35 @@ def _persona_path(file: str | None) -> Path:
     return path
 
 
-def _instance_ids(technical_result, data, n: int) -> list[int]:
-    pool = list(getattr(technical_result, "instance_ids", None) or []) if technical_result is not None else []
-    if not pool:
-        pool = list(range(len(data.X_test)))
-    return [int(i) for i in pool[:n]]
+def _case_notes(n_cases: int, requested: int, source: str) -> list[str]:
+    if n_cases >= min(requested, MIN_CASES_PER_CELL):
+        notes = []
+    else:
+        notes = [f"Each persona rated {count(n_cases, 'case')} per method because only {n_cases} of the requested "
+                 f"{requested} were among {source}; intervals need at least {MIN_CASES_PER_CELL}. Raise "
+                 "evaluation.explainers.anchor.max_instances and dice.max_instances (and the sample size)."]
+    if requested < MIN_CASES_PER_CELL:
+        notes.append(f"personas.sample_instances is {requested}: with fewer than {MIN_CASES_PER_CELL} cases per "
+                     "persona and method, the persona intervals are too wide to separate methods.")
+    return notes
+
+
+def _instance_metrics(technical_result) -> dict[tuple[str, int], dict[str, float]]:
+    """``{(method, instance_id): {metric: value}}`` from ``technical_result.per_instance`` (empty without one)."""
+    table = getattr(technical_result, "per_instance", None)
+    if table is None or len(table) == 0:
+        return {}
+    out: dict[tuple[str, int], dict[str, float]] = {}
+    for method, iid, metric, value in zip(table["method"], table["instance_id"], table["metric"], table["value"]):
+        out.setdefault((str(method), int(iid)), {})[str(metric)] = float(value)
+    return out
+
+
+def _with_metrics(exp: Explanation, metrics: dict | None) -> Explanation:
+    """A copy of ``exp`` with its per-instance metric values in ``extra["metrics"]`` (``exp`` is not changed)."""
+    if not metrics:
+        return exp
+    return replace(exp, extra={**exp.extra, "metrics": dict(metrics)})
 
 
 def _gather(model, data, config, technical_result, ids, methods) -> dict[tuple[str, int], Explanation]:
@@ -245,7 +382,8 @@ def _gather(model, data, config, technical_result, ids, methods) -> dict[tuple[s
         key = (exp.method, int(exp.instance_id))
         if exp.method in methods and key[1] in ids and key not in found:
             found[key] = exp
-    missing = [(m, i) for m in methods for i in ids if (m, i) not in found]
+    # The Random baseline comes only from the technical stage (the explainers cannot make it).
+    missing = [(m, i) for m in methods if m != BASELINE_METHOD for i in ids if (m, i) not in found]
     if missing:
         from .explainers import explain_instances  # lazy: the explainers pull in heavy libraries
 
@@ -300,4 +438,5 @@ def _stats(table, ratings: list[Rating], rater, personas, methods, ids, settings
         prompt_tokens=int(live["prompt_tokens"].sum()), completion_tokens=int(live["completion_tokens"].sum()),
         tokens_used=int(live["prompt_tokens"].sum() + live["completion_tokens"].sum()),
         wall_seconds=round(wall, 3),
-        label_map=labels, show_method_names=settings.show_method_names, agreement=agreement)
+        label_map=labels, show_method_names=settings.show_method_names, agreement=agreement,
+        instances_requested=settings.sample_instances)

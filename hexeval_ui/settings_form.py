@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from hexeval_engine.explanation import METHODS
+from hexeval_engine.config.loader import deep_merge, validate_config
+from hexeval_engine.explanation import BASELINE_METHOD, METHODS
+from hexeval_engine.persona_evaluation import MIN_CASES_PER_CELL, persona_plan
 
 from .components import section
 from .rater import RaterChoice
@@ -44,13 +46,14 @@ def render_settings(scope: str, config, *, max_sample: int, n_personas: int, rat
     repeats = right.number_input("Ratings per explanation", 1, 5, value=pe.runs_per_method, disabled=not personas_on,
                                  key=key("personas:runs"), persist_state="session",
                                  help="Repeat each rating to measure how consistent the rater is.")
-    n_methods = sum(e["enabled"] for e in explainers.values())
-    _estimate(personas_on, n_personas, n_methods, int(instances), int(repeats), rater)
     persona_overrides = {"enabled": personas_on, "sample_instances": int(instances), "runs_per_method": int(repeats),
                          "rater": rater.engine_name}
     if rater.uses_llm:
         persona_overrides |= {"llm_model": rater.model, "base_url": rater.base_url}
-    return {"evaluation": {"sample_size": int(sample), "explainers": explainers}, "personas": persona_overrides}
+    overrides = {"evaluation": {"sample_size": int(sample), "explainers": explainers}, "personas": persona_overrides}
+    planned = validate_config(deep_merge(config.model_dump(), overrides))
+    _estimate(personas_on, persona_plan(planned, n_personas=n_personas), int(instances), rater)
+    return overrides
 
 
 def _method_params(method: str, s, key, disabled: bool) -> dict:
@@ -71,16 +74,33 @@ def _method_params(method: str, s, key, disabled: bool) -> dict:
                                              key=key("dice:max"), persist_state="session")}
 
 
-def _estimate(personas_on: bool, n_personas: int, n_methods: int, instances: int, repeats: int, rater: RaterChoice) -> None:
+def _estimate(personas_on: bool, plan: dict, instances: int, rater: RaterChoice) -> None:
+    """The ratings and LLM calls the run will make (``persona_plan``), shown before the run."""
     if not personas_on:
         st.caption("Persona ratings are off: recommendations will be technical-only.")
         return
-    if n_personas == 0:
+    if plan["personas"] == 0:
         st.caption("No personas are defined for this use case, so no ratings will be made.")
         return
-    total = n_personas * n_methods * instances * repeats
-    formula = f"{n_personas} personas × {n_methods} methods × {instances} instances × {repeats} rating(s) = **{total} ratings**"
+    methods = plan["methods"]
+    baseline = " (the Random baseline included, as a sanity reference)" if BASELINE_METHOD in methods else ""
+    formula = (f"{_count(plan['personas'], 'persona')} × {_count(len(methods), 'method')}{baseline} × "
+               f"{_count(plan['cases'], 'case')} × {_count(plan['runs'], 'rating')} per explanation = "
+               f"**{_count(plan['ratings'], 'rating')}**")
     if rater.uses_llm:
-        st.markdown(f"{formula} → up to **{total} LLM calls** to `{rater.model}` (cached answers are not re-sent).")
+        st.markdown(f"{formula} → up to **{_count(plan['calls'], 'LLM call')}** to `{rater.model}` "
+                    "(cached answers are not re-sent).")
     else:
         st.markdown(f"{formula}, made offline by the simulated rater (no LLM calls).")
+    if plan["cases"] < instances:
+        st.caption(f"Only {_count(plan['cases'], 'case')} will be explained by every method (Anchor and DiCE "
+                   f"explain at most their “Max instances”), so each persona rates {plan['cases']} per method, "
+                   f"not {instances}.")
+    if plan["cases"] < MIN_CASES_PER_CELL:
+        st.caption(f":material/warning: Each persona rates {_count(plan['cases'], 'case')} per method: fewer than "
+                   f"{MIN_CASES_PER_CELL} makes the persona intervals too wide to tell methods apart. Raise “Instances "
+                   "per persona” and the Anchor and DiCE “Max instances” to at least 8.")
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun if n == 1 else noun + 's'}"

@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import pytest
 from llm_server import Behaviour
-from persona_fixtures import FakeTechnicalResult, heart_explanations
+from persona_fixtures import FakeTechnicalResult, attribution, heart_explanations, metric_rows
 
 from hexeval_engine import load_config
 from hexeval_engine.errors import ConfigError
-from hexeval_engine.persona_evaluation import COLUMNS, persona_stats, run_persona_evaluation
+from hexeval_engine.persona_evaluation import COLUMNS, per_case_ratings, persona_stats, run_persona_evaluation
 from hexeval_engine.raters import DIMENSIONS, make_rater
+from hexeval_engine.usecases import get_usecase
 
 KEY = "sk-eval-SENTINEL-0c4d2b"
 
@@ -38,10 +40,10 @@ def test_simulated_table_has_every_rating_and_column(heart):
                                    on_progress=lambda d, t, m: seen.append((d, t)))
     assert list(table.columns) == COLUMNS
     assert len(table) == 4 * 4 * 2 * 2  # personas × methods × instances × runs
-    assert set(table["instance_index"]) == {4, 9}  # the first two of the technical sample
+    assert set(table["instance_index"]) == {4, 9}  # the first two shared cases (every method explained them all)
     assert set(table["run"]) == {1, 2}
     assert (table["status"] == "ok").all() and (table["rater"] == "simulated").all()
-    assert (table["model"] == "simulated-v1").all()
+    assert (table["model"] == "simulated-v2").all()
     assert dict(zip(table["explanation_type"], table["label_shown"])) == {
         "SHAP": "Explanation A", "LIME": "Explanation B", "Anchor": "Explanation C", "DiCE": "Explanation D"}
     shap_text = next(e.text for e in technical(data).explanations if e.method == "SHAP" and e.instance_id == 4)
@@ -55,6 +57,7 @@ def test_simulated_table_has_every_rating_and_column(heart):
 def test_failed_and_missing_explanations_are_failed_ratings_not_shown(heart, monkeypatch):
     uc, config, data, model = heart
     tech = technical(data, ids=(4, 9))
+    tech.shared_instance_ids = [4, 9]  # the technical stage says both are shared
     broken = next(e for e in tech.explanations if e.method == "LIME" and e.instance_id == 9)
     broken.error = "LIME sampling produced a constant surrogate"
     tech.explanations = [e for e in tech.explanations if not (e.method == "DiCE" and e.instance_id == 9)]
@@ -66,7 +69,7 @@ def test_failed_and_missing_explanations_are_failed_ratings_not_shown(heart, mon
         return []  # the explainer could not produce it either
 
     monkeypatch.setattr("hexeval_engine.explainers.explain_instances", explain_instances, raising=False)
-    table = run_persona_evaluation(model, data, tech, config(), rater=make_rater("simulated"))
+    table = run_persona_evaluation(model, data, tech, config(sample_instances=2), rater=make_rater("simulated"))
     assert calls == [([9], ["DiCE"])]  # only the missing one is generated; the rest are reused
     lime = table.query("explanation_type == 'LIME' and instance_index == 9")
     assert (lime["status"] == "failed").all() and lime["error"].str.contains("constant surrogate").all()
@@ -125,8 +128,108 @@ def test_plan_before_running(heart):
 
     uc, config, data, model = heart
     simulated = estimate_persona_evaluation(config(sample_instances=3, runs_per_method=2))
-    assert simulated == {"ratings": 4 * 4 * 3 * 2, "calls": 0, "prompt_tokens": 0, "completion_tokens": 0,
-                         "tokens": 0}
-    llm = estimate_persona_evaluation(config(rater="openai", include=["Patient"]))
+    assert simulated == {"personas": 4, "methods": ["SHAP", "LIME", "Anchor", "DiCE", "Random"], "cases": 3, "runs": 2,
+                         "ratings_per_cell": 6, "ratings": 4 * 5 * 3 * 2, "calls": 0, "prompt_tokens": 0,
+                         "completion_tokens": 0, "tokens": 0}
+    llm = estimate_persona_evaluation(config(rater="openai", include=["Patient"], sample_instances=2,
+                                             include_baseline=False))
     assert llm["ratings"] == llm["calls"] == 4 * 2 and llm["prompt_tokens"] > 8 * 300
     assert llm["tokens"] == llm["prompt_tokens"] + llm["completion_tokens"]
+
+
+def test_personas_rate_the_cases_every_method_explained_and_say_when_there_are_too_few(heart):
+    uc, config, data, model = heart
+    tech = technical(data, ids=(4, 9, 2))
+    tech.explanations = [e for e in tech.explanations if not (e.method == "DiCE" and e.instance_id != 9)]
+    table = run_persona_evaluation(model, data, tech, config(sample_instances=8), rater=make_rater("simulated"))
+    assert set(table["instance_index"]) == {9}  # DiCE explained only case 9
+    assert (table["status"] == "ok").all()
+    stats = persona_stats(table)
+    assert stats["case_source"] == "the cases every method explained" and stats["instances_requested"] == 8
+    assert any("rated 1 case per method" in n and "at least 8" in n for n in stats["notes"])
+
+
+def test_the_technical_stages_shared_cases_are_used_in_their_order(heart):
+    uc, config, data, model = heart
+    tech = technical(data, ids=(4, 9, 2))
+    tech.shared_instance_ids = [2, 4]
+    table = run_persona_evaluation(model, data, tech, config(sample_instances=8), rater=make_rater("simulated"))
+    assert list(dict.fromkeys(table["instance_index"])) == [2, 4]
+    assert persona_stats(table)["case_source"] == "the technical stage's shared cases"
+
+
+def _with_random(data, ids):
+    tech = technical(data, ids=ids)
+    for e in [e for e in tech.explanations if e.method == "SHAP"]:
+        tech.explanations.append(attribution("Random", e.instance_id, {f: 0.1 * k for k, f in
+                                                                         enumerate(data.feature_names[:3], 1)}))
+    return tech
+
+
+def test_the_random_baseline_is_rated_when_the_technical_stage_produced_it(heart):
+    uc, config, data, model = heart
+    table = run_persona_evaluation(model, data, _with_random(data, (4, 9)), config(sample_instances=2),
+                                   rater=make_rater("simulated"))
+    random = table[table["explanation_type"] == "Random"]
+    assert len(random) == 4 * 2 and (random["status"] == "ok").all()
+    assert set(random["label_shown"]) == {"Explanation E"}
+    off = run_persona_evaluation(model, data, _with_random(data, (4, 9)), config(sample_instances=2,
+                                                                                 include_baseline=False),
+                                 rater=make_rater("simulated"))
+    assert "Random" not in set(off["explanation_type"])
+    absent = run_persona_evaluation(model, data, technical(data, (4, 9)), config(sample_instances=2),
+                                    rater=make_rater("simulated"))
+    assert "Random" not in set(absent["explanation_type"])  # nothing to rate: no ratings invented
+
+
+def test_each_explanation_reaches_the_rater_with_its_own_per_instance_metrics(heart):
+    uc, config, data, model = heart
+    tech = technical(data, ids=(4, 9))
+    shap = {e.instance_id: e for e in tech.explanations if e.method == "SHAP"}
+    for e in [e for e in tech.explanations if e.method == "LIME"]:  # LIME shows exactly SHAP's content
+        e.attributions, e.text = dict(shap[e.instance_id].attributions), shap[e.instance_id].text
+    tech.per_instance = metric_rows({("SHAP", 4): {"fidelity_combined": 0.95}, ("SHAP", 9): {"fidelity_combined": 0.9},
+                                     ("LIME", 4): {"fidelity_combined": 0.3}, ("LIME", 9): {"fidelity_combined": 0.35}})
+    table = run_persona_evaluation(model, data, tech, config(sample_instances=2), rater=make_rater("simulated"))
+    mean_trust = table.groupby("explanation_type")["trust"].mean()
+    assert mean_trust["LIME"] < mean_trust["SHAP"]
+    assert all("metrics" not in e.extra for e in tech.explanations)  # the technical result is left as it was
+
+
+def test_per_case_ratings_average_repeats_per_case_before_pairing():
+    def row(persona, method, case, run, trust, status="ok"):
+        scores = {d: (trust if status == "ok" else math.nan) for d in DIMENSIONS}
+        return {"persona_name": persona, "persona_role": "Role " + persona, "explanation_type": method,
+                "instance_index": case, "run": run, **scores, "status": status}
+
+    ratings = pd.DataFrame([row("Ana", "SHAP", 4, 1, 2), row("Ana", "SHAP", 4, 2, 5), row("Ana", "SHAP", 9, 1, 3),
+                            row("Ana", "SHAP", 9, 2, 0, "failed"), row("Ana", "DiCE", 4, 1, 0, "failed"),
+                            row("Ana", "DiCE", 4, 2, 0, "failed"), row("Bo", "SHAP", 4, 1, 4)])
+    cases = per_case_ratings(ratings)
+    assert list(cases.columns) == ["persona_name", "persona_role", "explanation_type", "instance_index",
+                                   *DIMENSIONS, "n_ratings", "n_failed"]
+    assert len(cases) == 4  # one row per persona x method x case
+    got = {(r.persona_name, r.explanation_type, r.instance_index): (r.trust, r.n_ratings, r.n_failed)
+           for r in cases.itertuples()}
+    assert got[("Ana", "SHAP", 4)] == (3.5, 2, 0)
+    assert got[("Ana", "SHAP", 9)] == (3.0, 1, 1)
+    assert math.isnan(got[("Ana", "DiCE", 4)][0]) and got[("Ana", "DiCE", 4)][1:] == (0, 2)
+    assert got[("Bo", "SHAP", 4)] == (4.0, 1, 0)
+
+
+def test_defaults_ask_for_at_least_eight_cases_per_persona_and_method(heart):
+    from hexeval_engine.config.schema import Personas
+    from hexeval_engine.persona_evaluation import MIN_CASES_PER_CELL, persona_plan
+
+    uc, config, data, model = heart
+    assert Personas().sample_instances >= MIN_CASES_PER_CELL == 8 and Personas().include_baseline
+    for name in ("heart", "credit_risk"):
+        cfg = load_config(get_usecase(name).config_path)
+        assert cfg.personas.sample_instances >= 8 and cfg.personas.include_baseline
+    roomy = config(rater="openai").model_copy(deep=True)
+    roomy.evaluation.explainers.dice.max_instances = roomy.evaluation.explainers.anchor.max_instances = 20
+    plan = persona_plan(roomy, n_personas=4)
+    assert plan["cases"] == 8 and plan["ratings_per_cell"] == 8
+    assert plan["calls"] == plan["ratings"] == 4 * 5 * 8
+    roomy.evaluation.explainers.dice.max_instances = 5  # fewer shared cases than asked: the plan says so
+    assert persona_plan(roomy, n_personas=4)["cases"] == 5

@@ -1,7 +1,10 @@
-"""The simulated rater: deterministic, and its documented tendencies hold (docs/simulated_rater.md)."""
+"""The simulated rater: scores content, never method names (docs/simulated_rater.md), and its tendencies hold."""
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
 from persona_fixtures import attribution, counterfactual, rule
 
 from hexeval_engine import load_config
@@ -13,43 +16,48 @@ CREDIT = get_usecase("credit_risk")
 FEATURES = ["person_age", "person_income", "person_home_ownership", "person_emp_length", "loan_intent", "loan_grade",
             "loan_amnt", "loan_int_rate", "loan_percent_income", "cb_person_default_on_file",
             "cb_person_cred_hist_length"]
+FAITHFUL = {"fidelity_combined": 0.9}
 
 
-def credit():
+def credit(values: dict | None = None):
     config = load_config(CREDIT.config_path)
     personas = {p.role: p for p in load_personas(CREDIT.personas_path)}
     d = config.domain
-    case = Case(0, tuple(CaseFeature(f, d.feature_descriptions.get(f, f), "1") for f in FEATURES), 1,
+    values = values or {}
+    case = Case(0, tuple(CaseFeature(f, d.feature_descriptions.get(f, f), values.get(f, "1")) for f in FEATURES), 1,
                 d.positive_outcome, 0.77)
     return personas, d, case
 
 
-def rate(persona, domain, case, explanation):
-    return make_rater("simulated").rate(RatingTask(persona, case, explanation, domain, "Explanation A"))
+def rate(persona, domain, case, explanation, label: str = "Explanation A"):
+    return make_rater("simulated").rate(RatingTask(persona, case, explanation, domain, label))
 
 
 def full_attributions(n: int = len(FEATURES)) -> dict[str, float]:
     return {f: round(0.6 / (k + 1), 4) for k, f in enumerate(FEATURES[:n])}
 
 
-def test_end_user_finds_counterfactual_changes_more_actionable_than_attributions():
+def test_end_user_finds_plausible_changes_more_actionable_than_attributions():
     personas, domain, case = credit()
     applicant = personas["Loan Applicant"]
-    cf = counterfactual(0, [{"loan_amnt": (12000, 8000)}, {"loan_grade": ("D", "B")}], [True, True])
-    attr = attribution("SHAP", 0, full_attributions(5))
+    cf = counterfactual(0, [{"loan_amnt": (12000, 8000)}, {"loan_grade": ("D", "B")}], [True, True],
+                        metrics={**FAITHFUL, "counterfactual_plausible": 1.0})
+    attr = attribution("SHAP", 0, full_attributions(5), metrics=FAITHFUL)
     cf_rating, attr_rating = rate(applicant, domain, case, cf), rate(applicant, domain, case, attr)
     assert cf_rating.scores["actionability"] > attr_rating.scores["actionability"]
-    assert "loan amount (USD) from 12000 to 8000" in cf_rating.comment
+    assert "loan amount (USD) from 12,000 to 8,000" in cf_rating.comment
 
 
-def test_validation_analyst_finds_complete_attributions_more_complete_than_a_two_condition_rule():
+def test_validation_analyst_finds_attributions_over_every_feature_more_complete_than_a_two_condition_rule():
     personas, domain, case = credit()
     analyst = personas["Model Validation Analyst"]
-    attr = attribution("SHAP", 0, full_attributions())
-    two = rule(0, [("loan_grade", "=", "D"), ("loan_percent_income", ">", 0.3)], precision=0.95, coverage=0.2)
+    attr = attribution("SHAP", 0, full_attributions(), metrics=FAITHFUL)
+    two = rule(0, [("loan_grade", "=", "D"), ("loan_percent_income", ">", 0.3)], precision=0.95, coverage=0.2,
+               metrics=FAITHFUL)
     assert rate(analyst, domain, case, attr).scores["completeness"] > rate(analyst, domain, case, two).scores[
         "completeness"]
-    assert "loan_grade = D" in rate(analyst, domain, case, two).comment
+    comment = rate(analyst, domain, case, two).comment
+    assert "loan grade assigned by the bank (A best - G worst)" in comment and "loan_grade" not in comment
 
 
 def test_more_items_lower_interpretability_for_a_low_ai_comfort_persona():
@@ -65,7 +73,7 @@ def test_more_items_lower_interpretability_for_a_low_ai_comfort_persona():
 def test_ratings_are_deterministic_valid_and_labelled():
     personas, domain, case = credit()
     rater = make_rater("simulated")
-    assert (rater.name, rater.model) == ("simulated", "simulated-v1")
+    assert (rater.name, rater.model) == ("simulated", "simulated-v2")
     exp = rule(0, [("loan_grade", "=", "D")], precision=0.7, coverage=0.05)
     for persona in personas.values():
         a, b = rate(persona, domain, case, exp), rate(persona, domain, case, exp)
@@ -74,11 +82,100 @@ def test_ratings_are_deterministic_valid_and_labelled():
         assert a.comment.count(".") >= 2
 
 
-def test_invalid_counterfactuals_lower_trust_and_are_named():
+def _relabelled(exp, method: str):
+    return dataclasses.replace(exp, method=method)
+
+
+@pytest.mark.parametrize("content, new_method", [
+    ("counterfactual", "SHAP"),    # DiCE content labelled as an attribution method
+    ("attribution", "Anchor"),     # SHAP content labelled as a rule method
+    ("rule", "DiCE"),              # Anchor content labelled as a counterfactual method
+    ("attribution", "Random"),     # SHAP content labelled as the baseline
+])
+def test_relabelling_the_same_content_under_another_method_and_family_changes_nothing(content, new_method):
+    personas, domain, case = credit()
+    metrics = {**FAITHFUL, "counterfactual_plausible": 0.67}
+    exp = {"counterfactual": counterfactual(0, [{"loan_amnt": (12000, 8000)}, {"person_income": (40000, 52000)}],
+                                            [True, False], metrics=metrics),
+           "attribution": attribution("SHAP", 0, full_attributions(6), metrics=metrics),
+           "rule": rule(0, [("loan_grade", "=", "D"), ("loan_percent_income", ">", 0.3)], 0.97, 0.2,
+                        metrics=metrics)}[content]
+    for persona in personas.values():
+        original = rate(persona, domain, case, exp, label="Explanation A")
+        other = rate(persona, domain, case, _relabelled(exp, new_method), label=new_method)
+        assert other.scores == original.scores
+        assert other.comment == original.comment
+        assert other.extra["raw_scores"] == original.extra["raw_scores"]
+
+
+def test_unfaithful_random_attributions_get_less_trust_than_faithful_ones_with_the_same_display():
+    personas, domain, case = credit()
+    shown = full_attributions(5)
+    faithful = attribution("SHAP", 0, shown, metrics={"fidelity_combined": 0.92})
+    random_like = attribution("SHAP", 0, shown, metrics={"fidelity_combined": 0.41})
+    for persona in personas.values():
+        good, poor = rate(persona, domain, case, faithful), rate(persona, domain, case, random_like)
+        assert poor.scores["trust"] < good.scores["trust"], persona.role
+        assert poor.extra["raw_scores"]["completeness"] < good.extra["raw_scores"]["completeness"]
+    assert "faithfulness score 0.41" in rate(personas["Model Validation Analyst"], domain, case, random_like).comment
+
+
+def test_an_implausible_counterfactual_does_not_get_top_actionability():
+    personas, domain, case = credit({"person_age": "24", "person_income": "70000"})
+    changes = [{"person_income": (70000.0, 478298.3)}]
+    implausible = counterfactual(0, changes, [True], metrics={**FAITHFUL, "counterfactual_plausible": 0.0})
+    plausible = counterfactual(0, [{"loan_amnt": (12000, 8000)}], [True],
+                               metrics={**FAITHFUL, "counterfactual_plausible": 1.0})
+    for persona in personas.values():
+        bad = rate(persona, domain, case, implausible)
+        assert bad.scores["actionability"] < 5, persona.role
+        assert bad.scores["actionability"] <= rate(persona, domain, case, plausible).scores["actionability"]
+    applicant = rate(personas["Loan Applicant"], domain, case, implausible)
+    assert applicant.scores["actionability"] <= 2
+    assert "annual income (USD) from 70,000 to 478,298" in applicant.comment
+    assert "do not look realistic" in applicant.comment
+
+
+def test_unmeasured_metrics_count_as_neutral_and_the_comment_says_so():
     personas, domain, case = credit()
     officer = personas["Compliance and Risk Officer"]
+    unknown = attribution("SHAP", 0, full_attributions(4))
+    nan = attribution("SHAP", 0, full_attributions(4), metrics={"fidelity_combined": float("nan")})
+    middle = attribution("SHAP", 0, full_attributions(4), metrics={"fidelity_combined": 0.5})
+    a, b, c = (rate(officer, domain, case, e) for e in (unknown, nan, middle))
+    assert a.extra["raw_scores"] == b.extra["raw_scores"] == c.extra["raw_scores"]
+    assert a.extra["fidelity"] is None and b.extra["fidelity"] is None
+    assert "faithful" in a.comment and "not measured" in a.comment or "Nothing tells me how faithful" in a.comment
+    cf = counterfactual(0, [{"loan_amnt": (12000, 8000)}], [True], metrics=FAITHFUL)
+    assert "whether they are realistic" in rate(personas["Loan Applicant"], domain, case, cf).comment
+
+
+def test_counterfactual_validity_is_not_a_bonus_the_technical_plausibility_carries_it():
+    personas, domain, case = credit()
     changes = [{"loan_amnt": (12000, 9000)}, {"person_income": (40000, 52000)}]
-    valid = rate(officer, domain, case, counterfactual(0, changes, [True, True]))
-    invalid = rate(officer, domain, case, counterfactual(0, changes, [False, False]))
-    assert invalid.scores["trust"] < valid.scores["trust"]
-    assert invalid.scores["actionability"] < valid.scores["actionability"]
+    metrics = {**FAITHFUL, "counterfactual_plausible": 0.5}
+    for persona in personas.values():
+        flipping = rate(persona, domain, case, counterfactual(0, changes, [True, True], metrics=metrics))
+        not_flipping = rate(persona, domain, case, counterfactual(0, changes, [False, False], metrics=metrics))
+        assert flipping.scores == not_flipping.scores
+    invalid = counterfactual(0, changes, [False, False], metrics={**FAITHFUL, "counterfactual_plausible": 0.0})
+    valid = counterfactual(0, changes, [True, True], metrics={**FAITHFUL, "counterfactual_plausible": 1.0})
+    applicant = personas["Loan Applicant"]
+    assert (rate(applicant, domain, case, invalid).scores["actionability"]
+            < rate(applicant, domain, case, valid).scores["actionability"])
+
+
+def test_comments_use_readable_labels_without_column_names_or_codes():
+    personas, _, _ = credit()
+    bare = load_config(None).domain  # no feature descriptions, no value labels
+    case = Case(0, tuple(CaseFeature(f, f, "1") for f in FEATURES), 1, "default", 0.77)
+    explanations = [attribution("SHAP", 0, full_attributions(4), metrics=FAITHFUL),
+                    rule(0, [("loan_grade", "=", "D"), ("loan_percent_income", ">", 0.3)], 0.9, 0.1),
+                    counterfactual(0, [{"person_income": (70000.0, 478298.3), "loan_int_rate": (13.49, 9.5)}],
+                                   [True], metrics={"counterfactual_plausible": 0.0})]
+    for persona in personas.values():
+        for exp in explanations:
+            comment = rate(persona, bare, case, exp).comment
+            assert "_" not in comment, comment
+            for raw in ("np.", "(s)", "'", "478298", "e+05", "None", "nan"):
+                assert raw not in comment, (raw, comment)

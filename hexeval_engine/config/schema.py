@@ -144,11 +144,12 @@ class Personas(Section):
     rater: Literal["simulated", "openai"] = "simulated"
     llm_model: str = "gpt-4o-mini"
     base_url: str | None = None
-    runs_per_method: int = Field(1, ge=1, le=20)
-    sample_instances: int = Field(2, ge=1, le=100)
+    runs_per_method: int = Field(1, ge=1, le=20, description="ratings per explanation, averaged per case")
+    sample_instances: int = Field(8, ge=1, le=100, description="shared cases each persona rates per method")
     top_k_features: int = Field(5, ge=1, le=50)
     include: list[str] | None = None
     show_method_names: bool = False
+    include_baseline: bool = Field(True, description="also rate the Random baseline (a sanity reference)")
     concurrency: int = Field(8, ge=1, le=64)
     timeout_seconds: float = Field(60.0, gt=0, le=600)
     max_retries: int = Field(3, ge=0, le=10)

@@ -1,0 +1,77 @@
+"""Simulated comments read as sentences for every persona file and any domain, empty fields included."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from persona_fixtures import attribution, counterfactual, rule
+
+from hexeval_engine import load_config
+from hexeval_engine.config.schema import Domain
+from hexeval_engine.explanation import Explanation, Rule
+from hexeval_engine.personas import load_personas
+from hexeval_engine.raters import Case, CaseFeature, RatingTask, make_rater
+
+ROOT = Path(__file__).resolve().parents[1]
+PERSONA_FILES = sorted((ROOT / "configs").glob("*/personas.yaml"))
+EMPTY_DOMAIN = Domain(name="", prediction_task="", decision_verb="", decision_noun="", stakeholder_context="",
+                      end_user_context="", positive_outcome="", negative_outcome="")
+DOMAINS = {"default (generic)": Domain(), "every optional field empty": EMPTY_DOMAIN,
+           **{p.parent.name: load_config(p).domain for p in sorted((ROOT / "configs").glob("*/eval_config.yaml"))}}
+FEATURES = ("age", "income", "loan_grade", "chol", "thalach", "cp")
+
+BROKEN = [
+    (re.compile(r"whether to decide on"), "the default decision verb read as a choice"),
+    (re.compile(r"\b(\w+) \1\b", re.IGNORECASE), "a doubled word"),
+    (re.compile(r"\s{2,}|\s[.,;:]|\(\s*\)|\bthis\s*[.,]|\bof\s*[.,]|\{|\}"), "an empty placeholder"),
+    (re.compile(r"\b(None|nan|np\.)|\(s\)|_"), "a Python value, plural hedge or column name"),
+]
+
+
+def explanations() -> list[Explanation]:
+    full = {f: 0.5 / (k + 1) * (-1) ** k for k, f in enumerate(FEATURES)}
+    return [
+        attribution("SHAP", 0, full, metrics={"fidelity_combined": 0.93}),
+        attribution("LIME", 0, {"age": 0.2, "income": -0.1}, metrics={"fidelity_combined": 0.31}),
+        attribution("Random", 0, {"cp": 0.7}, text="Main reasons: cp."),
+        rule(0, [("loan_grade", "=", "D"), ("income", "<=", 41000.0)], 0.97, 0.12,
+             metrics={"fidelity_combined": 0.7}),
+        Explanation("Anchor", 0, 1, 0.8, rule=Rule([], 0.84, 1.0), text="The model gives this prediction anyway."),
+        counterfactual(0, [{"income": (70000.0, 478298.3)}, {"age": (24, 25), "chol": (240, 180), "cp": (1, 0)}],
+                       [True, False], metrics={"counterfactual_plausible": 0.0, "fidelity_combined": 0.55}),
+        counterfactual(0, [{"thalach": (150, 172)}], [True], metrics={"counterfactual_plausible": 1.0}),
+    ]
+
+
+@pytest.mark.parametrize("persona_file", PERSONA_FILES, ids=lambda p: p.parent.name)
+@pytest.mark.parametrize("domain_name", list(DOMAINS))
+def test_every_comment_is_a_proper_sentence(persona_file, domain_name):
+    domain = DOMAINS[domain_name]
+    case = Case(0, tuple(CaseFeature(f, domain.feature_descriptions.get(f, f), "1") for f in FEATURES), 1,
+                domain.positive_outcome or "positive", 0.8)
+    rater = make_rater("simulated")
+    seen, personas = 0, load_personas(persona_file)
+    for persona in personas:
+        for exp in explanations():
+            comment = rater.rate(RatingTask(persona, case, exp, domain, "Explanation A")).comment
+            seen += 1
+            assert comment.endswith("."), comment
+            assert comment[0].isupper(), comment
+            for pattern, what in BROKEN:
+                match = pattern.search(comment)
+                assert match is None, f"{what} ({match.group(0)!r}) in: {comment}"
+    assert seen == len(personas) * len(explanations()) > 0
+
+
+def test_generic_domain_verdict_names_the_decision_and_a_choice_keeps_its_verb():
+    personas = load_personas(ROOT / "configs" / "generic" / "personas.yaml")
+    case = Case(0, (CaseFeature("age", "age", "40"),), 1, "positive", 0.8)
+    exp = attribution("SHAP", 0, {"age": 0.4})
+    rater = make_rater("simulated")
+    generic = rater.rate(RatingTask(personas[0], case, exp, Domain(), "Explanation A")).comment
+    assert "For my decision on this case, it " in generic
+    credit = Domain(decision_verb="approve or reject", decision_noun="loan application")
+    assert "In deciding whether to approve or reject, it " in rater.rate(
+        RatingTask(personas[0], case, exp, credit, "Explanation A")).comment
