@@ -100,6 +100,8 @@ def test_killed_run_leaves_previous_runs_intact(tmp_path):
 def test_api_key_never_written(tmp_path, llm_server, monkeypatch):
     sentinel = "sk-SENTINEL-9f3c2a7e-never-save-me"
     monkeypatch.setenv("OPENAI_API_KEY", sentinel)
+    # the operator's key goes only to endpoints the operator allow-listed (issue 14; tests/test_secrets.py)
+    monkeypatch.setenv("HEXEVAL_LLM_BASE_URLS", llm_server.url)
     out = tmp_path / "runs"
     result = evaluate(usecase="heart", config_path=small_config(tmp_path, "heart"), output_dir=out,
                       config_overrides={"personas": {"rater": "openai", "base_url": llm_server.url,
