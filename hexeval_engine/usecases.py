@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config.loader import format_validation_error
 from .errors import ConfigError
-from .paths import usecases_root
+from .paths import shown, usecases_root
 from .safe_yaml import read_yaml
 
 
@@ -64,7 +64,7 @@ def list_usecases(root=None) -> list[UseCase]:
 def get_usecase(name: str, root=None) -> UseCase:
     found = {u.name: u for u in list_usecases(root)}
     if name not in found:
-        raise ConfigError(f"Unknown use case '{name}'. Available: {', '.join(sorted(found)) or 'none'}. "
+        raise ConfigError(f"Unknown use case '{shown(name)}'. Available: {', '.join(sorted(found)) or 'none'}. "
                           "Pick one of these or pass a model and a CSV instead.")
     return found[name]
 
