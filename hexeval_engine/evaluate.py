@@ -23,6 +23,7 @@ from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
 from .progress import report, sub_progress
 from .run_manifest import build_manifest, explanation_records
+from .run_folders import check_output_root
 from .runs import new_run_id, save_run
 from .sanity import run_sanity_checks
 from .usecase_data import load_data_for_config
@@ -137,6 +138,8 @@ def evaluate(
     timings["validate"] = time.perf_counter() - t
 
     outputs_root = Path(output_dir) if output_dir else configured_outputs_root(config.output.dir)
+    if save:  # an unwritable output folder fails now, before the explainers and the LLM run (issue 14)
+        check_output_root(outputs_root)
     ratings, stats, rater_info = None, {}, {"kind": "none"}
     rater_obj, created = None, False
     if config.personas.enabled:

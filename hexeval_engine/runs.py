@@ -2,8 +2,14 @@
 
 A run is written into a hidden temporary folder next to its final place and renamed into place
 only when every file is complete, so a crash or SIGKILL leaves nothing that lists as a run and
-never touches earlier runs. Run ids carry a timestamp and a random token, so two runs started at
-the same moment never collide.
+never touches earlier runs (:mod:`~hexeval_engine.run_folders` finds and removes such leftovers).
+Run ids carry a timestamp and a random token, so two runs started at the same moment never collide.
+
+Listing never fails because of one folder: a folder that is not a readable, complete run is
+listed with ``status == "damaged"`` and the reason. Loading checks every table against the
+manifest (:mod:`~hexeval_engine.run_tables`). Use-case names and run ids must match
+:data:`~hexeval_engine.paths.NAME_PATTERN`; only run folders directly under ``root/<use-case>/``
+are ever deleted.
 
 Files of a run: ``run.json`` (manifest), ``technical_metrics.csv`` (one row per method),
 ``technical_metrics_long.csv`` (metric, value, CI, direction, meaning), ``instance_metrics.csv``
@@ -24,13 +30,15 @@ from pathlib import Path
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .errors import RunError
-from .paths import default_outputs_root
+from .errors import ConfigError, RunError
+from .paths import default_outputs_root, is_valid_name, shown
+from .run_folders import TMP_PREFIX
+from .run_tables import read_table, table_rows
 
 log = logging.getLogger(__name__)
 
 MANIFEST = "run.json"
-TMP_PREFIX = ".tmp-"
+DAMAGED = "damaged"
 TABLES = {
     "technical_metrics": "technical_metrics.csv",
     "technical_metrics_long": "technical_metrics_long.csv",
@@ -93,7 +101,7 @@ class RunData:
 
 @dataclass
 class RunInfo:
-    """One line of a run listing."""
+    """One line of a run listing; ``status`` is ``"complete"``, or ``"damaged"`` with the ``reason``."""
 
     path: Path
     run_id: str
@@ -103,6 +111,7 @@ class RunInfo:
     rater: str
     sample_size: int | None
     methods_failed: list[str]
+    reason: str = ""
 
 
 @dataclass
@@ -143,9 +152,12 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
         then renamed into place; on any failure the temporary folder is removed and nothing
         lists as a run.
     """
+    check_name(usecase, "use-case name")
+    check_name(manifest["run_id"], "run id")
     folder = Path(root or default_outputs_root()) / usecase
     folder.mkdir(parents=True, exist_ok=True)
     run_id = manifest["run_id"]
+    manifest["tables"] = table_rows({key: tables.get(key) for key in TABLES})  # checked when the run is loaded
     tmp = folder / f"{TMP_PREFIX}{run_id}-{os.getpid()}"
     tmp.mkdir()
     try:
@@ -175,25 +187,34 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
 
 
 def scan_runs(root=None, usecase: str | None = None) -> tuple[list[RunInfo], list[RunProblem]]:
-    """Complete runs (newest first) and the folders that look like runs but are damaged."""
+    """Complete runs (newest first) and the folders that look like runs but are damaged.
+
+    Never raises because of what a folder holds (unreadable, not UTF-8, a folder where a file
+    should be...): such a folder is a :class:`RunProblem` with the reason.
+
+    Raises
+    ------
+    ConfigError
+        ``usecase`` is not a valid use-case name (letters, digits, ``_``, ``-``).
+    """
     root = Path(root or default_outputs_root())
+    if usecase is not None:
+        check_name(usecase, "use-case name", error=ConfigError)
     runs, problems = [], []
-    if not root.exists():
-        return runs, problems
-    folders = [root / usecase] if usecase else sorted(p for p in root.iterdir() if p.is_dir())
-    for uc_folder in folders:
+    for uc_folder in [root / usecase] if usecase else _folders(root, problems):
         if not uc_folder.is_dir():
             continue
-        for run_dir in sorted(uc_folder.iterdir()):
-            if not run_dir.is_dir() or run_dir.name.startswith("."):
-                continue
+        for run_dir in _folders(uc_folder, problems):
+            if run_dir.name.startswith("."):
+                continue  # unfinished writes (.tmp-*): see run_folders.temp_folders
             try:
                 manifest = read_manifest(run_dir)
             except RunError as err:
                 problems.append(RunProblem(run_dir, str(err)))
                 continue
             if manifest.get("status") != "complete":
-                problems.append(RunProblem(run_dir, f"status is {manifest.get('status')!r}, not 'complete'"))
+                problems.append(RunProblem(run_dir, f"its status is {shown(manifest.get('status'))!r}, not "
+                                                    "'complete'"))
                 continue
             runs.append(_info(run_dir, manifest))
     runs.sort(key=lambda r: r.created, reverse=True)
@@ -201,57 +222,85 @@ def scan_runs(root=None, usecase: str | None = None) -> tuple[list[RunInfo], lis
 
 
 def list_runs(root=None, usecase: str | None = None) -> list[RunInfo]:
-    """Complete runs under ``root`` (optionally of one use case), newest first.
+    """Every run folder under ``root`` (optionally of one use case), newest first.
 
     ``root`` defaults to the outputs folder ``evaluate`` saves to (``outputs/``, or
-    ``HEXEVAL_OUTPUTS``), not to an ``outputs`` folder of the current directory.
-    Damaged folders are skipped with a logged warning; :func:`scan_runs` returns them.
+    ``HEXEVAL_OUTPUTS``), not to an ``outputs`` folder of the current directory. A damaged
+    folder never makes listing fail: it is listed with ``status == "damaged"`` and the
+    ``reason`` (:func:`scan_runs` returns complete runs and problems separately).
     """
     runs, problems = scan_runs(root, usecase)
-    for p in problems:
-        log.warning("Skipping damaged run folder %s: %s", p.path, p.reason)
-    return runs
+    damaged = [damaged_info(p) for p in problems]
+    return sorted(runs + damaged, key=lambda r: r.created, reverse=True)
+
+
+def damaged_info(problem: RunProblem) -> RunInfo:
+    """A listing line for a damaged folder (creation time read from a run id's timestamp, if it has one)."""
+    name = problem.path.name
+    created = ""
+    if len(name) >= 15 and name[:8].isdigit() and name[8] == "-" and name[9:15].isdigit():
+        created = f"{name[:4]}-{name[4:6]}-{name[6:8]}T{name[9:11]}:{name[11:13]}:{name[13:15]}+00:00"
+    return RunInfo(problem.path, shown(name, 80), shown(problem.path.parent.name, 80), created, DAMAGED, "", None, [],
+                   reason=problem.reason)
+
+
+def check_name(value, what: str, *, error=RunError) -> str:
+    """``value`` if it is a valid use-case name or run id, else ``error`` naming it (escaped and shortened)."""
+    if not is_valid_name(value):
+        raise error(f"'{shown(value)}' is not a valid {what}: use letters, digits, '_' and '-' (at most 128, "
+                    "not starting with '_' or '-').")
+    return value
 
 
 def read_manifest(run_dir) -> dict:
+    """The validated ``run.json`` of ``run_dir``; :class:`RunError` naming the problem otherwise."""
     run_dir = Path(run_dir)
     path = run_dir / MANIFEST
+    name = shown(run_dir.name)
     if not path.exists():
-        raise RunError(f"{run_dir} is not a saved run (no {MANIFEST}). Pick a folder listed by `hexeval runs list`.")
+        raise RunError(f"{name} is not a saved run (no {MANIFEST}). Pick a folder listed by `hexeval runs list`.")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
         return Manifest.model_validate(raw).model_dump()
     except json.JSONDecodeError as err:
-        raise RunError(f"The manifest of run {run_dir.name} is damaged (invalid JSON at line {err.lineno}). "
+        raise RunError(f"The manifest of run {name} is damaged (invalid JSON at line {err.lineno}). "
                        "Delete the folder or restore run.json from a backup.") from err
+    except UnicodeDecodeError as err:
+        raise RunError(f"The manifest of run {name} is damaged (not UTF-8 text). Delete the folder or restore "
+                       "run.json from a backup.") from err
+    except OSError as err:
+        raise RunError(f"The manifest of run {name} cannot be read ({(err.strerror or type(err).__name__).lower()}). "
+                       "Check the folder's permissions, or delete it.") from err
+    except RecursionError as err:
+        raise RunError(f"The manifest of run {name} is damaged (nested too deeply). Delete the folder.") from err
     except ValidationError as err:
         fields = ", ".join(".".join(map(str, e["loc"])) for e in err.errors())
-        raise RunError(f"The manifest of run {run_dir.name} is damaged (missing or invalid: {fields}). "
+        raise RunError(f"The manifest of run {name} is damaged (missing or invalid: {shown(fields, 200)}). "
                        "Delete the folder or re-run the evaluation.") from err
 
 
 def load_run(run_dir) -> RunData:
-    """Load a complete run; a damaged or incomplete folder raises RunError naming what is wrong."""
+    """Load a complete run; a damaged or incomplete folder raises RunError naming what is wrong.
+
+    Every table is checked for the columns its readers need and for the number of rows the run
+    recorded (:func:`~hexeval_engine.run_tables.read_table`).
+    """
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
-        raise RunError(f"Run folder {run_dir} does not exist. List saved runs with `hexeval runs list`.")
+        raise RunError(f"Run folder {shown(run_dir, 200)} does not exist. List saved runs with `hexeval runs list`.")
     manifest = read_manifest(run_dir)
-    tables = {}
-    for key, name in TABLES.items():
-        path = run_dir / name
-        if not path.exists() or path.stat().st_size == 0:
-            tables[key] = None
-            continue
-        try:
-            tables[key] = pd.read_csv(path, keep_default_na=True)
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
-            raise RunError(f"Table {name} of run {run_dir.name} is damaged ({err}). Re-run the evaluation.") from err
+    name = shown(run_dir.name)
+    tables = {key: read_table(run_dir / file, key, manifest, name) for key, file in TABLES.items()}
     if tables["technical_metrics"] is None:
-        raise RunError(f"Run {run_dir.name} has no technical_metrics.csv. Re-run the evaluation.")
+        raise RunError(f"Run {name} has no technical_metrics.csv. Re-run the evaluation.")
     try:
         recommendations = json.loads((run_dir / "recommendations.json").read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as err:
-        raise RunError(f"recommendations.json of run {run_dir.name} is missing or damaged ({err}).") from err
+    except (OSError, ValueError, RecursionError) as err:  # ValueError: invalid JSON or not UTF-8
+        raise RunError(f"recommendations.json of run {name} is missing or damaged "
+                       f"({shown(str(err) or type(err).__name__, 160)}). Re-run the evaluation.") from err
+    if not isinstance(recommendations, dict) or not isinstance(recommendations.get("stakeholders", {}), dict):
+        raise RunError(f"recommendations.json of run {name} is damaged (not the object HEXEval saved). Re-run the "
+                       "evaluation.")
     explanations = _read_jsonl(run_dir / "explanations.jsonl")
     for key in ("technical_metrics", "technical_metrics_long", "instance_metrics"):
         if tables[key] is not None and "error" in tables[key]:
@@ -278,13 +327,24 @@ def _text_columns(table: pd.DataFrame | None) -> pd.DataFrame | None:
 
 
 def delete_run(run_dir, root=None) -> None:
-    """Delete one saved run folder (only a folder that is a run under the outputs root)."""
-    run_dir = Path(run_dir).resolve()
+    """Delete one saved run: a folder ``root/<use-case>/<run id>/`` holding a ``run.json`` (even a damaged one).
+
+    Anything else — the root, a use-case folder, a folder deeper down or outside the root, an
+    unfinished ``.tmp-*`` folder (``hexeval runs clean`` removes those) — is refused with RunError.
+    """
+    given = Path(run_dir)
     root = Path(root or default_outputs_root()).resolve()
+    run_dir = given.resolve()
     if root not in run_dir.parents:
-        raise RunError(f"Refusing to delete {run_dir}: it is not inside the runs folder {root}.")
-    if not (run_dir / MANIFEST).exists() and not run_dir.name.startswith(TMP_PREFIX):
-        raise RunError(f"Refusing to delete {run_dir}: it is not a saved run (no {MANIFEST}).")
+        raise RunError(f"Refusing to delete {shown(given, 200)}: it is not inside the runs folder {root}.")
+    if run_dir.parent.parent != root:
+        raise RunError(f"Refusing to delete {shown(given, 200)}: it is not a run folder (runs are "
+                       f"{root}/<use-case>/<run id>). Pick a run listed by `hexeval runs list`.")
+    if not is_valid_name(run_dir.name) or not is_valid_name(run_dir.parent.name) or given.is_symlink():
+        raise RunError(f"Refusing to delete {shown(given, 200)}: '{shown(run_dir.name)}' is not a run id. Pick a run "
+                       "listed by `hexeval runs list`; unfinished .tmp- folders are removed by `hexeval runs clean`.")
+    if not (run_dir / MANIFEST).is_file():
+        raise RunError(f"Refusing to delete {shown(given, 200)}: it is not a saved run (no {MANIFEST}).")
     shutil.rmtree(run_dir)
 
 
@@ -346,25 +406,43 @@ def _rating_diff(a, b) -> pd.DataFrame:
     return out.reset_index()
 
 
+def _folders(folder: Path, problems: list[RunProblem]) -> list[Path]:
+    """Sub-folders of ``folder``, sorted; an unreadable folder is recorded as a problem, not raised."""
+    if not folder.exists():
+        return []
+    try:
+        return sorted(p for p in folder.iterdir() if p.is_dir())
+    except OSError as err:
+        problems.append(RunProblem(folder, f"the folder cannot be read ({(err.strerror or type(err).__name__).lower()})"))
+        return []
+
+
 def _info(run_dir: Path, m: dict) -> RunInfo:
-    tm = m.get("counts", {})
-    failed = [f.get("method") for f in m.get("failures", [])]
-    rater = m.get("rater", {})
-    label = "simulated" if rater.get("kind") == "simulated" else (rater.get("model") or rater.get("kind") or "none")
-    return RunInfo(run_dir, m["run_id"], m["usecase"], m["created"], m["status"], label,
-                   tm.get("sample_size"), failed)
+    counts = m.get("counts") or {}
+    failures = m.get("failures") if isinstance(m.get("failures"), list) else []
+    failed = [str(f.get("method")) for f in failures if isinstance(f, dict)]
+    rater = m.get("rater") or {}
+    label = "simulated" if rater.get("kind") == "simulated" else str(rater.get("model") or rater.get("kind") or "none")
+    size = counts.get("sample_size")
+    return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
+                   shown(label, 80), size if isinstance(size, int) else None, failed)
 
 
 def _read_jsonl(path: Path) -> list[dict]:
     if not path.exists():
         return []
     items = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise RunError(f"{path.name} of run {shown(path.parent.name)} cannot be read ({type(err).__name__}). "
+                       "Re-run the evaluation.") from err
+    for n, line in enumerate(lines, 1):
         if line.strip():
             try:
                 items.append(json.loads(line))
-            except json.JSONDecodeError as err:
-                raise RunError(f"{path.name} is damaged at line {n} ({err.msg}). Re-run the evaluation.") from err
+            except (json.JSONDecodeError, RecursionError) as err:
+                raise RunError(f"{path.name} is damaged at line {n}. Re-run the evaluation.") from err
     return items
 
 

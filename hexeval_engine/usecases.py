@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .config.loader import format_validation_error
 from .errors import ConfigError
-from .paths import usecases_root
+from .paths import shown, usecases_root
+from .safe_yaml import read_yaml
 
 
 class _Definition(BaseModel):
@@ -64,17 +64,15 @@ def list_usecases(root=None) -> list[UseCase]:
 def get_usecase(name: str, root=None) -> UseCase:
     found = {u.name: u for u in list_usecases(root)}
     if name not in found:
-        raise ConfigError(f"Unknown use case '{name}'. Available: {', '.join(sorted(found)) or 'none'}. "
+        raise ConfigError(f"Unknown use case '{shown(name)}'. Available: {', '.join(sorted(found)) or 'none'}. "
                           "Pick one of these or pass a model and a CSV instead.")
     return found[name]
 
 
 def _read(path: Path) -> UseCase:
+    raw = read_yaml(path, what=f"Use-case definition {path}") or {}
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
         d = _Definition.model_validate(raw)
-    except yaml.YAMLError as err:
-        raise ConfigError(f"Use-case definition {path} is not valid YAML: {err}") from err
     except ValidationError as err:
         raise ConfigError(format_validation_error(err, f"use-case definition {path}")) from err
     folder = path.parent

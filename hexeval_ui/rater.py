@@ -6,8 +6,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from hexeval_engine.raters.credentials import ALLOWED_URLS_SETTING, operator_key_allowed
+
 from . import state
-from .settings import operator_api_key
+from .settings import operator_api_key, operator_setting
 
 RATER_LABELS = {
     state.RATER_SIMULATED: "Simulated (offline)",
@@ -39,6 +41,11 @@ class RaterChoice:
         key = {"typed in": "key entered here", "operator": "server's key"}.get(self.key_source, "no API key")
         return f"LLM rater: `{self.model}` at {where} ({key})."
 
+    @property
+    def endpoint(self) -> str | None:
+        """The base URL requests go to (None: the official OpenAI API)."""
+        return self.base_url if self.kind == state.RATER_COMPATIBLE else None
+
     def problem(self) -> str | None:
         """Why this choice cannot run as it stands, or None."""
         if not self.uses_llm:
@@ -57,17 +64,35 @@ def current_choice() -> RaterChoice:
     kind = ss[state.RATER_KIND]
     if kind == state.RATER_SIMULATED:
         return RaterChoice(kind, None, None, None)
-    key_source = "typed in" if ss[state.LLM_API_KEY] else ("operator" if operator_api_key() else None)
-    base_url = ss[state.LLM_BASE_URL].strip() if kind == state.RATER_COMPATIBLE else None
-    return RaterChoice(kind, ss[state.LLM_MODEL].strip(), base_url or None, key_source)
+    base_url = (ss[state.LLM_BASE_URL].strip() or None) if kind == state.RATER_COMPATIBLE else None
+    key_source = "typed in" if ss[state.LLM_API_KEY] else ("operator" if operator_key_usable(kind, base_url) else None)
+    return RaterChoice(kind, ss[state.LLM_MODEL].strip(), base_url, key_source)
+
+
+def operator_key_usable(kind: str, base_url: str | None) -> bool:
+    """Whether the operator's key may go to this endpoint: OpenAI itself, or a base URL the operator allowed.
+
+    A base URL typed into the sidebar is someone else's server unless the operator listed it in
+    ``HEXEVAL_LLM_BASE_URLS``; it never receives the operator's key.
+    """
+    if kind == state.RATER_SIMULATED or operator_api_key() is None:
+        return False
+    endpoint = base_url if kind == state.RATER_COMPATIBLE else None
+    if kind == state.RATER_COMPATIBLE and not base_url:
+        return False
+    return operator_key_allowed(endpoint, operator_setting(ALLOWED_URLS_SETTING))
 
 
 def api_key_for(choice: RaterChoice) -> str | None:
     """The API key to hand to ``evaluate`` for ``choice`` (None for the simulated rater).
 
-    A key typed into the sidebar or configured by the operator is passed to the engine, never
-    stored or shown; without one the engine looks in the environment and ``.env`` itself.
+    A key typed into the sidebar goes with the endpoint chosen in the same session. The operator's
+    key goes only to an endpoint the operator allowed (:func:`operator_key_usable`); for any other
+    URL the engine sends a placeholder. Keys are never stored or shown.
     """
     if not choice.uses_llm:
         return None
-    return st.session_state[state.LLM_API_KEY] or operator_api_key() or None
+    typed = st.session_state[state.LLM_API_KEY]
+    if typed:
+        return typed
+    return operator_api_key() if operator_key_usable(choice.kind, choice.base_url) else None

@@ -9,6 +9,7 @@ from hexeval_engine.paths import generic_personas_path
 
 from . import state
 from .components import RESULTS_PAGE, show_error
+from .engine import outputs_root
 from .rater import RaterChoice, api_key_for
 from .settings import pickle_uploads_allowed
 
@@ -67,4 +68,5 @@ def _inputs(usecase, upload, overrides: dict) -> dict:
     persona_file = {"file": str(upload.personas_path or generic_personas_path())}
     overrides = overrides | {"personas": overrides["personas"] | persona_file}
     return {"model_path": upload.model_path, "data_path": upload.data_path, "target_column": upload.target,
-            "config_path": upload.config_path, "config_overrides": overrides, "allow_pickle": pickle_uploads_allowed()}
+            "config_path": upload.config_path, "config_overrides": overrides, "allow_pickle": pickle_uploads_allowed(),
+            "output_dir": outputs_root()}  # the server's outputs folder, whatever an uploaded config says

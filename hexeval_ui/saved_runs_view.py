@@ -10,6 +10,8 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine import HexevalError, runs
+from hexeval_engine.paths import shown
+from hexeval_engine.run_folders import temp_folders
 
 from . import state
 from .compare_view import render_compare
@@ -31,7 +33,12 @@ def render_saved_runs(usecase: str) -> None:
         st.info(notice, icon=":material/info:")
     infos, problems = scan(usecase)
     for problem in problems:
-        st.warning(f"Damaged run folder `{problem.path.name}` is skipped: {problem.reason}", icon=":material/warning:")
+        st.warning(f"Damaged run `{shown(problem.path.name)}` cannot be loaded: {problem.reason}",
+                   icon=":material/warning:")
+    stale = [t for t in temp_folders(outputs_root()) if t.stale and t.path.parent.name == usecase]
+    if stale:
+        st.caption(f"{len(stale)} unfinished run folder(s) were left by evaluations that were stopped; they are not "
+                   "runs. The server operator can remove them with `hexeval runs clean`.")
     if not infos:
         st.caption("No saved runs for this use case yet — the first run you make appears here.")
         return

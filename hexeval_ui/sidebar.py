@@ -9,9 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from . import state
-from .rater import RATER_LABELS, current_choice
+from .rater import RATER_LABELS, current_choice, operator_key_usable
 from .runs_view import saved_run_labels
-from .settings import operator_api_key
 
 
 def render_sidebar(usecases) -> None:
@@ -35,7 +34,8 @@ def _rater_controls() -> None:
         st.text_input("Model", key=state.LLM_MODEL, persist_state="session")
         if kind == state.RATER_COMPATIBLE:
             st.text_input("Base URL", key=state.LLM_BASE_URL, persist_state="session", help="e.g. Ollama, vLLM or LM Studio: http://host:port/v1")
-        has_operator_key = operator_api_key() is not None
+        base_url = st.session_state[state.LLM_BASE_URL].strip() or None if kind == state.RATER_COMPATIBLE else None
+        has_operator_key = operator_key_usable(kind, base_url)
         st.text_input("API key", key=state.LLM_API_KEY, type="password", persist_state="session",
                       placeholder="Using the server's key" if has_operator_key else "sk-…",
                       help="Used for this session only; never saved to a run, a log or a report.")

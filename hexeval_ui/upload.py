@@ -2,6 +2,10 @@
 
 No streamlit here: the page hands over the uploaded bytes, this module writes them to a private
 temporary folder under fixed names and reports what the engine says about them.
+
+Uploads are limited per kind (:data:`SIZE_LIMITS`), and an uploaded config may not choose
+anything on the server's side (:data:`SERVER_SETTINGS`: where runs are saved, which server file
+holds the personas, how the server parallelises work): such a config is refused with a message.
 """
 
 from __future__ import annotations
@@ -15,10 +19,23 @@ from pathlib import Path
 from hexeval_engine import HexevalError, load_config, load_model, validate_model_data_compatibility
 from hexeval_engine.errors import ModelError
 from hexeval_engine.model_loading import PICKLE_SUFFIXES, SAFE_SUFFIXES
+from hexeval_engine.paths import shown
 from hexeval_engine.personas.loader import load_personas
+from hexeval_engine.safe_yaml import parse_yaml
 from hexeval_engine.usecase_data import load_data_for_config
 
 MODEL_SUFFIXES = SAFE_SUFFIXES + PICKLE_SUFFIXES
+
+MB = 1024 * 1024
+SIZE_LIMITS = {"model file": 100 * MB, "CSV": 100 * MB, "evaluation config": 256 * 1024, "persona file": 256 * 1024}
+"""Largest upload accepted per kind of file (Streamlit's own cap, server.maxUploadSize, is 200 MB)."""
+
+SERVER_SETTINGS = {
+    ("output", "dir"): "where the server saves runs (runs from the dashboard always go to the server's outputs folder)",
+    ("personas", "file"): "a persona file on the server (upload your persona file next to the config instead)",
+    ("evaluation", "parallel"): "how the server spreads work over processes or machines (the operator's setting)",
+}
+"""Config keys an uploaded config may not set, with what they would choose on the server."""
 
 
 @dataclass
@@ -88,6 +105,10 @@ def _check(folder: Path, model: UploadedFile, csv: UploadedFile, target: str, co
            personas: UploadedFile | None, allow_pickle: bool) -> UploadCheck:
     suffix = Path(model.name).suffix.lower()
     check = UploadCheck(folder, folder / _safe_name(model.name), folder / _safe_name(csv.name, ".csv"), target)
+    check.errors += _size_problems({"model file": model, "CSV": csv, "evaluation config": config,
+                                    "persona file": personas})
+    if check.errors:
+        return check
     check.model_path.write_bytes(model.data)
     check.data_path.write_bytes(csv.data)
     if suffix not in MODEL_SUFFIXES:
@@ -125,6 +146,10 @@ def _config(check: UploadCheck, config: UploadedFile | None, personas: UploadedF
         except HexevalError as err:
             check.errors.append(str(err))
     if config is not None:
+        problems = _server_setting_problems(config)
+        if problems:
+            check.errors += problems
+            return None
         check.config_path = check.folder / "config.yaml"
         check.config_path.write_bytes(config.data)
     try:
@@ -132,6 +157,37 @@ def _config(check: UploadCheck, config: UploadedFile | None, personas: UploadedF
     except HexevalError as err:
         check.errors.append(str(err))
         return None
+
+
+def _size_problems(files: dict[str, UploadedFile | None]) -> list[str]:
+    problems = []
+    for kind, upload in files.items():
+        if upload is not None and len(upload.data) > SIZE_LIMITS[kind]:
+            problems.append(f"The {kind} '{shown(upload.name)}' is {_size(len(upload.data))}; uploads are limited to "
+                            f"{_size(SIZE_LIMITS[kind])} per {kind}. Upload a smaller file (e.g. a sample of the "
+                            "rows for a CSV).")
+    return problems
+
+
+def _server_setting_problems(config: UploadedFile) -> list[str]:
+    """Messages for each key of :data:`SERVER_SETTINGS` the uploaded config sets (empty if none, or if the
+    file is not a readable mapping: loading it reports that)."""
+    try:
+        raw = parse_yaml(config.data.decode("utf-8"), what="The uploaded config")
+    except (HexevalError, UnicodeDecodeError):
+        return []
+    if not isinstance(raw, dict):
+        return []
+    problems = []
+    for (section, key), meaning in SERVER_SETTINGS.items():
+        if isinstance(raw.get(section), dict) and key in raw[section]:
+            problems.append(f"The uploaded config sets {section}.{key}, which would choose {meaning}. An uploaded "
+                            f"config cannot choose that; remove {section}.{key} from it and upload it again.")
+    return problems
+
+
+def _size(n: int) -> str:
+    return f"{n / MB:.1f} MB" if n >= MB else f"{n / 1024:.0f} KB"
 
 
 def _data(check: UploadCheck, cfg):

@@ -21,6 +21,7 @@ def _isolated(monkeypatch, tmp_path):
     monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "outputs"))
     monkeypatch.delenv("HEXEVAL_ALLOW_PICKLE_UPLOADS", raising=False)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("HEXEVAL_LLM_BASE_URLS", raising=False)
     monkeypatch.chdir(ROOT)
 
 

@@ -24,7 +24,18 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DIMENSIONS = ("interpretability", "completeness", "actionability", "trust", "satisfaction", "decision_support")
-ACTIONS = ("status", "malformed", "out_of_range", "missing_field", "slow", "prose")
+ACTIONS = ("status", "malformed", "out_of_range", "missing_field", "slow", "prose", "hang", "echo_key",
+           "html", "invalid_json", "deep_nesting", "huge_body", "huge_content", "wrong_types", "content_not_text")
+
+# Raw HTTP 200 bodies of the hostile reply kinds: (content type, body)
+HOSTILE_BODIES = {
+    "html": ("text/html; charset=utf-8", b"<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>"),
+    "invalid_json": ("application/json", b'{"id": "chatcmpl-x", "choices": [{"message": {"content": "{\"trust'),
+    "deep_nesting": ("application/json", b"[" * 1000),
+    "huge_body": ("application/json", b'{"choices": [{"message": {"content": "' + b"x" * 5_000_000 + b'"}}]}'),
+    "wrong_types": ("application/json", b'{"choices": "none", "usage": {"prompt_tokens": "many"}}'),
+    "content_not_text": ("application/json", b'{"choices": [{"message": {"content": {"trust": 4}}}]}'),
+}
 
 
 @dataclass
@@ -33,7 +44,11 @@ class Behaviour:
 
     action : "status" (answer ``status`` with ``headers``), "malformed" (content that is not JSON),
         "out_of_range" (a score of 7), "missing_field" (no ``trust``), "slow" (sleep ``delay`` s,
-        then answer normally), "prose" (JSON inside prose even with response_format).
+        then answer normally), "prose" (JSON inside prose even with response_format), "hang"
+        (never answer until the server stops), "echo_key" (a valid rating whose comment repeats the
+        request's Authorization header), "huge_content" (a valid completion whose message is
+        100,000 characters of JSON-looking text), or one of :data:`HOSTILE_BODIES` (that raw
+        body with status 200).
     match : only requests whose message text contains this string (``None``: all).
     times : how many matching requests it applies to (``None``: forever).
     message : error message of a "status" answer; ``{authorization}`` is replaced by the request's
@@ -97,6 +112,7 @@ class FakeLLMServer:
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
+        self.stopping = threading.Event()
 
     @property
     def url(self) -> str:
@@ -110,6 +126,7 @@ class FakeLLMServer:
         return self
 
     def stop(self) -> None:
+        self.stopping.set()  # releases "hang" handlers
         self._httpd.shutdown()
         self._httpd.server_close()
 
@@ -196,6 +213,13 @@ def _handler_for(server: FakeLLMServer):
                 return self._json(b.status, {"error": {"message": message}}, b.headers)
             if b is not None and b.action == "slow":
                 time.sleep(b.delay)
+            if b is not None and b.action == "hang":
+                server.stopping.wait()
+                return
+            if b is not None and b.action in HOSTILE_BODIES:
+                return self._raw(200, *HOSTILE_BODIES[b.action])
+            if b is not None and b.action == "echo_key":
+                rating["comment"] += " Your key is " + self.headers.get("authorization", "") + "."
             if b is not None and b.action == "out_of_range":
                 rating["trust"] = 7
             if b is not None and b.action == "missing_field":
@@ -203,6 +227,8 @@ def _handler_for(server: FakeLLMServer):
             content = json.dumps(rating)
             if b is not None and b.action == "malformed":
                 content = "I would rate it highly, maybe a four or so, {interpretability: four"
+            elif b is not None and b.action == "huge_content":
+                content = "{" * 50_000 + "}" * 50_000
             elif not structured or (b is not None and b.action == "prose"):
                 content = f"Here is my rating as the persona:\n```json\n{content}\n```\nThank you."
             self._json(200, {
@@ -215,10 +241,12 @@ def _handler_for(server: FakeLLMServer):
             })
 
         def _json(self, status: int, payload: dict, headers: dict | None = None):
-            data = json.dumps(payload).encode("utf-8")
+            self._raw(status, "application/json", json.dumps(payload).encode("utf-8"), headers)
+
+        def _raw(self, status: int, content_type: str, data: bytes, headers: dict | None = None):
             try:
                 self.send_response(status)
-                self.send_header("content-type", "application/json")
+                self.send_header("content-type", content_type)
                 self.send_header("content-length", str(len(data)))
                 for k, v in (headers or {}).items():
                     self.send_header(k, str(v))

@@ -1,8 +1,10 @@
-"""The LLM rater driven through the real openai client against a real local HTTP server."""
+"""The LLM rater driven through the real openai client against a real local HTTP server.
+
+How long retries, timeouts and concurrent calls take is measured by benchmarks/llm_rater.py, not
+asserted here (timing assertions fail on a loaded machine and pass on a broken one).
+"""
 
 from __future__ import annotations
-
-import time
 
 import pytest
 from llm_server import Behaviour, FakeLLMServer, deterministic_rating
@@ -41,17 +43,16 @@ def test_normal_run_parses_structured_answers_in_task_order(llm_server):
     assert requests[0].body["model"] == "test-model"
 
 
-def test_rate_limit_twice_then_success_is_retried_counted_and_honours_retry_after(llm_server):
+def test_rate_limit_twice_then_success_is_retried_and_counted(llm_server):
     llm_server.add(Behaviour("status", status=429, times=2, headers={"retry-after-ms": "250"}))
     with rater_for(llm_server) as rater:
-        start = time.perf_counter()
         [rating] = rater.rate_many(tasks(1))
-        elapsed = time.perf_counter() - start
     assert rating.ok
     assert rating.calls == 3 and rating.retries == 2
-    assert len(llm_server.completion_requests()) == 3
-    # two waits of 250 ms as the server asked; the SDK's own backoff would take at least 1.1 s
-    assert 0.5 <= elapsed < 1.0
+    requests = llm_server.completion_requests()
+    assert len(requests) == 3
+    # the retries waited (at least most of) the 250 ms the server asked for, not zero
+    assert all(b.time - a.time >= 0.2 for a, b in zip(requests, requests[1:]))
 
 
 def test_server_error_that_never_recovers_fails_only_that_rating(llm_server):
@@ -86,12 +87,9 @@ def test_unusable_answers_fail_and_are_not_defaulted_or_cached(llm_server, tmp_p
 def test_slow_server_times_out_as_a_failed_rating(llm_server):
     llm_server.add(Behaviour("slow", delay=1.5))
     with rater_for(llm_server, timeout=0.3, max_retries=0) as rater:
-        start = time.perf_counter()
         [rating] = rater.rate_many(tasks(1))
-        elapsed = time.perf_counter() - start
     assert rating.status == "failed" and rating.scores is None
-    assert "within 0.3 s" in rating.error
-    assert elapsed < 1.2
+    assert "within 0.3 s" in rating.error and rating.calls == 1
 
 
 def test_timeout_is_retried_and_counted(llm_server):
@@ -119,6 +117,25 @@ def test_cache_answers_a_rerun_without_any_request(llm_server, tmp_path):
     assert (cache / "llm_cache.sqlite").exists()
 
 
+@pytest.mark.parametrize("change", [{"model": "other-model"}, {"temperature": 0.9}, {"base_url": "other"}])
+def test_cache_is_never_shared_across_models_temperatures_or_endpoints(tmp_path, change):
+    """Switching model, temperature or server must ask again, never reuse another setting's ratings."""
+    from llm_server import FakeLLMServer
+
+    cache = tmp_path / "outputs"
+    work = tasks(2)
+    with FakeLLMServer() as first, FakeLLMServer() as second:
+        with rater_for(first, cache_path=cache) as rater:
+            assert all(r.ok for r in rater.rate_many(work))
+        with rater_for(first, cache_path=cache) as rater:
+            assert rater.estimate(work).cached == 2  # same settings: answered from the cache
+        options = {**change, "base_url": second.url} if "base_url" in change else change
+        with rater_for(second if "base_url" in change else first, cache_path=cache, **options) as rater:
+            assert rater.estimate(work).cached == 0
+            again = rater.rate_many(work)
+        assert all(r.ok and not r.cached for r in again)
+
+
 def test_server_without_response_format_falls_back_to_prompted_json():
     with FakeLLMServer(reject_response_format=True) as server, rater_for(server) as rater:
         ratings = rater.rate_many(tasks(3))
@@ -131,12 +148,9 @@ def test_server_without_response_format_falls_back_to_prompted_json():
 
 def test_concurrency_is_bounded_and_parallel():
     with FakeLLMServer(latency=0.2) as server, rater_for(server, concurrency=4) as rater:
-        start = time.perf_counter()
         ratings = rater.rate_many(tasks(8))
-        elapsed = time.perf_counter() - start
-        assert server.max_in_flight == 4
+        assert server.max_in_flight == 4  # four at once, never more
     assert all(r.ok for r in ratings)
-    assert 0.4 <= elapsed < 1.2  # two waves of four, not eight sequential calls (1.6 s)
 
 
 def test_api_key_reaches_the_server_but_never_a_result(llm_server):
@@ -161,14 +175,21 @@ def test_missing_key_for_openai_is_a_clear_llm_error(monkeypatch, tmp_path):
         make_rater("openai", model="gpt-4o-mini")
 
 
-def test_local_server_needs_no_key_and_dotenv_key_is_used(monkeypatch, tmp_path, llm_server):
+def test_local_server_needs_no_key_and_dotenv_key_goes_only_to_allowed_urls(monkeypatch, tmp_path, llm_server):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("HEXEVAL_LLM_BASE_URLS", raising=False)
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HEXEVAL_HOME", str(tmp_path))
     with make_rater("openai", model="m", base_url=llm_server.url) as rater:
         assert rater.rate(tasks(1)[0]).ok
     assert llm_server.requests[-1].headers["authorization"] == "Bearer not-needed"
+    # The operator's .env key is not sent to a base URL the operator did not allow (issue 14) ...
     (tmp_path / ".env").write_text("OPENAI_API_KEY=sk-from-dotenv-1234567\n")
+    with make_rater("openai", model="m", base_url=llm_server.url) as rater:
+        assert rater.rate(tasks(1)[0]).ok
+    assert llm_server.requests[-1].headers["authorization"] == "Bearer not-needed"
+    # ... and is once .env lists that URL in HEXEVAL_LLM_BASE_URLS.
+    (tmp_path / ".env").write_text(f"OPENAI_API_KEY=sk-from-dotenv-1234567\nHEXEVAL_LLM_BASE_URLS={llm_server.url}\n")
     with make_rater("openai", model="m", base_url=llm_server.url) as rater:
         assert rater.rate(tasks(1)[0]).ok
     assert llm_server.requests[-1].headers["authorization"] == "Bearer sk-from-dotenv-1234567"

@@ -1,4 +1,4 @@
-"""``hexeval evaluate``, ``hexeval runs list|show|compare|delete`` and ``hexeval report``."""
+"""``hexeval evaluate``, ``hexeval runs list|show|compare|delete|clean`` and ``hexeval report``."""
 
 from __future__ import annotations
 
@@ -32,9 +32,9 @@ def register(sub, add_inputs) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
     p.set_defaults(func=evaluate_cmd)
 
-    runs = sub.add_parser("runs", help="list, show, compare or delete saved runs")
+    runs = sub.add_parser("runs", help="list, show, compare, delete or clean up saved runs")
     runs_sub = runs.add_subparsers(dest="runs_command", required=True)
-    r = runs_sub.add_parser("list", help="complete runs, newest first")
+    r = runs_sub.add_parser("list", help="saved runs, newest first (damaged ones with the reason)")
     r.add_argument("--usecase")
     r.add_argument("--output", help="runs root (default outputs/)")
     r.set_defaults(func=runs_list)
@@ -52,6 +52,9 @@ def register(sub, add_inputs) -> None:
     r.add_argument("--output")
     r.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     r.set_defaults(func=runs_delete)
+    r = runs_sub.add_parser("clean", help="remove unfinished run folders (.tmp-*) left by evaluations that were killed")
+    r.add_argument("--output", help="runs root (default outputs/)")
+    r.set_defaults(func=runs_clean)
 
     p = sub.add_parser("report", help="write a self-contained HTML report of a run")
     p.add_argument("run", help="run folder or run id")
@@ -94,18 +97,45 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
 
 
 def runs_list(args) -> int:
-    from ..runs import scan_runs
+    from ..paths import shown
+    from ..run_folders import temp_folders
+    from ..runs import list_runs
 
-    runs, problems = scan_runs(_root(args), args.usecase)
-    if not runs:
-        print("No saved runs" + (f" for {args.usecase}" if args.usecase else "") + f" under {_root(args)}.")
+    root = _root(args)
+    infos = list_runs(root, args.usecase)
+    complete = [r for r in infos if r.status == "complete"]
+    if not complete:
+        print("No saved runs" + (f" for {shown(args.usecase)}" if args.usecase else "") + f" under {root}.")
     else:
         table = pd.DataFrame([{"run_id": r.run_id, "usecase": r.usecase, "created": r.created, "rater": r.rater,
                                "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-"}
-                              for r in runs])
+                              for r in complete])
         print(table.to_string(index=False))
-    for p in problems:
-        print(f"warning: skipped damaged run folder {p.path}: {p.reason}", file=sys.stderr)
+    for r in infos:
+        if r.status != "complete":
+            print(f"damaged: {r.usecase}/{r.run_id}: {r.reason}")
+    leftovers = [t for t in temp_folders(root) if not args.usecase or t.path.parent.name == args.usecase]
+    stale = [t for t in leftovers if t.stale]
+    if stale:
+        print(f"{len(stale)} unfinished run folder(s) left by evaluations that were stopped: "
+              + ", ".join(f"{t.path.parent.name}/{shown(t.path.name)}" for t in stale)
+              + ". Remove them with `hexeval runs clean`.")
+    if len(leftovers) > len(stale):
+        print(f"{len(leftovers) - len(stale)} run(s) being saved right now.")
+    return 0
+
+
+def runs_clean(args) -> int:
+    from ..paths import shown
+    from ..run_folders import remove_stale_temp_folders, temp_folders
+
+    root = _root(args)
+    removed = remove_stale_temp_folders(root)
+    for path in removed:
+        print(f"Removed {path.parent.name}/{shown(path.name)}")
+    busy = sum(1 for t in temp_folders(root) if t.writer_alive)
+    print(f"Removed {len(removed)} unfinished run folder(s) under {root}."
+          + (f" Left {busy} that a running evaluation is still writing." if busy else ""))
     return 0
 
 
@@ -169,17 +199,23 @@ def _root(args) -> Path:
 
 
 def _find(ref: str, args) -> Path:
+    """The run folder ``ref`` names: a path to a folder, or a run id (or its unique start) under the root."""
     from ..errors import RunError
+    from ..paths import NAME_PATTERN, shown
 
     path = Path(ref)
     if path.is_dir():
         return path
-    matches = [p for p in _root(args).glob(f"*/{ref}*") if p.is_dir() and not p.name.startswith(".")]
+    if not NAME_PATTERN.fullmatch(ref):
+        raise RunError(f"'{shown(ref)}' is neither a run folder nor a run id (letters, digits, '_' and '-'). "
+                       "List runs with `hexeval runs list`.")
+    root = _root(args)
+    matches = [p for p in root.glob("*/*") if p.is_dir() and p.name.startswith(ref) and not p.name.startswith(".")]
     if len(matches) == 1:
         return matches[0]
     if not matches:
-        raise RunError(f"No run '{ref}' under {_root(args)}. List runs with `hexeval runs list`.")
-    raise RunError(f"'{ref}' matches several runs ({', '.join(p.name for p in matches)}); give more of the id.")
+        raise RunError(f"No run '{ref}' under {root}. List runs with `hexeval runs list`.")
+    raise RunError(f"'{ref}' matches several runs ({', '.join(shown(p.name) for p in matches)}); give more of the id.")
 
 
 def _print_summary(result) -> None:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
 from ..errors import ConfigError
+from ..safe_yaml import read_yaml as _read_yaml_file
+from ..safe_yaml import short_repr
 from .schema import HexevalConfig
 
 
@@ -35,15 +36,11 @@ def load_config(path=None, overrides: dict | None = None) -> HexevalConfig:
 
 
 def read_yaml(path) -> dict:
+    """The mapping in the config file ``path`` (``{}`` for an empty file), read with :mod:`hexeval_engine.safe_yaml`."""
     path = Path(path)
     if not path.exists():
         raise ConfigError(f"The config file {path} does not exist. Check the path or omit it to use the defaults.")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        raise ConfigError(f"{path.name} is not valid YAML: {err}. Fix the indentation or quoting at that line.") from err
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"{path.name} is not UTF-8 text. Save it as UTF-8.") from err
+    data = _read_yaml_file(path, what=f"The config file {path.name}")
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -62,11 +59,11 @@ def validate_config(raw: dict, *, where: str = "config") -> HexevalConfig:
 def format_validation_error(err: ValidationError, where: str) -> str:
     lines = []
     for e in err.errors():
-        key = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        key = (".".join(str(p) for p in e["loc"]) or "(top level)")[:120]
         if e["type"] == "extra_forbidden":
             lines.append(f"{key}: unknown key (check the spelling against the configuration reference)")
         else:
-            lines.append(f"{key}: {e['msg']} (got {e.get('input')!r})")
+            lines.append(f"{key}: {e['msg']} (got {short_repr(e.get('input'))})")
     return f"Invalid {where}:\n  - " + "\n  - ".join(lines)
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
 from pydantic import ValidationError
 
 from ..errors import ConfigError
+from ..safe_yaml import read_yaml, short_repr
 from .schema import LEVEL_VALUES, Persona
 
 
@@ -43,22 +43,16 @@ def _read(path: Path) -> list:
     if not path.is_file():
         raise ConfigError(f"The persona file {path} does not exist. Set personas.file to a YAML file with a "
                           "'personas:' list (see configs/heart/personas.yaml).")
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as err:
-        raise ConfigError(f"The persona file {path.name} is not valid YAML: {err}. Fix the indentation or quoting "
-                          "at that line.") from err
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"The persona file {path.name} is not UTF-8 text. Save it as UTF-8.") from err
+    data = read_yaml(path, what=f"The persona file {path.name}")
     if not isinstance(data, dict) or not isinstance(data.get("personas"), list) or not data["personas"]:
         got = "an empty file" if data is None else f"a {type(data).__name__}"
         if isinstance(data, dict):
-            got = f"a mapping with keys {sorted(data)}"
+            got = f"a mapping with keys {short_repr(sorted(map(str, data)))}"
         raise ConfigError(f"The persona file {path.name} must hold a mapping with a non-empty 'personas:' list; "
                           f"it holds {got}. Start the file with 'personas:' followed by '- name: ...' entries.")
-    extra = sorted(set(data) - {"personas"})
+    extra = sorted(str(k) for k in set(data) - {"personas"})
     if extra:
-        raise ConfigError(f"The persona file {path.name} has unknown top-level key(s) {extra}; only 'personas' "
+        raise ConfigError(f"The persona file {path.name} has unknown top-level key(s) {short_repr(extra)}; only 'personas' "
                           "is allowed. Move these entries under a persona or remove them.")
     return data["personas"]
 
@@ -66,10 +60,10 @@ def _read(path: Path) -> list:
 def _validate(entry, index: int, path: Path) -> Persona:
     label = f"persona #{index + 1}"
     if isinstance(entry, dict) and entry.get("name"):
-        label = f"persona '{entry['name']}' (#{index + 1})"
+        label = f"persona {short_repr(entry['name'], 60)} (#{index + 1})"
     if not isinstance(entry, dict):
         raise ConfigError(f"In {path.name}, {label} must be a mapping of fields (name, role, ...); got "
-                          f"{type(entry).__name__} {entry!r}.")
+                          f"{type(entry).__name__} {short_repr(entry)}.")
     try:
         return Persona.model_validate(entry)
     except ValidationError as err:
@@ -85,9 +79,9 @@ def _describe(err: ValidationError) -> list[str]:
         elif e["type"] == "extra_forbidden":
             lines.append(f"field '{field}' is unknown; check its spelling or remove it")
         elif e["type"] == "enum":
-            lines.append(f"field '{field}' is {e.get('input')!r}; use one of {', '.join(LEVEL_VALUES)}")
+            lines.append(f"field '{field}' is {short_repr(e.get('input'))}; use one of {', '.join(LEVEL_VALUES)}")
         else:
-            lines.append(f"field '{field}': {e['msg']} (got {e.get('input')!r})")
+            lines.append(f"field '{field}': {e['msg']} (got {short_repr(e.get('input'))})")
     return lines
 
 

@@ -62,6 +62,10 @@ class RatingTask:
     run: int = 0
 
 
+MAX_ERROR_CHARS = 500
+"""Longest failure reason a rating records."""
+
+
 @dataclass
 class Rating:
     """The outcome of one :class:`RatingTask`.
@@ -90,6 +94,10 @@ class Rating:
 
     @classmethod
     def failed(cls, error: str, **kwargs) -> "Rating":
+        """A failed rating; the reason is kept short (:data:`MAX_ERROR_CHARS`) whatever a server sent."""
+        error = str(error)
+        if len(error) > MAX_ERROR_CHARS:
+            error = error[:MAX_ERROR_CHARS - 1] + "…"
         return cls(status="failed", error=error, **kwargs)
 
 

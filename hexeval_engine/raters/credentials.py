@@ -1,7 +1,16 @@
-"""Find the API key for an OpenAI-compatible endpoint without ever logging or storing it."""
+"""Find the API key for an OpenAI-compatible endpoint without ever logging, storing or leaking it.
+
+The operator's key (``OPENAI_API_KEY`` in the environment or ``.env``) goes only to endpoints the
+operator chose: the official OpenAI API, or a base URL listed in :data:`ALLOWED_URLS_SETTING`
+(environment, ``.env`` or, for the dashboard, ``st.secrets``). Any other base URL — one typed into
+the dashboard, or a config file's ``personas.base_url`` — gets only a key passed explicitly with
+it (typed in the same session), else a placeholder. :func:`redact` removes keys from any text a
+server sends back before it is stored or shown.
+"""
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 from pathlib import Path
@@ -12,28 +21,42 @@ from dotenv import dotenv_values
 from ..errors import LLMError
 from ..paths import project_root
 
+log = logging.getLogger(__name__)
+
 LOCAL_PLACEHOLDER_KEY = "not-needed"
 """Sent to OpenAI-compatible servers that need no key (Ollama, vLLM, LM Studio)."""
 
+API_KEY_SETTING = "OPENAI_API_KEY"
+ALLOWED_URLS_SETTING = "HEXEVAL_LLM_BASE_URLS"
+"""Operator setting: base URLs (comma- or space-separated) that may receive the operator's key."""
+
 _SECRET = re.compile(r"sk-[A-Za-z0-9_\-]{6,}")
+_BEARER = re.compile(r"(Bearer\s+)(?=\S*\d)[A-Za-z0-9._~+/=\-]{8,}")  # a token: long, with a digit
 
 
 def resolve_api_key(api_key: str | None, base_url: str | None) -> str:
-    """The key to use: ``api_key``, else ``OPENAI_API_KEY`` from the environment, else from ``.env``.
+    """The key to send to ``base_url``.
 
-    ``.env`` is read (not loaded into the environment) from the working directory, then the
-    project root. A custom ``base_url`` other than api.openai.com may run without a key: a
-    placeholder is used then.
+    ``api_key`` when given (the caller vouches for it: typed in with this URL, or the operator's
+    key for an endpoint the operator allowed). Otherwise the operator's ``OPENAI_API_KEY``
+    (environment, then ``.env`` in the working directory, then in the project root) — only when
+    :func:`operator_key_allowed` says ``base_url`` may have it. Any other custom ``base_url`` gets a
+    placeholder (local servers need no key).
 
     Raises
     ------
     LLMError
         No key is configured for the official OpenAI endpoint.
     """
-    for candidate in (api_key, os.environ.get("OPENAI_API_KEY"), _from_dotenv()):
-        if candidate and candidate.strip():
-            return candidate.strip()
+    if api_key and api_key.strip():
+        return api_key.strip()
+    operator_key = _operator_setting(API_KEY_SETTING)
+    if operator_key and operator_key_allowed(base_url, _operator_setting(ALLOWED_URLS_SETTING)):
+        return operator_key.strip()
     if base_url and not is_official_endpoint(base_url):
+        if operator_key:
+            log.info("The operator's API key is not sent to %s: that base URL is not in %s.", _origin(base_url),
+                     ALLOWED_URLS_SETTING)
         return LOCAL_PLACEHOLDER_KEY
     raise LLMError("No OpenAI API key is configured for the LLM rater. Set OPENAI_API_KEY in the environment or "
                    "in a .env file, add OPENAI_API_KEY to .streamlit/secrets.toml for the dashboard, or pass "
@@ -41,23 +64,59 @@ def resolve_api_key(api_key: str | None, base_url: str | None) -> str:
                    "personas.rater: simulated.")
 
 
+def operator_key_allowed(base_url: str | None, allowed_urls: str | None) -> bool:
+    """Whether the operator's key may be sent to ``base_url``.
+
+    Yes for the official OpenAI API (``base_url`` None or an https URL on ``api.openai.com``) and for
+    a base URL listed in ``allowed_urls`` (the operator's :data:`ALLOWED_URLS_SETTING`; compared
+    without a trailing slash, scheme and host case-insensitively). No for anything else.
+    """
+    if is_official_endpoint(base_url):
+        return True
+    if not base_url or not allowed_urls:
+        return False
+    wanted = _normal(base_url)
+    return any(_normal(url) == wanted for url in re.split(r"[\s,]+", allowed_urls) if url)
+
+
 def is_official_endpoint(base_url: str | None) -> bool:
-    host = urlparse(base_url).hostname if base_url else "api.openai.com"
-    return bool(host) and host.endswith("openai.com")
+    """``None`` (the SDK's default) or an https URL whose host is ``api.openai.com`` or another ``*.openai.com``."""
+    if not base_url:
+        return True
+    parts = urlparse(base_url)
+    host = (parts.hostname or "").lower()
+    return parts.scheme == "https" and (host == "openai.com" or host.endswith(".openai.com"))
 
 
 def redact(text: str, secret: str | None) -> str:
-    """``text`` with ``secret`` and anything shaped like an OpenAI key replaced by ``***``."""
-    if secret and secret != LOCAL_PLACEHOLDER_KEY and len(secret) >= 4:
-        text = text.replace(secret, "***")
+    """``text`` with ``secret``, the operator's key, bearer tokens and anything shaped like an OpenAI key replaced by ``***``."""
+    for key in {secret, os.environ.get(API_KEY_SETTING)}:
+        if key and key != LOCAL_PLACEHOLDER_KEY and len(key.strip()) >= 4:
+            text = text.replace(key.strip(), "***")
+    text = _BEARER.sub(r"\1***", text)
     return _SECRET.sub("sk-***", text)
 
 
-def _from_dotenv() -> str | None:
+def _operator_setting(name: str) -> str | None:
+    value = os.environ.get(name)
+    return value if value and value.strip() else _from_dotenv(name)
+
+
+def _normal(url: str) -> str:
+    parts = urlparse(url.strip())
+    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+
+
+def _origin(url: str) -> str:
+    parts = urlparse(url)
+    return f"{parts.scheme}://{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
+
+
+def _from_dotenv(name: str) -> str | None:
     for folder in (Path.cwd(), project_root()):
         env = folder / ".env"
         if env.is_file():
-            value = dotenv_values(env).get("OPENAI_API_KEY")
+            value = dotenv_values(env).get(name)
             if value:
                 return value
     return None

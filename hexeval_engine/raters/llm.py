@@ -8,14 +8,19 @@
   times with exponential backoff, honouring ``Retry-After``/``retry-after-ms``. The rater counts
   every HTTP request it sends (through an ``httpx`` request hook) and reports
   ``calls`` and ``retries`` per rating.
-* Concurrency: :meth:`LLMRater.rate_many` runs up to ``concurrency`` requests at once in a
-  thread pool; results come back in task order.
+* Concurrency: :meth:`LLMRater.rate_many` runs up to ``concurrency`` requests at once on daemon
+  threads (:mod:`~hexeval_engine.raters.workers`); results come back in task order. Ctrl-C or the
+  dashboard's Stop drops the queued ratings at once, and no request (or retry) is sent after it.
+* Replies are read by :mod:`~hexeval_engine.raters.reply` (size cap, deadline, shape checks) and
+  requests carry a completion-token limit, so an HTML page, invalid or huge JSON or a reply of the
+  wrong shape is a failed rating with a short reason, never a crash.
 * Cache: with ``cache_path`` set, valid answers are kept in a sqlite
   :class:`~hexeval_engine.raters.cache.ResponseCache`; a cached rating sends no request.
 * Fatal errors (401/403/404: wrong key, no access, unknown model) stop further requests; the
   remaining ratings fail with that reason instead of repeating it.
 * The API key is never logged, never stored on the rater's public attributes and is removed
-  from every error message.
+  from everything the server sends back (answers before they are parsed or cached, error
+  messages) by :func:`~hexeval_engine.raters.credentials.redact`.
 """
 
 from __future__ import annotations
@@ -24,19 +29,24 @@ import logging
 import sqlite3
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
 from typing import Sequence
 
+import httpx
 import openai
 
 from ..errors import LLMError
 from .base import ProgressFn, Rating, RatingTask, UsageEstimate
 from .cache import CachedAnswer, ResponseCache, cache_key
-from .credentials import redact, resolve_api_key
+from .credentials import is_official_endpoint, redact, resolve_api_key
 from .parsing import AnswerError, parse_rating
+from .reply import ReplyError, read_reply
+from .workers import run_all
 from .prompt import COMPLETION_TOKENS_ESTIMATE, build_messages, estimate_prompt_tokens, response_format
 
 log = logging.getLogger(__name__)
+
+MAX_COMPLETION_TOKENS = 600
+"""Completion-token limit sent with every request (a rating is about 160 tokens)."""
 
 _FATAL_STATUS = {401: "the API key was rejected", 403: "the API key has no access to this model",
                  404: "the model or endpoint does not exist"}
@@ -122,24 +132,31 @@ class LLMRater:
         return UsageEstimate(len(tasks), calls, cached, prompt, calls * COMPLETION_TOKENS_ESTIMATE)
 
     def rate_many(self, tasks: Sequence[RatingTask], on_progress: ProgressFn | None = None) -> list[Rating]:
-        """Rate ``tasks`` with up to ``concurrency`` requests in flight; results in task order."""
-        results: list[Rating | None] = [None] * len(tasks)
-        if not tasks:
-            return []
-        workers = min(self.concurrency, len(tasks))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="hexeval-llm") as pool:
-            futures = {pool.submit(self.rate, task): i for i, task in enumerate(tasks)}
-            for done, future in enumerate(as_completed(futures), start=1):
-                i = futures[future]
-                results[i] = future.result()
-                if on_progress:
-                    t = tasks[i]
-                    on_progress(done, len(tasks), f"{t.persona.name} rated {t.explanation.method} "
-                                                  f"(case {t.case.instance_id}, run {t.run + 1})")
-        return results
+        """Rate ``tasks`` with up to ``concurrency`` requests in flight; results in task order.
+
+        While waiting for answers, ``on_progress`` is called again every fraction of a second with
+        the unchanged count (so the dashboard can honour Stop). An exception raised by it, or
+        Ctrl-C, drops the queued ratings at once, stops retries and propagates.
+        """
+        total = len(tasks)
+
+        def done(count: int, index: int) -> None:
+            if on_progress:
+                t = tasks[index]
+                on_progress(count, total, f"{t.persona.name} rated {t.explanation.method} "
+                                          f"(case {t.case.instance_id}, run {t.run + 1})")
+
+        def waiting(count: int) -> None:
+            if on_progress:
+                on_progress(count, total, f"Waiting for answers from {self.model} ({count} of {total} rated)")
+
+        return run_all(self._rate, tasks, workers=self.concurrency, on_result=done, on_wait=waiting)
 
     def rate(self, task: RatingTask) -> Rating:
         """Rate one task (cache first); a failure of any kind is returned as a failed Rating."""
+        return self._rate(task, None)
+
+    def _rate(self, task: RatingTask, stop: threading.Event | None) -> Rating:
         messages = build_messages(task)
         key = self._key(task, messages)
         if self._cache is not None and (hit := self._cache.get(key)) is not None:
@@ -150,18 +167,16 @@ class LLMRater:
             return Rating.failed(f"not sent: an earlier request failed with {self._fatal}")
         self._local.requests = 0
         self._local.retries = 0
+        self._local.stop = stop
         start = time.perf_counter()
         try:
-            completion = self._complete(messages)
-        except openai.OpenAIError as err:
+            reply = self._complete(messages)
+        except (openai.OpenAIError, ReplyError, httpx.HTTPError) as err:
             return Rating.failed(self._describe(err), latency_s=time.perf_counter() - start,
                                  calls=self._local.requests, retries=self._local.retries)
         latency = time.perf_counter() - start
-        usage = completion.usage
-        content = (completion.choices[0].message.content or "") if completion.choices else ""
-        answer = CachedAnswer(content,
-                              int(getattr(usage, "prompt_tokens", 0) or 0),
-                              int(getattr(usage, "completion_tokens", 0) or 0))
+        # Whatever the server sent passes the same redaction as logs before it is parsed, cached or shown.
+        answer = CachedAnswer(self._redact(reply.content), reply.prompt_tokens, reply.completion_tokens)
         rating = self._from_answer(answer, cached=False)
         rating.latency_s, rating.calls, rating.retries = latency, self._local.requests, self._local.retries
         if rating.ok and self._cache is not None:
@@ -169,7 +184,7 @@ class LLMRater:
                 self._cache.put(key, self.model, answer)
             except sqlite3.Error as err:  # the rating itself is fine; only the next run will ask again
                 log.warning("Could not store an LLM answer in the response cache %s: %s", self._cache.path, err)
-                rating.extra["cache_error"] = str(err)
+                rating.extra["cache_error"] = self._redact(str(err))
         return rating
 
     def close(self) -> None:
@@ -189,14 +204,19 @@ class LLMRater:
         return cache_key(self.model, messages, params)
 
     def _on_request(self, request) -> None:
+        stop = getattr(self._local, "stop", None)
+        if stop is not None and stop.is_set():  # interrupted: no request (and no retry) leaves any more
+            raise _Interrupted("the evaluation was interrupted before this request was sent")
         self._local.requests = getattr(self._local, "requests", 0) + 1
 
     def _create(self, messages: list[dict], structured: bool):
         before = getattr(self._local, "requests", 0)
         kwargs = {"response_format": response_format()} if structured else {}
+        create = self._client.chat.completions.with_streaming_response.create
         try:
-            return self._client.chat.completions.create(model=self.model, messages=messages,
-                                                        temperature=self.temperature, **kwargs)
+            with create(model=self.model, messages=messages, temperature=self.temperature,
+                        **_length_limit(self.base_url), **kwargs) as response:
+                return read_reply(response, deadline=time.monotonic() + self.timeout)
         finally:
             self._local.retries += max(0, self._local.requests - before - 1)
 
@@ -221,10 +241,19 @@ class LLMRater:
             return Rating.failed(f"unusable answer from {self.model}: {err}", cached=cached, **tokens)
         return Rating("ok", payload.scores, payload.comment, cached=cached, **tokens)
 
-    def _describe(self, err: openai.OpenAIError) -> str:
+    def _redact(self, text: str) -> str:
+        return redact(text, self._client.api_key)
+
+    def _describe(self, err: Exception) -> str:
         where = self.base_url or "api.openai.com"
         attempts = f"{self._local.requests} attempt(s)"
-        if isinstance(err, openai.APITimeoutError):
+        if isinstance(err, ReplyError):
+            text = f"unusable reply from {where}: {err}"
+        elif isinstance(err, httpx.HTTPError):
+            text = f"the connection to {where} broke while the reply was read ({type(err).__name__})"
+        elif isinstance(err, openai.APIConnectionError) and isinstance(err.__cause__, _Interrupted):
+            text = "not sent: the evaluation was interrupted"
+        elif isinstance(err, openai.APITimeoutError):
             text = (f"no answer from {where} within {self.timeout:g} s ({attempts}); raise "
                     "personas.timeout_seconds or check the server")
         elif isinstance(err, openai.APIConnectionError):
@@ -237,8 +266,22 @@ class LLMRater:
                     self._fatal = self._fatal or fatal
                 text += f"; {_FATAL_STATUS[err.status_code]}: check the API key, model name '{self.model}' and base_url"
         else:
-            text = f"{type(err).__name__} from {where}: {err}"
-        return redact(text, self._client.api_key)
+            text = f"{type(err).__name__} from {where}: {str(err)[:300]}"
+        return self._redact(text)
+
+
+class _Interrupted(Exception):
+    """Raised by the request hook once the caller was interrupted (the SDK wraps it in APIConnectionError)."""
+
+
+def _length_limit(base_url: str | None) -> dict:
+    """The completion-token limit in the parameter the endpoint understands.
+
+    OpenAI's current models take ``max_completion_tokens`` (and refuse ``max_tokens`` for
+    reasoning models); OpenAI-compatible servers (Ollama, vLLM, LM Studio) take ``max_tokens``.
+    """
+    name = "max_completion_tokens" if is_official_endpoint(base_url) else "max_tokens"
+    return {name: MAX_COMPLETION_TOKENS}
 
 
 def _status_message(err: openai.APIStatusError) -> str:

@@ -4,6 +4,11 @@ Structured output gives clean JSON; servers without it wrap JSON in prose or cod
 :func:`parse_rating` also finds the first JSON object inside text. Whatever the route, the six
 scores must be integers 1-5 and the comment non-empty: anything else raises
 :class:`AnswerError` (the caller records a failed rating; no score is ever defaulted).
+
+Parsing is linear in the answer's length: answers longer than :data:`MAX_ANSWER_CHARS` are
+refused unread, at most :data:`MAX_CANDIDATES` embedded objects are tried, JSON nested too deeply
+for the decoder is an :class:`AnswerError`, and rejected values are quoted with a bounded
+:func:`~hexeval_engine.safe_yaml.short_repr`.
 """
 
 from __future__ import annotations
@@ -13,9 +18,14 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..safe_yaml import short_repr
 from .base import DIMENSIONS
 
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
+MAX_ANSWER_CHARS = 20_000
+"""Longest answer parsed: a rating is six numbers and two or three sentences (a few hundred characters)."""
+
+MAX_CANDIDATES = 20
+"""How many ``{`` positions of a prose answer are tried as the start of the rating object."""
 
 
 class AnswerError(ValueError):
@@ -54,9 +64,17 @@ def parse_rating(content: str | None) -> RatingPayload:
     AnswerError
         With a message naming what is wrong and a short excerpt of the answer.
     """
-    if content is None or not content.strip():
+    if content is None or (isinstance(content, str) and not content.strip()):
         raise AnswerError("the answer is empty")
-    obj = _find_object(content)
+    if not isinstance(content, str):
+        raise AnswerError(f"the answer is a {type(content).__name__}, not text")
+    if len(content) > MAX_ANSWER_CHARS:
+        raise AnswerError(f"the answer is {len(content):,} characters long; a rating needs a few hundred "
+                          f"(at most {MAX_ANSWER_CHARS:,} are read)")
+    try:
+        obj = _find_object(content)
+    except RecursionError as err:
+        raise AnswerError("the answer nests JSON too deeply to be a rating") from err
     if obj is None:
         raise AnswerError(f"the answer holds no JSON object: {_excerpt(content)}")
     data = _normalise(obj)
@@ -68,7 +86,7 @@ def parse_rating(content: str | None) -> RatingPayload:
 
 
 def _find_object(text: str) -> dict | None:
-    stripped = _FENCE.sub("", text.strip())
+    stripped = _unfence(text.strip())
     try:
         value = json.loads(stripped)
         if isinstance(value, dict):
@@ -76,7 +94,9 @@ def _find_object(text: str) -> dict | None:
     except json.JSONDecodeError:
         pass  # not bare JSON: look for an object embedded in prose below
     decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
+    for tried, match in enumerate(re.finditer(r"\{", text)):
+        if tried >= MAX_CANDIDATES:
+            break
         try:
             value, _ = decoder.raw_decode(text, match.start())
         except json.JSONDecodeError:
@@ -84,6 +104,16 @@ def _find_object(text: str) -> dict | None:
         if isinstance(value, dict):
             return value
     return None
+
+
+def _unfence(text: str) -> str:
+    """``text`` without a surrounding Markdown code fence (string operations only: linear time)."""
+    if text.startswith("```"):
+        newline = text.find("\n")
+        text = text[newline + 1:] if newline >= 0 else text[3:]
+    if text.endswith("```"):
+        text = text[:-3]
+    return text.strip()
 
 
 def _normalise(obj: dict) -> dict:
@@ -118,9 +148,9 @@ def _problem(e: dict) -> str:
     field = ".".join(str(p) for p in e["loc"]) or "answer"
     if e["type"] == "missing":
         return f"'{field}' is missing"
-    return f"'{field}' = {e.get('input')!r} ({e['msg']})"
+    return f"'{field[:60]}' = {short_repr(e.get('input'), 60)} ({e['msg']})"
 
 
 def _excerpt(text: str, limit: int = 120) -> str:
-    text = " ".join(text.split())
+    text = " ".join(text[:limit * 4].split())
     return repr(text if len(text) <= limit else text[:limit] + "…")

@@ -1,0 +1,71 @@
+"""Read a saved run's tables and check them against what the run recorded when it was saved.
+
+A table that was cut short (a half-copied folder, a full disk), replaced by something else or
+edited by hand must not load silently as a smaller result: :func:`read_table` checks the columns
+every reader of that table relies on and the number of rows against the manifest
+(``tables``: rows per table, written by :func:`~hexeval_engine.runs.save_run`; runs saved before
+that field existed are checked against ``counts.ratings`` for the ratings table).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from .errors import RunError
+from .ratings_summary import DIMENSIONS
+
+REQUIRED_COLUMNS = {
+    "technical_metrics": ("method",),
+    "technical_metrics_long": ("method", "metric", "value", "direction"),
+    "instance_metrics": ("method", "instance_id", "metric", "value"),
+    "persona_ratings": ("persona_role", "explanation_type", "status", *DIMENSIONS),
+}
+
+
+def table_rows(tables: dict[str, pd.DataFrame | None]) -> dict[str, int]:
+    """Rows per saved table, as recorded in the manifest's ``tables`` field."""
+    return {key: int(len(frame)) for key, frame in tables.items() if frame is not None}
+
+
+def read_table(path: Path, key: str, manifest: dict, run_name: str) -> pd.DataFrame | None:
+    """The table ``key`` of a run, checked; None when the run has no such file (or it is empty).
+
+    Raises
+    ------
+    RunError
+        The file cannot be read or parsed, lacks a column its readers need, or holds a different
+        number of rows than the run recorded.
+    """
+    try:
+        if not path.exists() or (path.is_file() and path.stat().st_size == 0):
+            return None
+        frame = pd.read_csv(path, keep_default_na=True)
+    except (OSError, ValueError, UnicodeDecodeError) as err:  # pandas' ParserError/EmptyDataError are ValueErrors
+        raise RunError(f"Table {path.name} of run {run_name} cannot be read ({_reason(err)}). The run is damaged: "
+                       "delete it and re-run the evaluation.") from err
+    missing = [c for c in REQUIRED_COLUMNS.get(key, ()) if c not in frame.columns]
+    if missing:
+        raise RunError(f"Table {path.name} of run {run_name} lacks the column(s) {', '.join(missing)}: it is not the "
+                       "table HEXEval saved. Delete the run and re-run the evaluation.")
+    expected = _expected_rows(key, manifest)
+    if expected is not None and len(frame) != expected:
+        raise RunError(f"Table {path.name} of run {run_name} holds {len(frame)} row(s) but the run saved {expected}: "
+                       "the file was cut short or changed. Delete the run and re-run the evaluation.")
+    return frame
+
+
+def _expected_rows(key: str, manifest: dict) -> int | None:
+    recorded = manifest.get("tables")
+    if isinstance(recorded, dict) and isinstance(recorded.get(key), int):
+        return recorded[key]
+    counts = manifest.get("counts") if isinstance(manifest.get("counts"), dict) else {}
+    if key == "persona_ratings" and isinstance(counts.get("ratings"), int) and counts["ratings"] > 0:
+        return counts["ratings"]
+    return None
+
+
+def _reason(err: Exception) -> str:
+    text = getattr(err, "strerror", None) or (str(err).splitlines() or [type(err).__name__])[0]
+    return text[:200]
