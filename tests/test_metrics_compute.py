@@ -179,3 +179,18 @@ def test_empty_input_gives_empty_table(case, config):
     long = compute_instance_metrics(case.model, case.data, [Explanation("SHAP", 0, 1, 0.5, error="x")], config)
     assert long.empty and list(long.columns) == INSTANCE_COLUMNS
     assert isinstance(long, pd.DataFrame)
+
+
+def test_values_do_not_depend_on_the_method_name(case, config):
+    """The Random baseline, SHAP or any other name: the same content gets the same values (paired draws)."""
+    attributions, perturbed, _ = _attribution_scenario(case, config)
+    good = [e for e in attributions if e.method == "Good"]
+
+    def renamed(name):
+        out = [Explanation(name, e.instance_id, e.predicted_class, e.probability, attributions=e.attributions,
+                           importance=e.importance) for e in good]
+        copies = {(name, iid): v for (m, iid), v in perturbed.items() if m == "Good"}
+        long = compute_instance_metrics(case.model, case.data, out, config, perturbed=copies)
+        return long.drop(columns="method").sort_values(["instance_id", "metric"]).reset_index(drop=True)
+
+    pd.testing.assert_frame_equal(renamed("Random"), renamed("SHAP"))
