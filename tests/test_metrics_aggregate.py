@@ -92,4 +92,3 @@ def test_registry_is_complete_and_aliases_resolve():
     comparable = {name for name, spec in METRICS.items() if spec.cross_family}
     assert {"fidelity_combined", "soft_sufficiency", "max_sensitivity"} <= comparable
     assert all("baseline" in METRICS[name].families for name in comparable)
-    assert get_spec("counterfactual_plausibility").retired  # runs saved by earlier versions still display

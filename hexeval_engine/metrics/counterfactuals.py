@@ -3,13 +3,13 @@
 Public interface (stable)
 -------------------------
 ``CounterfactualSpace.from_data(data, *, immutable_features=(), feature_ranges=None)``
-``counterfactual_metrics(instance, counterfactuals, space) -> dict[str, float]``  the first four below
+``counterfactual_metrics(instance, counterfactuals, space) -> dict[str, float]``  all five below
 ``validity(cfs)``, ``sparsity(instance, cfs, space)``, ``proximity(instance, cfs, space)``,
 ``diversity(instance, cfs, space)``, ``plausibility(instance, cfs, space)``
 
-``plausibility`` (the configured constraints alone) was the ``counterfactual_plausibility`` metric
-of earlier runs; its constraints are now one part of ``counterfactual_plausible`` (see
-:mod:`.plausibility`, which also checks the distance to the training data and the training range).
+``plausibility`` (``counterfactual_plausibility``) checks the configured constraints alone; those
+constraints are also one part of ``counterfactual_plausible`` (see :mod:`.plausibility`, which adds
+the distance to the training data, the training range and validity).
 
 ``instance`` is the raw row (``pandas.Series`` of ``data.X_test``); ``cfs`` the
 ``Explanation.counterfactuals`` list. A counterfactual's value of a feature is read from its
@@ -22,7 +22,7 @@ the training data; the standard deviation when the MAD is 0, and 1 when both are
 categorical ``0`` if equal else ``1``; a missing value against a present one counts 1.
 
 An instance for which no counterfactual was found has validity 0 (the method failed to offer
-a way to change the outcome) and ``NaN`` for the other three metrics.
+a way to change the outcome) and ``NaN`` for the other four metrics.
 """
 
 from __future__ import annotations
@@ -191,11 +191,12 @@ def plausibility(instance, cfs, space: CounterfactualSpace) -> float:
 
 
 def counterfactual_metrics(instance, cfs, space: CounterfactualSpace) -> dict[str, float]:
-    """Validity, sparsity, proximity and diversity of one instance's counterfactuals, keyed by registry name."""
+    """All five counterfactual metrics of one instance, keyed by registry name."""
     cfs = list(cfs or [])
     return {
         "counterfactual_validity": validity(cfs),
         "counterfactual_sparsity": sparsity(instance, cfs, space),
         "counterfactual_proximity": proximity(instance, cfs, space),
         "counterfactual_diversity": diversity(instance, cfs, space),
+        "counterfactual_plausibility": plausibility(instance, cfs, space),
     }

@@ -2,8 +2,7 @@
 
 Public interface (stable)
 -------------------------
-``MetricSpec(name, direction, meaning, source, families, category, alias_of=None, cross_family=False,
-retired=False)``
+``MetricSpec(name, direction, meaning, source, families, category, alias_of=None, cross_family=False)``
 ``METRICS: dict[str, MetricSpec]``  canonical metrics, in table-column order
 ``ALIASES: dict[str, str]``         original HEXEval column name -> canonical name
 ``get_spec(name) -> MetricSpec``     looks up a canonical name or an alias
@@ -14,8 +13,7 @@ method families (``"attribution"``, ``"rule"``, ``"counterfactual"``, ``"baselin
 metric is computed; for the rule and counterfactual families, the vector metrics are computed on
 *derived* importance vectors (see ``docs/metrics.md``). ``cross_family`` marks the metrics computed
 identically for every method with an importance vector, the only ones fit to compare methods of
-different families; ``retired`` marks names no longer computed, kept so that runs saved by
-earlier versions still display.
+different families.
 """
 
 from __future__ import annotations
@@ -49,8 +47,6 @@ class MetricSpec:
     cross_family : bool
         Computed the same way for every method with an importance vector (comparable across
         families).
-    retired : bool
-        No longer computed; kept for runs saved by earlier versions.
     """
 
     name: str
@@ -61,7 +57,6 @@ class MetricSpec:
     category: str
     alias_of: str | None = None
     cross_family: bool = False
-    retired: bool = False
 
     @property
     def higher_is_better(self) -> bool:
@@ -182,8 +177,8 @@ _SPECS = [
                "Share of counterfactuals that change the prediction, stay in range, respect the fixed features and "
                "lie close to real cases", _MANIFOLD + "; " + _RANGES, ("counterfactual",), "counterfactual"),
     MetricSpec("counterfactual_plausibility", "higher",
-               "Share of counterfactuals that leave fixed features alone and stay within allowed ranges (earlier runs)",
-               _RANGES, ("counterfactual",), "counterfactual", retired=True),
+               "Share of counterfactuals that respect the configured constraints: fixed features unchanged, allowed "
+               "ranges kept", _RANGES, ("counterfactual",), "counterfactual"),
 ]
 
 METRICS: dict[str, MetricSpec] = {s.name: s for s in _SPECS}
@@ -208,6 +203,5 @@ def get_spec(name: str) -> MetricSpec:
     if name in ALIASES:
         base = METRICS[ALIASES[name]]
         return MetricSpec(name, base.direction, base.meaning + f" (same as {base.name})", base.source,
-                          base.families, base.category, alias_of=base.name, cross_family=base.cross_family,
-                          retired=base.retired)
+                          base.families, base.category, alias_of=base.name, cross_family=base.cross_family)
     raise KeyError(f"Unknown metric '{name}'. Known: {', '.join([*METRICS, *ALIASES])}.")
