@@ -18,6 +18,7 @@ import pandas as pd
 from .compatibility import validate_model_data_compatibility
 from .config import HexevalConfig, load_config
 from .errors import ConfigError, ModelError
+from .input_encoding import category_codes
 from .model_loading import file_sha256, load_model
 from .paths import configured_outputs_root
 from .progress import report, sub_progress
@@ -123,6 +124,7 @@ def evaluate(
     data = load_data_for_config(data_path, config, target_column)
     config = _name_outcomes(config, data)
     model = load_model(model_path, allow_pickle=allow_pickle)
+    model.input_codes = category_codes(data, config.data)  # data.categorical_encoding: label | ordinal
     timings["load"] = time.perf_counter() - start
 
     t = time.perf_counter()
