@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from .plain_values import show_counts
+from .plain_values import show_counts, show_number
 
 #: What ``data.implausible_values`` may ask for: leave them, drop their rows, or clip them.
 IMPLAUSIBLE_CHOICES = ("keep", "exclude", "clip")
@@ -85,7 +85,7 @@ def plausible_bounds(frame: pd.DataFrame, numeric: list[str], ranges: dict) -> d
             continue
         if col in ranges:
             low, high = (float(v) for v in ranges[col])
-            bounds[col] = (low, high, f"outside the plausible range {low:g} to {high:g}")
+            bounds[col] = (low, high, f"outside the plausible range {show_number(low)} to {show_number(high)}")
             continue
         q1, q3 = np.percentile(values, [25, 75])
         iqr = q3 - q1
@@ -156,7 +156,7 @@ def _add_warnings(r: DataQualityReport) -> None:
     for col in r.constant_columns:
         r.warnings.append(f"Column '{col}' has a single value and carries no information.")
     for col, o in r.outliers.items():
-        r.warnings.append(f"Column '{col}' has {o['count']} implausible value(s) ({o['reason']}; from {o['min']:g} "
-                          f"to {o['max']:g}).")
+        r.warnings.append(f"Column '{col}' has {o['count']} implausible value(s) ({o['reason']}; from {show_number(o['min'])} "
+                          f"to {show_number(o['max'])}).")
     if r.class_balance and r.minority_share < 0.1:
         r.warnings.append(f"The classes are imbalanced ({show_counts(r.class_balance)}); accuracy alone is misleading.")

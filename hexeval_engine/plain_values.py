@@ -39,3 +39,13 @@ def show_counts(counts, noun: str = "row") -> str:
     """``0: 5 rows, 1: 1 row`` from a mapping or a pandas ``value_counts``."""
     items = counts.items() if hasattr(counts, "items") else counts
     return ", ".join(f"{plain(k)}: {int(v)} {noun}{'' if int(v) == 1 else 's'}" for k, v in items)
+
+
+def show_number(value) -> str:
+    """``2,000,000`` not ``2e+06``; ``0.25`` stays ``0.25``."""
+    value = float(plain(value))
+    if math.isnan(value):
+        return "missing"
+    if value.is_integer() and abs(value) < 1e15:
+        return f"{int(value):,}"
+    return f"{value:,.6g}" if abs(value) >= 1e-4 else f"{value:.3g}"
