@@ -44,6 +44,9 @@ def read_csv_content(source) -> CsvContent:
     raw, name = _read_bytes(source)
     if not raw.strip():
         raise DataError(f"The file {name} is empty. Upload a CSV file with a header row and at least a few data rows.")
+    if raw.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):  # zip (xlsx, ods) and OLE (xls) containers
+        raise DataError(f"The file {name} is a spreadsheet workbook (such as Excel's .xlsx), not a CSV. Save or export "
+                        "the sheet as CSV (comma- or semicolon-separated text) and upload that.")
     if b"\x00" in raw[:4096]:
         raise DataError(f"The file {name} is not a CSV (it contains binary data). Export the table as comma-separated text and try again.")
     text, encoding, notes = _decode(raw, name)

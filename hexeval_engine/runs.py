@@ -98,6 +98,7 @@ class RunInfo:
     rater: str
     sample_size: int | None
     methods_failed: list[str]
+    title: str = ""  # the use case's title, or for an upload "<name> (<model> on <csv>)"
 
 
 @dataclass
@@ -347,7 +348,7 @@ def _info(run_dir: Path, m: dict) -> RunInfo:
     rater = m.get("rater", {})
     label = "simulated" if rater.get("kind") == "simulated" else (rater.get("model") or rater.get("kind") or "none")
     return RunInfo(run_dir, m["run_id"], m["usecase"], m["created"], m["status"], label,
-                   tm.get("sample_size"), failed)
+                   tm.get("sample_size"), failed, str(m.get("usecase_title") or m["usecase"]))
 
 
 def _read_jsonl(path: Path) -> list[dict]:
