@@ -95,3 +95,30 @@ def test_a_bare_label_encoded_model_runs_from_the_dashboard_with_the_encoding_ch
     at.radio(key="upload_encoding").set_value("label").run()
     assert not at.error, [e.value for e in at.error]
     assert at.session_state["upload"].data_options == {"categorical_encoding": "label"}
+
+
+def test_a_custom_run_is_listed_in_a_new_session_and_opens_with_its_case_values(tmp_path, monkeypatch):
+    import shutil
+
+    from app_helpers import open_page
+    from hexeval_engine import evaluate
+    from test_evaluate_e2e import SMALL
+
+    monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "runs"))
+    files = tmp_path / "upload"
+    files.mkdir()
+    model, csv = shutil.copy(HEART.model_path, files / "m.skops"), shutil.copy(HEART.data_path, files / "ward.csv")
+    result = evaluate(model, csv, "target", config_overrides=SMALL | {"personas": {"enabled": False}},
+                      run_name="Ward check", keep_inputs=True)
+    shutil.rmtree(files)  # the upload's temporary files are gone; the run kept copies
+    from hexeval_ui.runs_view import saved_run_labels
+
+    labels = saved_run_labels("custom")  # what the sidebar's "Run being viewed" offers for Custom Upload
+    assert "Ward check" in labels[str(result.output_path)]
+    at = app(usecase="custom")  # a new session, as after a server restart
+    at.session_state["viewed_run"] = str(result.output_path)  # picked in the sidebar
+    at.run()
+    assert any("Ward check" in str(name) for name in at.dataframe[0].value["name"])  # Load previous results
+    at = open_page(at, "pages/results.py")
+    assert not at.error, [e.value for e in at.error]
+    assert "Feature values are not available" not in texts(at)
