@@ -252,3 +252,34 @@ def _upload_domain(check: UploadCheck):
     negative, positive = check.class_labels or ("0", "1")
     return HexevalConfig().domain.model_copy(update={"positive_outcome": f"{check.target} = {positive}",
                                                      "negative_outcome": f"{check.target} = {negative}"})
+
+
+def render_custom_run_card() -> bool:
+    """Use Case Details for the custom run the sidebar points at (no upload in this session); False if none."""
+    from .runs_view import viewed_run
+
+    try:
+        run = viewed_run()
+    except HexevalError as err:
+        show_error(err)
+        return True
+    if run is None or not run.usecase.startswith("custom-"):
+        return False
+    m = run.manifest
+    st.header(str(m.get("usecase_title") or run.usecase), divider="gray")
+    performance = (m.get("model") or {}).get("performance")
+    if not performance:
+        st.caption("This run records no model card.")
+        return True
+    from pydantic import ValidationError
+
+    from hexeval_engine import HexevalConfig
+
+    section("Model card", "Computed on the held-out test rows when the run was made.")
+    try:
+        domain = HexevalConfig.model_validate(m.get("config") or {}).domain
+    except ValidationError:  # a run saved by another HEXEval version: generic outcome words instead
+        domain = HexevalConfig().domain
+    render_model_card({**performance, "model_type": (m.get("model") or {}).get("type", "Model")}, domain,
+                      features=False)
+    return True
