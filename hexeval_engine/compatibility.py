@@ -7,6 +7,7 @@ import pandas as pd
 
 from .dataset import Dataset
 from .errors import HexevalError
+from .input_encoding import OPTION
 from .model_wrapper import HexevalModel
 
 SAMPLE_ROWS = 200
@@ -50,8 +51,7 @@ def _check_predictions(model, data, errors, warnings, checks) -> None:
         errors.append(str(err))
         return
     except Exception as err:  # any failure of third-party predict code is reported, not raised
-        errors.append(f"The model could not predict on {len(sample)} test rows: {type(err).__name__}: {err}. "
-                      f"{_dtype_hint(sample)}")
+        errors.append(_prediction_failure(model, sample, err))
         return
     checks["sample_rows"] = len(sample)
     if not np.all(np.isfinite(proba)):
@@ -75,9 +75,16 @@ def _check_predictions(model, data, errors, warnings, checks) -> None:
                         "reversed or the model may belong to other data.")
 
 
-def _dtype_hint(sample: pd.DataFrame) -> str:
-    text_cols = [c for c in sample.columns if not pd.api.types.is_numeric_dtype(sample[c])]
+def _prediction_failure(model: HexevalModel, sample: pd.DataFrame, err: Exception) -> str:
+    """What went wrong, in words: text columns meeting a model that expects numbers get their own message."""
+    coded = set(model.input_codes or {})
+    text_cols = [c for c in sample.columns if not pd.api.types.is_numeric_dtype(sample[c]) and c not in coded]
     if text_cols:
-        return (f"Text column(s) {', '.join(text_cols)} reach the model as text: if it expects numbers, save the model "
-                "as a Pipeline that includes its encoder.")
-    return "Check that the model was trained on these columns."
+        return (f"The model ({model.type_name}) could not predict on {len(sample)} test rows: text column(s) "
+                f"{', '.join(text_cols)} reach it as text, but it expects numbers. If it was trained on integer codes "
+                f"of these columns, set {OPTION}: label in the config (sorted-category codes, as scikit-learn's "
+                "LabelEncoder makes them) or ordinal with data.category_order (on the dashboard: \"Text columns reach "
+                "the model as\"). Otherwise save the model as a Pipeline that includes its encoder.")
+    detail = str(err).strip().splitlines()[0][:300] if str(err).strip() else type(err).__name__
+    return (f"The model ({model.type_name}) could not predict on {len(sample)} test rows ({detail}). "
+            "Check that the model was trained on these columns.")

@@ -1,4 +1,10 @@
-"""Data-quality report: what a careful analyst would want to know before trusting an evaluation."""
+"""Data-quality report: what a careful analyst would want to know before trusting an evaluation.
+
+Besides describing the file, this module applies the two remedies the report can recommend, both
+before the train/test split: excluding or clipping implausible values (:func:`treat_implausible`)
+and dropping exact duplicate rows (done in ``load_data``). Duplicates that land in both train and
+test inflate test scores (Kaufman et al., "Leakage in data mining", ACM TKDD 6(4), 2012).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,16 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
+from .plain_values import show_counts, show_number
+
+#: What ``data.implausible_values`` may ask for: leave them, drop their rows, or clip them.
+IMPLAUSIBLE_CHOICES = ("keep", "exclude", "clip")
+
 
 @dataclass
 class DataQualityReport:
+    """Counts and notes about one CSV, taken before any remedy (``remedies`` says what was then done)."""
+
     n_rows: int
     n_columns: int
     duplicate_rows: int = 0
@@ -18,7 +31,14 @@ class DataQualityReport:
     missing_values: dict[str, int] = field(default_factory=dict)
     constant_columns: list[str] = field(default_factory=list)
     outliers: dict[str, dict] = field(default_factory=dict)
+    implausible_rows: int = 0
+    implausible_rows_excluded: int = 0
+    implausible_values_clipped: int = 0
     class_balance: dict[str, int] = field(default_factory=dict)
+    encoding: str = "UTF-8"
+    delimiter: str = ","
+    remedies: dict[str, str] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -37,7 +57,9 @@ def assess(frame: pd.DataFrame, target: str, numeric_features: list[str], plausi
     missing = frame.isna().sum()
     report.missing_values = {str(c): int(n) for c, n in missing.items() if n}
     report.constant_columns = [str(c) for c in frame.columns if c != target and frame[c].nunique(dropna=True) <= 1]
-    report.outliers = _outliers(frame, numeric_features, plausible_ranges or {})
+    bounds = plausible_bounds(frame, numeric_features, plausible_ranges or {})
+    report.outliers = _outliers(frame, bounds)
+    report.implausible_rows = int(_implausible_mask(frame, bounds).sum())
     report.class_balance = {str(k): int(v) for k, v in frame[target].value_counts().sort_index().items()}
     _add_warnings(report)
     return report
@@ -50,22 +72,75 @@ def crossing_duplicates(X_train: pd.DataFrame, X_test: pd.DataFrame) -> int:
     return int(test_keys.isin(train_keys).sum())
 
 
-def _outliers(frame: pd.DataFrame, numeric: list[str], ranges: dict) -> dict[str, dict]:
-    found = {}
+def plausible_bounds(frame: pd.DataFrame, numeric: list[str], ranges: dict) -> dict[str, tuple[float, float, str]]:
+    """``{column: (low, high, reason)}``: the configured range, else 5 interquartile ranges beyond the quartiles.
+
+    The 5×IQR fence is Tukey's box-plot rule (Tukey, *Exploratory Data Analysis*, 1977) widened from
+    1.5 to 5 so that only values far outside the bulk are called implausible.
+    """
+    bounds = {}
     for col in numeric:
         values = frame[col].dropna().astype(float)
         if values.empty:
             continue
         if col in ranges:
-            low, high = ranges[col]
-            reason = f"outside the plausible range [{low}, {high}]"
-        else:
-            q1, q3 = np.percentile(values, [25, 75])
-            iqr = q3 - q1
-            if iqr == 0:
-                continue
-            low, high = q1 - 5 * iqr, q3 + 5 * iqr
-            reason = "more than 5 interquartile ranges beyond the quartiles"
+            low, high = (float(v) for v in ranges[col])
+            bounds[col] = (low, high, f"outside the plausible range {show_number(low)} to {show_number(high)}")
+            continue
+        q1, q3 = np.percentile(values, [25, 75])
+        iqr = q3 - q1
+        if iqr > 0:
+            bounds[col] = (float(q1 - 5 * iqr), float(q3 + 5 * iqr), "more than 5 interquartile ranges beyond the quartiles")
+    return bounds
+
+
+def treat_implausible(frame: pd.DataFrame, bounds: dict, choice: str, report: DataQualityReport) -> pd.DataFrame:
+    """Apply ``data.implausible_values`` to ``frame`` and record what was done in ``report``.
+
+    ``exclude`` drops every row with a value outside its column's bounds; ``clip`` replaces such a
+    value with the nearest value of that column that lies inside the bounds (so integers stay
+    integers and no value is invented); ``keep`` leaves the frame as it is. Missing values are
+    never implausible.
+    """
+    if choice == "keep" or not report.implausible_rows:
+        return frame
+    if choice == "exclude":
+        mask = _implausible_mask(frame, bounds)
+        report.implausible_rows_excluded = int(mask.sum())
+        report.remedies["implausible values"] = f"excluded {int(mask.sum())} row(s) before splitting"
+        report.warnings.append(f"Excluded {int(mask.sum())} row(s) with implausible values before splitting; "
+                               f"{int((~mask).sum())} rows remain.")
+        return frame[~mask]
+    frame = frame.copy()
+    clipped = 0
+    for col, (low, high, _) in bounds.items():
+        values = frame[col]
+        inside = values[(values >= low) & (values <= high)]
+        if inside.empty:
+            continue
+        too_low, too_high = values < low, values > high
+        clipped += int(too_low.sum() + too_high.sum())
+        frame.loc[too_low, col] = inside.min()
+        frame.loc[too_high, col] = inside.max()
+    report.implausible_values_clipped = clipped
+    report.remedies["implausible values"] = f"clipped {clipped} value(s) to the nearest plausible value"
+    report.warnings.append(f"Clipped {clipped} implausible value(s) to the nearest plausible value in their column "
+                           "before splitting.")
+    return frame
+
+
+def _implausible_mask(frame: pd.DataFrame, bounds: dict) -> pd.Series:
+    mask = pd.Series(False, index=frame.index)
+    for col, (low, high, _) in bounds.items():
+        values = pd.to_numeric(frame[col], errors="coerce")
+        mask |= (values < low) | (values > high)
+    return mask
+
+
+def _outliers(frame: pd.DataFrame, bounds: dict) -> dict[str, dict]:
+    found = {}
+    for col, (low, high, reason) in bounds.items():
+        values = frame[col].dropna().astype(float)
         bad = values[(values < low) | (values > high)]
         if len(bad):
             found[str(col)] = {"count": int(len(bad)), "min": float(bad.min()), "max": float(bad.max()), "reason": reason}
@@ -81,6 +156,7 @@ def _add_warnings(r: DataQualityReport) -> None:
     for col in r.constant_columns:
         r.warnings.append(f"Column '{col}' has a single value and carries no information.")
     for col, o in r.outliers.items():
-        r.warnings.append(f"Column '{col}' has {o['count']} implausible value(s) ({o['reason']}; up to {o['max']:g}).")
+        r.warnings.append(f"Column '{col}' has {o['count']} implausible value(s) ({o['reason']}; from {show_number(o['min'])} "
+                          f"to {show_number(o['max'])}).")
     if r.class_balance and r.minority_share < 0.1:
-        r.warnings.append(f"The classes are imbalanced ({r.class_balance}); accuracy alone is misleading.")
+        r.warnings.append(f"The classes are imbalanced ({show_counts(r.class_balance)}); accuracy alone is misleading.")

@@ -9,9 +9,11 @@ import pandas as pd
 from sklearn.model_selection import train_test_split
 
 from .coding import FeatureCoder
-from .csv_reader import read_csv
-from .data_quality import DataQualityReport, assess, crossing_duplicates
+from .csv_reader import read_csv_content
+from .data_quality import IMPLAUSIBLE_CHOICES, DataQualityReport, assess, crossing_duplicates, plausible_bounds, \
+    treat_implausible
 from .errors import DataError
+from .plain_values import show_counts
 from .target import encode_target, find_target
 
 
@@ -65,6 +67,7 @@ def load_data(
     categorical_features: list[str] | None = None,
     drop_duplicates: bool = False,
     plausible_ranges: dict | None = None,
+    implausible_values: str = "keep",
     value_labels: dict | None = None,
 ) -> Dataset:
     """Load a CSV for evaluation.
@@ -84,11 +87,18 @@ def load_data(
     drop_duplicates : bool
         Drop exact duplicate rows before splitting (reported in ``quality.duplicates_dropped``).
     plausible_ranges : dict, optional
-        ``{column: (low, high)}``: values outside are reported as implausible.
+        ``{column: (low, high)}``: values outside are reported as implausible (other numeric
+        columns: values more than 5 interquartile ranges beyond the quartiles).
+    implausible_values : {"keep", "exclude", "clip"}
+        What to do with implausible values before splitting: leave them, drop their rows, or clip
+        them to the nearest plausible value of their column (reported in ``quality.remedies``).
     """
     if not 0 < test_size < 1:
         raise DataError(f"test_size must be between 0 and 1 (exclusive); got {test_size}. Use e.g. 0.2.")
-    frame = read_csv(path)
+    if implausible_values not in IMPLAUSIBLE_CHOICES:
+        raise DataError(f"implausible_values must be one of {', '.join(IMPLAUSIBLE_CHOICES)}; got '{implausible_values}'.")
+    content = read_csv_content(path)
+    frame = content.frame
     frame.columns = [str(c).strip() for c in frame.columns]
     target = find_target(frame, target_column)
     features = [c for c in frame.columns if c != target]
@@ -96,11 +106,15 @@ def load_data(
     _check_features(frame, features)
     y_all, labels = encode_target(frame[target], positive_label)
     quality = assess(frame, target, numeric, plausible_ranges)
-    if drop_duplicates and quality.duplicate_rows:
+    quality.encoding, quality.delimiter, quality.notes = content.encoding, content.delimiter, list(content.notes)
+    frame = treat_implausible(frame, plausible_bounds(frame, numeric, plausible_ranges or {}), implausible_values, quality)
+    y_all = y_all.loc[frame.index]
+    if drop_duplicates and frame.duplicated().any():
         keep = ~frame.duplicated()
+        quality.duplicates_dropped = int((~keep).sum())
         frame, y_all = frame[keep], y_all[keep]
-        quality.duplicates_dropped = quality.duplicate_rows
-        quality.warnings.append(f"Dropped {quality.duplicate_rows} duplicate rows before splitting; "
+        quality.remedies["duplicates"] = f"dropped {quality.duplicates_dropped} duplicate row(s) before splitting"
+        quality.warnings.append(f"Dropped {quality.duplicates_dropped} duplicate rows before splitting; "
                                 f"{len(frame)} distinct rows remain.")
     X = frame[features].reset_index(drop=True)
     y = y_all.reset_index(drop=True).rename(target)
@@ -108,8 +122,8 @@ def load_data(
     quality.duplicates_crossing_split = crossing_duplicates(X_train, X_test)
     if quality.duplicates_crossing_split:
         quality.warnings.append(f"{quality.duplicates_crossing_split} test rows also appear in the training rows "
-                                "(leakage); set data.drop_duplicates: true in the config (drop_duplicates=True in "
-                                "load_data) to remove duplicates before splitting.")
+                                "(leakage), so test scores are inflated; drop duplicate rows before splitting "
+                                "(data.drop_duplicates: true in the config).")
     coder = FeatureCoder.fit(X, categorical, value_labels)
     return Dataset(X_train, X_test, y_train, y_test, target, features, categorical, numeric, labels, quality, coder,
                    source=str(path) if isinstance(path, (str, Path)) else getattr(path, "name", "uploaded file"),
@@ -140,12 +154,12 @@ def _split(X, y, test_size, random_state, target):
     counts = y.value_counts()
     n_test = int(round(len(y) * test_size)) if test_size < 1 else int(test_size)
     if counts.min() < 2 or n_test < 2 or len(y) - n_test < 2:
-        raise DataError(f"Too few rows for a stratified train/test split: {len(y)} rows, class counts "
-                        f"{ {int(k): int(v) for k, v in counts.items()} } in '{target}'. Each class needs at least 2 rows "
+        raise DataError(f"Too few rows for a stratified train/test split: {len(y)} rows in '{target}' "
+                        f"({show_counts(counts)}). Each class needs at least 2 rows "
                         "and the test share must hold at least one row per class; add rows or change test_size.")
     try:
         parts = train_test_split(X, y, test_size=test_size, random_state=random_state, stratify=y)
     except ValueError as err:
-        raise DataError(f"The stratified split failed for {len(y)} rows (class counts {counts.to_dict()}): {err}. "
+        raise DataError(f"The stratified split failed for {len(y)} rows (class counts {show_counts(counts)}): {err}. "
                         "Add rows or change test_size.") from err
     return [p.reset_index(drop=True) for p in parts]

@@ -18,12 +18,15 @@ import pandas as pd
 from .compatibility import validate_model_data_compatibility
 from .config import HexevalConfig, load_config
 from .errors import ConfigError, ModelError
+from .input_encoding import category_codes
 from .model_loading import file_sha256, load_model
+from .model_performance import held_out_performance
 from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
 from .progress import report, sub_progress
-from .run_manifest import build_manifest, explanation_records
 from .run_folders import check_output_root
+from .run_inputs import copies_for, record_copies
+from .run_manifest import build_manifest, explanation_records
 from .runs import new_run_id, save_run
 from .sanity import run_sanity_checks
 from .usecase_data import load_data_for_config
@@ -76,6 +79,8 @@ def evaluate(
     allow_pickle: bool = False,
     save: bool = True,
     api_key: str | None = None,
+    run_name: str | None = None,
+    keep_inputs: bool = False,
 ) -> EvaluationResult:
     """Run a complete HEXEval evaluation and save it as a run folder.
 
@@ -104,6 +109,12 @@ def evaluate(
     api_key : str, optional
         LLM API key (the dashboard passes ``st.secrets`` here); default ``OPENAI_API_KEY`` / ``.env``.
         Never saved.
+    run_name : str, optional
+        For your own model and CSV: the name runs are filed under (``outputs/custom-<name>/``);
+        default the CSV's file name.
+    keep_inputs : bool
+        Copy the model file and the CSV into the run folder (the dashboard does for uploads, whose
+        temporary files disappear), so the run can be reopened and explored later.
     """
     from .persona_evaluation import configured_personas, run_persona_evaluation, with_default_personas
     from .recommendations import generate_recommendations
@@ -129,6 +140,7 @@ def evaluate(
     data = load_data_for_config(data_path, config, target_column)
     config = _name_outcomes(config, data)
     model = load_model(model_path, allow_pickle=allow_pickle)
+    model.input_codes = category_codes(data, config.data)  # data.categorical_encoding: label | ordinal
     timings["load"] = time.perf_counter() - start
 
     t = time.perf_counter()
@@ -192,15 +204,18 @@ def evaluate(
     timings["total"] = time.perf_counter() - start
 
     run_id = new_run_id()
-    name = uc.name if uc else _custom_name(data_path)
+    name = uc.name if uc else _custom_name(run_name or Path(str(data_path)).stem)
     manifest = build_manifest(
-        run_id=run_id, usecase=name, usecase_title=uc.title if uc else f"Custom: {Path(str(data_path)).name}",
+        run_id=run_id, usecase=name, usecase_title=uc.title if uc else _custom_title(run_name, model_path, data_path),
         config=config, data=data, data_sha256=_sha(data_path), model=model, validation=validation,
         technical=technical, ratings=ratings, persona_stats=stats, rater=rater_info, timings=timings,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     manifest["warnings"], manifest["sanity_checks"] = warnings, sanity
     if narratives is not None:
         manifest["narratives"] = narratives.stats
+    manifest["model"]["performance"] = held_out_performance(model, data)  # the model card, on held-out rows
+    copies = copies_for(model_path, data_path) if keep_inputs else {}
+    record_copies(manifest, copies)
     result = EvaluationResult(run_id, name, config, technical, ratings, stats, recommendations, validation, manifest,
                               warnings=warnings, sanity=sanity,
                               narratives=narratives.table if narratives is not None else None, data=data, model=model)
@@ -215,7 +230,8 @@ def evaluate(
         result.output_path = save_run(outputs_root, name, manifest=manifest, tables=tables,
                                       recommendations=recommendations,
                                       explanations=explanation_records(
-                                          technical, ratings, only_shown=not config.output.save_explanations))
+                                          technical, ratings, only_shown=not config.output.save_explanations),
+                                      files=copies)
         result.run_id = manifest["run_id"]
     progress(100, 100, "Done")
     return result
@@ -263,9 +279,14 @@ def _name_outcomes(config: HexevalConfig, data) -> HexevalConfig:
     return config.model_copy(update={"domain": domain.model_copy(update=words)})
 
 
-def _custom_name(data_path) -> str:
-    stem = Path(str(data_path)).stem.lower()
-    return "custom-" + (re.sub(r"[^a-z0-9]+", "-", stem).strip("-") or "data")
+def _custom_name(name: str) -> str:
+    """``custom-<name>`` in lower-case letters, digits and dashes (a folder name on every system)."""
+    return "custom-" + (re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or "data")
+
+
+def _custom_title(run_name, model_path, data_path) -> str:
+    files = f"{Path(str(model_path)).name} on {Path(str(data_path)).name}"
+    return f"{run_name} ({files})" if run_name else f"Custom: {files}"
 
 
 def _sha(path) -> str:

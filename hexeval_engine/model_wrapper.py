@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import ModelError
+from .plain_values import show, show_all
 
 
 @dataclass
@@ -18,7 +19,8 @@ class HexevalModel:
     ``estimator`` is the object that produces probabilities; when an artefact keeps its
     preprocessing apart (the original HEXEval's ``{"model", "preprocessor"}`` dict),
     ``preprocessor`` transforms raw rows first. ``feature_names`` are the raw columns the model
-    expects (``None`` when the file does not say).
+    expects (``None`` when the file does not say). ``input_codes`` turns text columns into the
+    integer codes a bare estimator was trained on, just before each call (see ``input_encoding``).
     """
 
     estimator: object
@@ -29,6 +31,7 @@ class HexevalModel:
     source: str = ""
     kind: str = ""
     sha256: str = ""
+    input_codes: dict | None = None  # text column -> categories in code order (data.categorical_encoding)
     calls: int = 0
     rows: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -94,9 +97,9 @@ class HexevalModel:
         matched = [next((c for c in classes if _same_label(c, label)), None) for label in (negative, positive)]
         if matched[0] is None or matched[1] is None or _same_label(matched[0], matched[1]):
             self.class_labels = tuple(classes)
-            return (f"The model's classes ({_plain(classes[0])!r}, {_plain(classes[1])!r}) are not the target's values "
-                    f"({negative!r}, {positive!r}); HEXEval takes the model's class {_plain(classes[1])!r} to mean "
-                    f"{positive!r}. If that is wrong, set data.positive_label in the config.")
+            return (f"The model's classes ({show(classes[0])}, {show(classes[1])}) are not the target's values "
+                    f"({show(negative)}, {show(positive)}); HEXEval takes the model's class {show(classes[1])} to mean "
+                    f"{show(positive)}. If that is wrong, set data.positive_label in the config.")
         self.class_labels = (matched[0], matched[1])
         return None
 
@@ -107,7 +110,7 @@ class HexevalModel:
 
     def transform(self, X: pd.DataFrame):
         """Raw rows -> the matrix the final estimator sees (preprocessing applied)."""
-        X = self._columns(X)
+        X = self._as_input(self._columns(X))
         if self.preprocessor is not None:
             return self.preprocessor.transform(X)
         steps = getattr(self.estimator, "steps", None)
@@ -120,7 +123,8 @@ class HexevalModel:
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
         """Probabilities of (negative, positive) for raw rows; always shape (n, 2)."""
         X = self._columns(X)
-        inputs = self.preprocessor.transform(X) if self.preprocessor is not None else X
+        inputs = self._as_input(X)
+        inputs = self.preprocessor.transform(inputs) if self.preprocessor is not None else inputs
         proba = np.asarray(self.estimator.predict_proba(inputs), dtype=float)
         with self._lock:
             self.calls += 1
@@ -148,8 +152,16 @@ class HexevalModel:
         if missing:
             raise ModelError(f"The model needs column(s) {', '.join(missing)}, which the data does not have. "
                              "Use the CSV the model was trained on, or retrain the model on these columns.")
-        X = X[self.feature_names]
-        if self.preprocessor is None and not hasattr(self.final_estimator, "feature_names_in_") and \
+        return X[self.feature_names]
+
+    def _as_input(self, X: pd.DataFrame):
+        """Coded text columns (``input_codes``), and a plain matrix for estimators fitted without column names."""
+        if self.input_codes:
+            from .input_encoding import encode_inputs
+
+            X = encode_inputs(X, self.input_codes)
+        if self.feature_names is not None and self.preprocessor is None and \
+                not hasattr(self.final_estimator, "feature_names_in_") and \
                 getattr(self.estimator, "steps", None) is None and not _is_xgb(self.estimator):
             return X.to_numpy()
         return X
@@ -162,10 +174,6 @@ def _same_label(a, b) -> bool:
     except (TypeError, ValueError):  # values that cannot be compared directly are compared as text
         equal = False
     return equal or str(a) == str(b)
-
-
-def _plain(value):
-    return value.item() if hasattr(value, "item") else value
 
 
 def _single_threaded(estimator) -> None:
@@ -202,4 +210,4 @@ def _check_estimator(est, source) -> None:
     classes = getattr(est, "classes_", None)
     if classes is not None and len(classes) != 2:
         raise ModelError(f"The model in {source or 'the file'} was trained on {len(classes)} classes "
-                         f"({list(classes)[:10]}). HEXEval evaluates binary classifiers only.")
+                         f"({show_all(classes)}). HEXEval evaluates binary classifiers only.")

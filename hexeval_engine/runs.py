@@ -112,6 +112,7 @@ class RunInfo:
     sample_size: int | None
     methods_failed: list[str]
     reason: str = ""
+    title: str = ""  # the use case's title, or for an upload "<name> (<model> on <csv>)"
 
 
 @dataclass
@@ -126,7 +127,7 @@ def new_run_id(now: datetime | None = None) -> str:
 
 
 def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFrame | None],
-             recommendations: dict, explanations: list[dict]) -> Path:
+             recommendations: dict, explanations: list[dict], files: dict[str, Path] | None = None) -> Path:
     """Write a complete run atomically and return its final folder.
 
     Parameters
@@ -144,6 +145,9 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
         Written to ``recommendations.json``.
     explanations : list of dict
         Written one per line to ``explanations.jsonl``.
+    files : dict, optional
+        ``{name: source path}``: files copied into the run folder (e.g. an uploaded CSV and model,
+        see ``run_inputs``).
 
     Returns
     -------
@@ -169,6 +173,8 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
         with open(tmp / "explanations.jsonl", "w", encoding="utf-8") as fh:
             for item in explanations:
                 fh.write(json.dumps(item, default=_json_default) + "\n")
+        for name, source in (files or {}).items():
+            shutil.copyfile(source, tmp / name)
         final = folder / run_id
         while final.exists():  # practically impossible with a random token, but never overwrite a run
             manifest["run_id"] = new_run_id()
@@ -349,15 +355,13 @@ def delete_run(run_dir, root=None) -> None:
 
 
 def compare_runs(a: RunData, b: RunData) -> dict:
-    """Differences between two runs of the same use case: metrics (b − a) and mean ratings (b − a).
+    """Differences between two runs: metrics (b − a) and mean ratings (b − a).
 
-    ``warnings`` lists what makes the comparison apples to oranges: a different model or data file
-    (by the sha256 in each manifest). ``recommendation_changes`` maps a stakeholder to (method in a,
-    method in b), None where a run recommends nothing for them.
+    ``warnings`` lists what makes the comparison apples to oranges: different use cases (e.g. a
+    custom upload against a bundled run), a different model or data file (by the sha256 in each
+    manifest). ``recommendation_changes`` maps a stakeholder to (method in a, method in b), None
+    where a run recommends nothing for them.
     """
-    if a.usecase != b.usecase:
-        raise RunError(f"Runs {a.run_id} ({a.usecase}) and {b.run_id} ({b.usecase}) belong to different use cases; "
-                       "compare runs of the same use case.")
     metrics = _metric_diff(a.technical_metrics_long, b.technical_metrics_long)
     ratings = _rating_diff(a.persona_ratings, b.persona_ratings)
     recs_a = {k: v.get("recommended_method") for k, v in a.recommendations.get("stakeholders", {}).items()}
@@ -370,6 +374,9 @@ def compare_runs(a: RunData, b: RunData) -> dict:
 def _input_warnings(a: RunData, b: RunData) -> list[str]:
     """A warning per input (model, data) whose file differs between the runs, or cannot be told apart."""
     warnings = []
+    if a.usecase != b.usecase:
+        warnings.append(f"The runs belong to different use cases ({_title(a)} and {_title(b)}): personas and "
+                        "settings may differ as well as the inputs.")
     for what in ("model", "data"):
         sha_a = (a.manifest.get(what) or {}).get("sha256") or ""
         sha_b = (b.manifest.get(what) or {}).get("sha256") or ""
@@ -380,6 +387,10 @@ def _input_warnings(a: RunData, b: RunData) -> list[str]:
             warnings.append(f"The runs used different {what} files ({what} sha256 {sha_a[:12]}… vs {sha_b[:12]}…): "
                             f"differences may come from the {what}, not from the settings.")
     return warnings
+
+
+def _title(run: RunData) -> str:
+    return str(run.manifest.get("usecase_title") or run.usecase)
 
 
 def _metric_diff(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
@@ -425,7 +436,8 @@ def _info(run_dir: Path, m: dict) -> RunInfo:
     label = "simulated" if rater.get("kind") == "simulated" else str(rater.get("model") or rater.get("kind") or "none")
     size = counts.get("sample_size")
     return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
-                   shown(label, 80), size if isinstance(size, int) else None, failed)
+                   shown(label, 80), size if isinstance(size, int) else None, failed,
+                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120))
 
 
 def _read_jsonl(path: Path) -> list[dict]:

@@ -7,6 +7,7 @@ from difflib import get_close_matches
 import pandas as pd
 
 from .errors import DataError
+from .plain_values import plain, show, show_all
 
 TARGET_NAMES = ("target", "label", "class", "y", "outcome")
 POSITIVE_WORDS = {"1", "true", "yes", "y", "positive", "pos"}
@@ -41,20 +42,19 @@ def encode_target(y: pd.Series, positive_label=None) -> tuple[pd.Series, tuple]:
     name = y.name
     missing = int(y.isna().sum())
     if missing:
-        rows = y.index[y.isna()][:5].tolist()
-        raise DataError(f"Target column '{name}' has {missing} missing value(s) (e.g. rows {rows}). "
+        lines = ", ".join(str(int(i) + 2) for i in y.index[y.isna()][:5])  # line 1 of the file is the header
+        raise DataError(f"Target column '{name}' has {missing} missing value(s) (e.g. on line(s) {lines} of the file). "
                         "Drop or fill those rows before evaluating.")
     values = list(pd.unique(y))
     if len(values) == 1:
-        raise DataError(f"Target column '{name}' has only one class ({values[0]!r}). A binary classifier needs two classes; "
+        raise DataError(f"Target column '{name}' has only one class ({show(values[0])}). A binary classifier needs two classes; "
                         "check that you picked the right column and that the file is not a filtered subset.")
     if len(values) > 2:
-        shown = ", ".join(repr(v) for v in values[:10]) + (" ..." if len(values) > 10 else "")
-        raise DataError(f"Target column '{name}' has {len(values)} classes ({shown}). Multi-class targets are not supported yet; "
+        raise DataError(f"Target column '{name}' has {len(values)} classes ({show_all(values)}). Multi-class targets are not supported yet; "
                         "HEXEval evaluates binary classifiers. Choose a binary target or merge classes into two.")
     positive = _pick_positive(y, values, positive_label)
     negative = next(v for v in values if v != positive)
-    return (y == positive).astype(int), (_plain(negative), _plain(positive))
+    return (y == positive).astype(int), (plain(negative), plain(positive))
 
 
 def _pick_positive(y: pd.Series, values: list, positive_label):
@@ -62,15 +62,11 @@ def _pick_positive(y: pd.Series, values: list, positive_label):
         for v in values:
             if v == positive_label or str(v) == str(positive_label):
                 return v
-        raise DataError(f"Positive label {positive_label!r} (data.positive_label) is not a value of target column "
-                        f"'{y.name}' (its values are {_plain(values[0])!r} and {_plain(values[1])!r}). Use one of "
+        raise DataError(f"Positive label {show(positive_label)} (data.positive_label) is not a value of target column "
+                        f"'{y.name}' (its values are {show(values[0])} and {show(values[1])}). Use one of "
                         "those.")
     for v in values:
         if str(v).strip().lower() in POSITIVE_WORDS or v is True:
             return v
     counts = y.value_counts()
     return counts.index[-1] if counts.iloc[0] != counts.iloc[-1] else sorted(values, key=str)[-1]
-
-
-def _plain(value):
-    return value.item() if hasattr(value, "item") else value

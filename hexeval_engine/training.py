@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-import numpy as np
-from sklearn.metrics import accuracy_score, confusion_matrix, f1_score, precision_score, recall_score, roc_auc_score
-
 from .config import load_config
 from .model_loading import file_sha256
+from .model_performance import performance_from_scores
 from .usecase_data import load_data_for_config
 from .usecases import UseCase
 
@@ -23,24 +21,15 @@ def train_usecase(usecase: UseCase, build_pipeline: Callable) -> dict:
     pipeline = build_pipeline(data)
     pipeline.fit(data.X_train, data.y_train)
     proba = pipeline.predict_proba(data.X_test)[:, 1]
-    pred = (proba >= 0.5).astype(int)
-    y = data.y_test.to_numpy()
     card = {
         "usecase": usecase.name,
         "model_type": " → ".join(type(s).__name__ for _, s in pipeline.steps),
-        "n_train": int(len(data.X_train)),
-        "n_test": int(len(data.X_test)),
         "features": data.feature_names,
         "categorical_features": data.categorical_features,
-        "test_roc_auc": float(roc_auc_score(y, proba)),
-        "test_accuracy": float(accuracy_score(y, pred)),
-        "test_precision": float(precision_score(y, pred, zero_division=0)),
-        "test_recall": float(recall_score(y, pred, zero_division=0)),
-        "test_f1": float(f1_score(y, pred, zero_division=0)),
-        "confusion_matrix": confusion_matrix(y, pred, labels=[0, 1]).tolist(),
-        "threshold": 0.5,
+        **performance_from_scores(data.y_test.to_numpy(), proba, threshold=0.5, class_labels=data.class_labels,
+                                  n_train=len(data.X_train), leaking_test_rows=data.quality.duplicates_crossing_split),
         "duplicates_dropped": int(data.quality.duplicates_dropped),
-        "positive_rate_test": float(np.mean(y)),
+        "data_remedies": dict(data.quality.remedies),
     }
     usecase.model_path.parent.mkdir(parents=True, exist_ok=True)
     sio.dump(pipeline, usecase.model_path)

@@ -18,5 +18,6 @@ def load_data_for_config(path, config: HexevalConfig, target_column: str | None 
         categorical_features=d.categorical_features or None,
         drop_duplicates=d.drop_duplicates,
         plausible_ranges=d.plausible_ranges or None,
+        implausible_values=d.implausible_values,
         value_labels=config.domain.value_labels or None,
     )

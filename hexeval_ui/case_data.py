@@ -17,6 +17,7 @@ from pydantic import ValidationError
 
 from hexeval_engine import HexevalConfig, HexevalError
 from hexeval_engine.model_loading import file_sha256
+from hexeval_engine.run_inputs import data_file
 from hexeval_engine.usecase_data import load_data_for_config
 
 
@@ -28,7 +29,7 @@ class CaseDataUnavailable(Exception):
 def _case_rows(source: str, sha256: str, config_json: str, target: str | None, ids: tuple[int, ...]) -> pd.DataFrame:
     path = Path(source)
     if not path.is_file():
-        raise CaseDataUnavailable(f"the run's data file `{source}` is no longer on this server")
+        raise CaseDataUnavailable(f"the run's data file {path.name} is no longer on this server")
     if sha256 and file_sha256(path) != sha256:
         raise CaseDataUnavailable(f"the data file `{path.name}` has changed since the run, so its rows may differ")
     try:
@@ -51,12 +52,17 @@ def _case_rows(source: str, sha256: str, config_json: str, target: str | None, i
 def case_values(run, instance_ids: list[int]) -> pd.DataFrame:
     """Feature (index) × {meaning, one column per instance id} with readable values.
 
+    The data file is the copy kept in the run folder (uploads), else the file the run read.
     Raises CaseDataUnavailable when the data cannot be matched to the run.
     """
     m = run.manifest
     data = m.get("data") or {}
-    if not data.get("source"):
+    if not data.get("source") and not data.get("stored_copy"):
         raise CaseDataUnavailable("the run does not record its data file")
+    path = data_file(run.path, m)
+    if path is None:
+        raise CaseDataUnavailable(f"the run's data file {data.get('original_name') or Path(str(data['source'])).name} "
+                                  "is no longer on this server")
     target = (data.get("summary") or {}).get("target")
-    return _case_rows(str(data["source"]), data.get("sha256", ""), json.dumps(m.get("config") or {}, sort_keys=True),
+    return _case_rows(str(path), data.get("sha256", ""), json.dumps(m.get("config") or {}, sort_keys=True),
                       target, tuple(int(i) for i in instance_ids))

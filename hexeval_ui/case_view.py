@@ -17,6 +17,7 @@ from .narrative_view import render_case_narratives
 from .run_summary import has_ratings, is_simulated
 
 ALL_PERSONAS = "All personas"
+WIDE_CASE = 30  # more features than this are listed one per line instead of side by side
 _SHORT = {"interpretability": "Interp.", "completeness": "Compl.", "actionability": "Action.", "trust": "Trust",
           "satisfaction": "Satisf.", "decision_support": "Decision"}
 
@@ -59,10 +60,35 @@ def _feature_values(run, iid: int) -> None:
     except CaseDataUnavailable as err:
         st.caption(f"Feature values are not available: {err}.")
         return
+    if len(values) > WIDE_CASE:  # hundreds of columns do not fit side by side: one feature per line
+        mentioned = _mentioned_features(run, iid)
+        order = [f for f in values.index if f in mentioned] + [f for f in values.index if f not in mentioned]
+        table = pd.DataFrame({"feature": order, "value": [values.at[f, iid] for f in order],
+                              "meaning": [values.at[f, "meaning"] for f in order]})
+        st.caption(f"{len(order):,} features; the {len(mentioned):,} that this case's explanations mention come first.")
+        st.dataframe(table, hide_index=True, key="case_values", height=min(36 * (len(table) + 1), 420))
+        return
     row = values[[iid]].T  # one row, one column per feature; hover a header for its meaning
     st.dataframe(row, hide_index=True, key="case_values",
                  column_config={f: st.column_config.TextColumn(f, help=values.at[f, "meaning"] or None)
                                 for f in values.index})
+
+
+def _mentioned_features(run, iid: int) -> list[str]:
+    """Features named by this case's explanations (attributions, rule conditions, changed values), in that order."""
+    seen: dict[str, None] = {}
+    for exp in run.explanations:
+        if int(exp.get("instance_id", -1)) != iid:
+            continue
+        attributions = exp.get("attributions") or {}
+        for f in sorted(attributions, key=lambda k: -abs(attributions[k] or 0))[:10]:
+            seen.setdefault(f)
+        for cond in ((exp.get("rule") or {}).get("conditions") or []):
+            seen.setdefault(cond.get("feature"))
+        for cf in exp.get("counterfactuals") or []:
+            for f in (cf.get("changes") or {}):
+                seen.setdefault(f)
+    return [f for f in seen if f]
 
 
 def _persona_options(ratings: pd.DataFrame, iid: int) -> list[str]:

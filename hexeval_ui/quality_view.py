@@ -5,6 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from hexeval_engine import HexevalError
+
 from .components import bullet_list
 
 
@@ -17,6 +19,9 @@ def render_quality(report, *, class_labels: tuple | None = None, target: str | N
     cols[3].metric("Leaking test rows", report.duplicates_crossing_split,
                    help="Test rows whose feature values also appear among the training rows.", border=True)
     cols[4].metric("Minority class", f"{report.minority_share:.0%}", help="Share of the rarer class.", border=True)
+    notes = getattr(report, "notes", [])
+    if notes:
+        st.info(bullet_list(notes), icon=":material/translate:")
     if report.warnings:
         st.warning(bullet_list(report.warnings), icon=":material/warning:")
     else:
@@ -48,3 +53,25 @@ def _class_table(balance: dict, class_labels: tuple | None) -> pd.DataFrame:
         for r in rows:
             r["class"] = "positive" if r["value"] == positive else "negative"
     return pd.DataFrame(rows)
+
+
+def render_bundled_checks(usecase) -> bool:
+    """Above Run for a bundled use case: what its config does about its data problems. Never blocks (False)."""
+    from .engine import dataset_for
+
+    try:
+        q = dataset_for(usecase).quality
+    except HexevalError as err:
+        st.error(str(err), icon=":material/error:")
+        return False
+    done = [f"{what}: {how}" for what, how in q.remedies.items()]
+    leak = q.duplicates_crossing_split
+    if leak:
+        st.warning(f"{leak:,} test rows also appear among the training rows; this use case's config keeps them.",
+                   icon=":material/content_copy:")
+    if done:
+        st.caption("Data checks: this use case's config applies these remedies before splitting — "
+                   + "; ".join(done) + ".")
+    elif not leak:
+        st.caption("Data checks: no leaking test rows.")
+    return False

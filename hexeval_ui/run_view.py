@@ -66,7 +66,10 @@ def _inputs(usecase, upload, overrides: dict) -> dict:
         return {"usecase": usecase.name, "config_path": usecase.config_path, "config_overrides": overrides}
     # Without an uploaded persona file the generic personas rate (the Configure page names them).
     persona_file = {"file": str(upload.personas_path or generic_personas_path())}
-    overrides = overrides | {"personas": overrides["personas"] | persona_file}
+    overrides = overrides | {"personas": overrides["personas"] | persona_file,
+                             "data": overrides.get("data", {}) | upload.data_options}  # remedies, encoding
+    name = str(st.session_state.get(state.UPLOAD_RUN_NAME) or "").strip() or None
     return {"model_path": upload.model_path, "data_path": upload.data_path, "target_column": upload.target,
             "config_path": upload.config_path, "config_overrides": overrides, "allow_pickle": pickle_uploads_allowed(),
-            "output_dir": outputs_root()}  # the server's outputs folder, whatever an uploaded config says
+            "output_dir": outputs_root(),  # the server's outputs folder, whatever an uploaded config says
+            "run_name": name, "keep_inputs": True}  # the run keeps copies of the uploaded files

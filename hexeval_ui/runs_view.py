@@ -13,9 +13,24 @@ from .components import empty_state, show_error
 from .engine import outputs_root
 
 
+CUSTOM_PREFIX = "custom-"  # evaluate files runs of your own model and CSV under outputs/custom-<name>/
+
+
 def scan(usecase: str) -> tuple[list, list]:
-    """Complete saved runs of ``usecase`` (``RunInfo``, newest first) and damaged folders (``RunProblem``)."""
-    return runs.scan_runs(outputs_root(), usecase)
+    """Complete saved runs of ``usecase`` (``RunInfo``, newest first) and damaged folders (``RunProblem``).
+
+    For "Custom Upload" (``state.CUSTOM``): the runs of every upload, whatever their name.
+    """
+    if usecase != state.CUSTOM:
+        return runs.scan_runs(outputs_root(), usecase)
+    infos, problems = runs.scan_runs(outputs_root())
+    return ([r for r in infos if r.usecase.startswith(CUSTOM_PREFIX)],
+            [p for p in problems if p.path.parent.name.startswith(CUSTOM_PREFIX)])
+
+
+def all_runs() -> list:
+    """Every complete saved run, of every use case and upload, newest first."""
+    return runs.scan_runs(outputs_root())[0]
 
 
 def saved_runs(usecase: str) -> list:
@@ -27,10 +42,13 @@ def saved_run_labels(usecase: str) -> dict[str, str]:
     return {str(r.path): run_label(r) for r in saved_runs(usecase)}
 
 
-def run_label(info) -> str:
+def run_label(info, *, with_title: bool | None = None) -> str:
+    """``date · rater · n=… · id``; runs of uploads (or ``with_title``) start with their name."""
     created = info.created[:16].replace("T", " ")
     size = f"n={info.sample_size}" if info.sample_size else ""
-    return " · ".join(p for p in (created, info.rater, size, info.run_id[-6:]) if p)
+    title = getattr(info, "title", "") if (with_title or (with_title is None and info.usecase.startswith(CUSTOM_PREFIX))) \
+        else ""
+    return " · ".join(p for p in (title, created, info.rater, size, info.run_id[-6:]) if p)
 
 
 @st.cache_data(show_spinner="Loading the run…", max_entries=16)

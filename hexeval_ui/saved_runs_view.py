@@ -17,18 +17,24 @@ from . import state
 from .compare_view import render_compare
 from .components import RESULTS_PAGE, section, show_error
 from .engine import outputs_root
-from .runs_view import run_label, scan
+from .runs_view import all_runs, run_label, scan
+
+COLUMNS = ["name", "date (UTC)", "run", "rater", "sample size", "status", "failed methods"]
 
 
-def runs_table(infos) -> pd.DataFrame:
-    return pd.DataFrame([{"date (UTC)": r.created[:16].replace("T", " "), "run": r.run_id, "rater": r.rater,
-                          "sample size": r.sample_size, "status": r.status,
-                          "failed methods": ", ".join(m for m in r.methods_failed if m) or ""} for r in infos],
-                        columns=["date (UTC)", "run", "rater", "sample size", "status", "failed methods"])
+def runs_table(infos, *, names: bool = False) -> pd.DataFrame:
+    """One row per run; ``names`` adds the run's name (for uploads: the typed name or the files)."""
+    table = pd.DataFrame([{"name": getattr(r, "title", r.usecase), "date (UTC)": r.created[:16].replace("T", " "),
+                           "run": r.run_id, "rater": r.rater, "sample size": r.sample_size, "status": r.status,
+                           "failed methods": ", ".join(m for m in r.methods_failed if m) or ""} for r in infos],
+                         columns=COLUMNS)
+    return table if names else table.drop(columns="name")
 
 
 def render_saved_runs(usecase: str) -> None:
-    section("Load previous results", f"Complete runs saved under `{outputs_root()}` for this use case.")
+    custom = usecase == state.CUSTOM
+    section("Load previous results", "Complete runs of your uploads, saved with a copy of their files." if custom
+            else "Complete runs of this use case saved on this server.")
     for notice in state.take_notices():
         st.info(notice, icon=":material/info:")
     infos, problems = scan(usecase)
@@ -42,7 +48,7 @@ def render_saved_runs(usecase: str) -> None:
     if not infos:
         st.caption("No saved runs for this use case yet — the first run you make appears here.")
         return
-    st.dataframe(runs_table(infos), hide_index=True, key="saved_runs_table")
+    st.dataframe(runs_table(infos, names=custom), hide_index=True, key="saved_runs_table")
     labels = {str(r.path): run_label(r) for r in infos}
     pick, load, delete = st.columns([4, 1, 1], vertical_alignment="bottom")
     choice = pick.selectbox("Saved run", list(labels), format_func=labels.get, key="saved_run_choice")
@@ -97,19 +103,22 @@ def _delete_confirmation(labels: dict[str, str]) -> None:
 
 
 def _compare_picker(labels: dict[str, str]) -> None:
+    """Pick two runs: this use case's first, then every other saved run (e.g. a bundled run next to an upload's)."""
     st.markdown("**Compare two runs**")
-    if len(labels) < 2:
-        st.caption("Save a second run of this use case to compare it with this one.")
+    others = {str(r.path): run_label(r, with_title=True) for r in all_runs() if str(r.path) not in labels}
+    options = labels | others
+    if len(options) < 2:
+        st.caption("Save a second run to compare it with this one.")
         return
     pick, go = st.columns([5, 1], vertical_alignment="bottom")
-    pair = pick.multiselect("Runs to compare (older first is run A)", list(labels), format_func=labels.get,
-                            max_selections=2, key="compare_pick")
+    pair = pick.multiselect("Runs to compare (older first is run A); runs of other use cases are listed after these",
+                            list(options), format_func=options.get, max_selections=2, key="compare_pick")
     if go.button("Compare", icon=":material/compare_arrows:", disabled=len(pair) != 2, width="stretch"):
         st.session_state[state.COMPARE] = tuple(pair)
     current = st.session_state[state.COMPARE]
-    if current and all(p in labels for p in current):
+    if current and all(p in options for p in current):
         try:
-            render_compare(*current, labels=labels)
+            render_compare(*current, labels=options)
         except HexevalError as err:
             show_error(err)
         st.button("Close comparison", icon=":material/close:", on_click=_close_compare, key="close_compare")

@@ -33,6 +33,10 @@ FINISHED_RUN = "finished_run"  # (run id, folder) of the run that just finished,
 COMPARE = "compare_pair"  # (folder a, folder b) shown in the compare view, or None
 DELETE_PENDING = "delete_pending"  # folder of the run awaiting delete confirmation, or None
 NOTICES = "notices"  # messages for the next render (e.g. "the run you were viewing was deleted")
+UPLOAD_REMEDIES = "upload_remedies"  # data options chosen by one-click remedies: {"drop_duplicates": True, ...}
+UPLOAD_ENCODING = "upload_encoding"  # widget: how text columns reach an uploaded model (auto | label)
+UPLOAD_RUN_NAME = "upload_run_name"  # widget: optional name for runs of the upload
+UPLOAD_LEAK_OK = "upload_leak_ok"  # widget: run although test rows leak (the user accepted it)
 
 DEFAULTS = {
     USECASE: DEFAULT_USECASE,
@@ -45,6 +49,9 @@ DEFAULTS = {
     UPLOAD_FINGERPRINT: None,
     COMPARE: None,
     DELETE_PENDING: None,
+    UPLOAD_ENCODING: "auto",
+    UPLOAD_RUN_NAME: "",
+    UPLOAD_LEAK_OK: False,
 }
 
 
@@ -53,9 +60,9 @@ def init_state() -> None:
     for key, value in DEFAULTS.items():
         if key not in st.session_state:
             st.session_state[key] = value
-    for key in (SESSION_RUNS, NOTICES):
+    for key in (SESSION_RUNS, NOTICES, UPLOAD_REMEDIES):
         if key not in st.session_state:
-            st.session_state[key] = {} if key == SESSION_RUNS else []
+            st.session_state[key] = [] if key == NOTICES else {}
     if st.session_state.pop(SHOW_LATEST, False):
         # Widget values may only be set before the widget is drawn, i.e. here, not where the run finished.
         st.session_state[VIEWED_RUN] = LATEST

@@ -17,14 +17,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hexeval_engine import HexevalError, load_config, load_model, validate_model_data_compatibility
-from hexeval_engine.errors import ModelError
+from hexeval_engine.errors import DataError, ModelError
+from hexeval_engine.input_encoding import category_codes
 from hexeval_engine.model_loading import PICKLE_SUFFIXES, SAFE_SUFFIXES
 from hexeval_engine.paths import shown
+from hexeval_engine.model_performance import held_out_performance
 from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.safe_yaml import parse_yaml
 from hexeval_engine.usecase_data import load_data_for_config
 
 MODEL_SUFFIXES = SAFE_SUFFIXES + PICKLE_SUFFIXES
+CSV_SUFFIXES = (".csv", ".txt", ".tsv")
+SPREADSHEET_SUFFIXES = (".xlsx", ".xls", ".xlsm", ".ods", ".numbers")
+#: The data options the page can set (one-click remedies and the encoding choice), as config keys.
+DATA_OPTIONS = ("drop_duplicates", "implausible_values", "categorical_encoding")
 
 MB = 1024 * 1024
 SIZE_LIMITS = {"model file": 100 * MB, "CSV": 100 * MB, "evaluation config": 256 * 1024, "persona file": 256 * 1024}
@@ -61,10 +67,22 @@ class UploadCheck:
     checks: dict = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    data_options: dict = field(default_factory=dict)  # the DATA_OPTIONS this check was made with
+    performance: dict | None = None  # model card on the held-out rows (model_performance)
+    encoding_note: str = ""
 
     @property
     def ok(self) -> bool:
         return not self.errors and self.model_type is not None and self.quality is not None
+
+    @property
+    def model_name(self) -> str:
+        """The uploaded model file's name as the user gave it (reduced to harmless characters)."""
+        return self.model_path.name
+
+    @property
+    def data_name(self) -> str:
+        return self.data_path.name
 
     def discard(self) -> None:
         """Remove the temporary folder holding the uploaded files."""
@@ -72,7 +90,8 @@ class UploadCheck:
 
 
 def check_upload(model: UploadedFile, csv: UploadedFile, target: str, *, config: UploadedFile | None = None,
-                 personas: UploadedFile | None = None, allow_pickle: bool = False) -> UploadCheck:
+                 personas: UploadedFile | None = None, allow_pickle: bool = False,
+                 data_options: dict | None = None) -> UploadCheck:
     """Write the files to a new temporary folder and validate them as the engine would before a run.
 
     Parameters
@@ -85,6 +104,9 @@ def check_upload(model: UploadedFile, csv: UploadedFile, target: str, *, config:
         Evaluation config and persona YAML.
     allow_pickle : bool
         Open pickle/joblib models; pass ``pickle_uploads_allowed()`` (the operator's setting) only.
+    data_options : dict, optional
+        ``data.`` config values chosen on the page (keys of :data:`DATA_OPTIONS`): remedies such
+        as ``drop_duplicates`` and the ``categorical_encoding``. They override the uploaded config.
 
     Returns
     -------
@@ -95,38 +117,73 @@ def check_upload(model: UploadedFile, csv: UploadedFile, target: str, *, config:
     """
     folder = Path(tempfile.mkdtemp(prefix="hexeval-upload-"))
     try:
-        return _check(folder, model, csv, target, config, personas, allow_pickle)
+        return _check(folder, model, csv, target, config, personas, allow_pickle, dict(data_options or {}))
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
 
 
 def _check(folder: Path, model: UploadedFile, csv: UploadedFile, target: str, config: UploadedFile | None,
-           personas: UploadedFile | None, allow_pickle: bool) -> UploadCheck:
-    suffix = Path(model.name).suffix.lower()
-    check = UploadCheck(folder, folder / _safe_name(model.name), folder / _safe_name(csv.name, ".csv"), target)
+           personas: UploadedFile | None, allow_pickle: bool, data_options: dict) -> UploadCheck:
+    check = UploadCheck(folder, folder / _safe_name(model.name), folder / _safe_name(csv.name, ".csv"), target,
+                        data_options={k: v for k, v in data_options.items() if k in DATA_OPTIONS})
     check.errors += _size_problems({"model file": model, "CSV": csv, "evaluation config": config,
                                     "persona file": personas})
     if check.errors:
         return check
     check.model_path.write_bytes(model.data)
     check.data_path.write_bytes(csv.data)
-    if suffix not in MODEL_SUFFIXES:
-        check.errors.append(str(ModelError(
-            f"Unsupported model file type '{suffix or model.name}'. Upload .skops (scikit-learn pipelines) or "
-            ".json/.ubj (XGBoost).")))
+    problems = file_type_problems(model.name, csv.name, allow_pickle=allow_pickle)
+    if problems:
+        check.errors += problems
         return check
     cfg = _config(check, config, personas)
     if cfg is None:
         return check
     dataset = _data(check, cfg)
     loaded = _model(check, allow_pickle)
-    if dataset is not None and loaded is not None:
-        result = validate_model_data_compatibility(loaded, dataset)
-        check.errors += result["errors"]
-        check.warnings += result["warnings"]
-        check.checks = result["checks"]
+    if dataset is None or loaded is None:
+        return check
+    try:
+        loaded.input_codes = category_codes(dataset, cfg.data)
+    except HexevalError as err:
+        check.errors.append(str(err))
+        return check
+    result = validate_model_data_compatibility(loaded, dataset)
+    check.errors += result["errors"]
+    check.warnings += result["warnings"]
+    check.checks = result["checks"]
+    if not check.errors:
+        check.performance = held_out_performance(loaded, dataset)
     return check
+
+
+def file_type_problems(model_name: str, csv_name: str, *, allow_pickle: bool) -> list[str]:
+    """Messages for files of a type the upload does not take, naming the accepted formats and why."""
+    problems = []
+    model_suffix = Path(model_name).suffix.lower()
+    if model_suffix in PICKLE_SUFFIXES and not allow_pickle:
+        problems.append(str(ModelError(
+            f"The model file '{model_name}' is a pickle/joblib file, which this server does not accept: loading one "
+            "runs any code it contains. Convert it on your own computer and upload the result: "
+            "skops.io.dump(model, 'model.skops') for a scikit-learn pipeline, or model.save_model('model.json') for "
+            "a bare XGBoost classifier.")))
+    elif model_suffix not in MODEL_SUFFIXES:
+        accepted = ", ".join(MODEL_SUFFIXES if allow_pickle else SAFE_SUFFIXES)
+        problems.append(str(ModelError(
+            f"The model file '{model_name}' has the type '{model_suffix or 'none'}', which HEXEval cannot load. "
+            f"Accepted model formats: {accepted} (.skops for scikit-learn pipelines saved with skops.io.dump, "
+            ".json/.ubj for XGBoost models saved with save_model): they hold no code, so loading them is safe.")))
+    csv_suffix = Path(csv_name).suffix.lower()
+    if csv_suffix in SPREADSHEET_SUFFIXES:
+        problems.append(str(DataError(
+            f"The data file '{csv_name}' is a spreadsheet workbook, not a CSV. Save or export the sheet as CSV "
+            "(comma- or semicolon-separated text) and upload that.")))
+    elif csv_suffix not in CSV_SUFFIXES:
+        problems.append(str(DataError(
+            f"The data file '{csv_name}' has the type '{csv_suffix or 'none'}'. Upload a CSV file (.csv, or .txt/.tsv "
+            "with comma-, semicolon- or tab-separated values and a header row).")))
+    return problems
 
 
 def _safe_name(name: str, suffix: str | None = None) -> str:
@@ -136,7 +193,7 @@ def _safe_name(name: str, suffix: str | None = None) -> str:
 
 
 def _config(check: UploadCheck, config: UploadedFile | None, personas: UploadedFile | None):
-    overrides = {"data": {"target": check.target}}
+    overrides = {"data": {"target": check.target, **check.data_options}}
     if personas is not None:
         check.personas_path = check.folder / "personas.yaml"
         check.personas_path.write_bytes(personas.data)
@@ -209,3 +266,27 @@ def _model(check: UploadCheck, allow_pickle: bool):
         return None
     check.model_type = loaded.type_name
     return loaded
+
+
+def check_again(previous: UploadCheck, data_options: dict, *, allow_pickle: bool = False) -> UploadCheck:
+    """Check the files of ``previous`` again with other data options (a remedy was chosen).
+
+    The files are read back from ``previous``'s folder, so this works after a page switch emptied
+    the upload widgets. ``previous`` is left in place; the caller discards it.
+    """
+    def read(path: Path | None) -> UploadedFile | None:
+        return UploadedFile(path.name, path.read_bytes()) if path is not None and path.is_file() else None
+
+    return check_upload(read(previous.model_path), read(previous.data_path), previous.target,
+                        config=read(previous.config_path), personas=read(previous.personas_path),
+                        allow_pickle=allow_pickle, data_options=data_options)
+
+
+def blocking_problems(check: UploadCheck) -> list[str]:
+    """Data problems that would make the evaluation mislead unless remedied or accepted: leaking test rows."""
+    q = check.quality
+    if q is None or not q.duplicates_crossing_split:
+        return []
+    n_test = (check.dataset_summary or {}).get("n_test", 0)
+    return [f"{q.duplicates_crossing_split:,} of the {n_test:,} test rows also appear among the training rows, so "
+            "accuracy and every check made on those rows are inflated."]

@@ -29,9 +29,16 @@ def _metric(card: dict, name: str):
     return f"{value:.3f}" if isinstance(value, (int, float)) else "—"
 
 
-def render_model_card(card: dict, domain) -> None:
-    st.markdown(f"**{card.get('model_type', 'Model')}** · trained on {card.get('n_train', '?'):,} rows, "
-                f"tested on {card.get('n_test', '?'):,} held-out rows · decision threshold {card.get('threshold', 0.5)}")
+def render_model_card(card: dict, domain, *, features: bool = True) -> None:
+    """Held-out performance (overall, per class, confusion matrix) and, optionally, the feature list."""
+    n_train, n_test = card.get("n_train"), card.get("n_test")
+    st.markdown(f"**{card.get('model_type', 'Model')}** · trained on {_count(n_train)} rows, tested on "
+                f"{_count(n_test)} held-out rows · decision threshold {card.get('threshold', 0.5)}")
+    leaking = card.get("leaking_test_rows") or 0
+    if leaking:
+        st.warning(f"{leaking:,} of the {_count(n_test)} test rows also appear among the training rows, so these "
+                   "scores are inflated. Drop duplicate rows before splitting to measure on unseen rows.",
+                   icon=":material/warning:")
     cols = st.columns(5)
     for col, (name, label, help_) in zip(cols, (
             ("roc_auc", "Test ROC-AUC", "Area under the ROC curve on the held-out test rows (1 = perfect ranking)."),
@@ -40,20 +47,44 @@ def render_model_card(card: dict, domain) -> None:
             ("recall", "Recall", "Of the positive rows, the share the model finds."),
             ("f1", "F1", "Harmonic mean of precision and recall."))):
         col.metric(label, _metric(card, name), help=help_, border=True)
-    matrix = card.get("confusion_matrix")
-    left, right = st.columns([2, 3])
+    left, right = st.columns([3, 2])
     with left:
+        st.markdown("**Per class** (held-out test rows)")
+        per_class = card.get("per_class")
+        if per_class:
+            st.dataframe(per_class_table(per_class, domain), hide_index=True)
+        else:
+            st.caption("Not recorded in this model card; retrain the use case (make prepare) to add it.")
+    with right:
         st.markdown("**Confusion matrix** (test rows)")
+        matrix = card.get("confusion_matrix")
         if matrix:
-            st.dataframe(pd.DataFrame(matrix, index=["Actual negative", "Actual positive"],
-                                      columns=["Predicted negative", "Predicted positive"]))
-            st.caption(f"Positive = {domain.positive_outcome}.")
+            negative, positive = _class_names(card, domain)
+            st.dataframe(pd.DataFrame(matrix, index=[f"Actual: {negative}", f"Actual: {positive}"],
+                                      columns=[f"Predicted: {negative}", f"Predicted: {positive}"]))
         else:
             st.caption("Not recorded in the model card.")
-    with right:
+    if features and card.get("features"):
         st.markdown("**Features** (the raw CSV columns every explanation speaks in)")
         table = _feature_table(card, domain)
         st.dataframe(table, hide_index=True, height=min(36 * (len(table) + 1) + 3, 600))
+
+
+def per_class_table(per_class: list[dict], domain) -> pd.DataFrame:
+    """One row per class: its label and meaning, precision, recall, F1 and the number of test rows."""
+    meaning = {"negative": domain.negative_outcome, "positive": domain.positive_outcome}
+    return pd.DataFrame([{"class": f"{c['class']} ({meaning.get(c['role'], c['role'])})",
+                          "precision": f"{c['precision']:.3f}", "recall": f"{c['recall']:.3f}",
+                          "F1": f"{c['f1']:.3f}", "test rows": f"{c['support']:,}"} for c in per_class])
+
+
+def _class_names(card: dict, domain) -> tuple[str, str]:
+    labels = card.get("class_labels") or ["0", "1"]
+    return (f"{labels[0]} ({domain.negative_outcome})", f"{labels[1]} ({domain.positive_outcome})")
+
+
+def _count(value) -> str:
+    return f"{value:,}" if isinstance(value, int) else "?"
 
 
 def _feature_table(card: dict, domain) -> pd.DataFrame:

@@ -9,9 +9,10 @@ from hexeval_ui.components import DETAILS_PAGE, page_header, section, show_error
 from hexeval_ui.engine import config_for, model_card_for, persona_entries
 from hexeval_ui.rater import current_choice
 from hexeval_ui.run_view import render_finished_run, run_evaluation
+from hexeval_ui.quality_view import render_bundled_checks
 from hexeval_ui.saved_runs_view import render_saved_runs
 from hexeval_ui.settings_form import render_settings
-from hexeval_ui.upload_view import render_check, render_upload_form
+from hexeval_ui.upload_view import render_check, render_data_checks, render_upload_form
 
 page_header("Configure & Run",
             "Pick the explainers and how many cases to explain, choose who rates them, and run. Each run is saved, "
@@ -56,12 +57,13 @@ if ready:
     overrides = render_settings(usecase_name, config, max_sample=max(5, min(int(n_test), 1000)),
                                 n_personas=n_personas, rater=rater)
     section("Run", "Progress is shown per stage; the run is saved when it completes.")
+    data_wait = render_data_checks(upload) if upload is not None else render_bundled_checks(usecase)
     blocker = rater.problem()
     if blocker:
         st.info(blocker, icon=":material/block:")
-    if st.button("Run evaluation", type="primary", icon=":material/play_arrow:", disabled=blocker is not None):
+    if st.button("Run evaluation", type="primary", icon=":material/play_arrow:",
+                 disabled=blocker is not None or data_wait):
         run_evaluation(usecase, rater, overrides, upload)
     render_finished_run()
 
-if not state.is_custom():
-    render_saved_runs(usecase_name)
+render_saved_runs(usecase_name)

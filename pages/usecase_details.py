@@ -8,7 +8,7 @@ from hexeval_ui import state
 from hexeval_ui.components import empty_state, page_header, section, show_error
 from hexeval_ui.engine import config_for, dataset_for, model_card_for, persona_entries
 from hexeval_ui.quality_view import render_quality
-from hexeval_ui.upload_view import render_upload_summary
+from hexeval_ui.upload_view import render_custom_run_card, render_upload_summary
 from hexeval_ui.usecase_view import render_domain, render_model_card, render_persona
 
 page_header("Use Case Details",
@@ -17,11 +17,11 @@ page_header("Use Case Details",
 
 if state.is_custom():
     check = st.session_state[state.UPLOAD]
-    if check is None or not check.ok:
+    if check is not None and check.ok:
+        render_upload_summary(check)
+    elif not render_custom_run_card():
         empty_state("No validated custom upload yet — upload a model and a CSV on Configure & Run.",
                     label="Upload on Configure & Run", icon=":material/upload:")
-    else:
-        render_upload_summary(check)
     st.stop()
 
 try:

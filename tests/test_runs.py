@@ -102,9 +102,10 @@ def test_compare_and_delete(tmp_path):
     assert diff["ratings"].set_index("explanation_type").loc["SHAP", "trust_difference"] == pytest.approx(-1.6)
     assert diff["recommendation_changes"] == {"Cardiologist": ("SHAP", "LIME")}
     assert diff["warnings"] == []  # same model and data hashes
-    other = load_run(save(tmp_path, usecase="credit_risk"))
-    with pytest.raises(RunError, match="different use cases"):
-        compare_runs(a, other)
+    # A custom upload is compared with a bundled run: allowed, with a warning that they differ.
+    other = load_run(save(tmp_path, usecase="custom-heart"))
+    cross = compare_runs(a, other)
+    assert "different use cases" in cross["warnings"][0] and not cross["metrics"].empty
     with pytest.raises(RunError, match="not inside the runs folder"):
         delete_run(tmp_path.parent, tmp_path)
     delete_run(a.path, tmp_path)

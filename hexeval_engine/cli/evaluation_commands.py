@@ -29,6 +29,10 @@ def register(sub, add_inputs) -> None:
                         "the config, narratives.enabled)")
     p.add_argument("--narrator", choices=["simulated", "openai"],
                    help="who writes the narratives: the built-in template or an LLM (default: from the config)")
+    p.add_argument("--categorical-encoding", choices=["auto", "label", "ordinal"],
+                   help="how text columns reach a bare model: auto = as text (its pipeline encodes them), label = "
+                        "sorted-category integer codes as scikit-learn's LabelEncoder, ordinal = the config's "
+                        "data.category_order (default: the config's data.categorical_encoding)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
     p.set_defaults(func=evaluate_cmd)
 
@@ -71,6 +75,8 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
     overrides: dict = {}
     if args.sample_size is not None:
         overrides.setdefault("evaluation", {})["sample_size"] = args.sample_size
+    if args.categorical_encoding:
+        overrides.setdefault("data", {})["categorical_encoding"] = args.categorical_encoding
     personas = overrides.setdefault("personas", {})
     if args.no_personas:
         personas["enabled"] = False

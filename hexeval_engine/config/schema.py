@@ -34,8 +34,26 @@ class DataSettings(Section):
     positive_label: str | int | bool | None = None
     test_size: float = Field(0.2, gt=0, lt=1)
     categorical_features: list[str] = Field(default_factory=list)
-    drop_duplicates: bool = False
+    drop_duplicates: bool = Field(False, description="drop exact duplicate rows before splitting (they leak "
+                                                     "between train and test)")
     plausible_ranges: dict[str, tuple[float, float]] = Field(default_factory=dict)
+    implausible_values: Literal["keep", "exclude", "clip"] = Field(
+        "keep", description="rows with values outside the plausible ranges: keep them, exclude the rows, or clip "
+                            "the values to the nearest plausible one (before splitting)")
+    categorical_encoding: Literal["auto", "label", "ordinal"] = Field(
+        "auto", description="how text columns reach the model: auto = as text (a pipeline encodes them); label = "
+                            "sorted-category integer codes (scikit-learn's LabelEncoder); ordinal = codes in the "
+                            "order given by category_order")
+    category_order: dict[str, list[str | int | float | bool]] = Field(
+        default_factory=dict, description="column -> its categories in code order (0, 1, 2, ...) for "
+                                          "categorical_encoding: ordinal")
+
+    @model_validator(mode="after")
+    def _ordinal_needs_order(self):
+        if self.categorical_encoding == "ordinal" and not self.category_order:
+            raise ValueError("categorical_encoding 'ordinal' needs category_order: for each text column the list of "
+                             "its categories in code order, e.g. {loan_grade: [A, B, C, D, E, F, G]}")
+        return self
 
 
 class Fidelity(Section):

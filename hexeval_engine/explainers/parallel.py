@@ -135,7 +135,7 @@ def _portable(model) -> dict:
     """The model's fields without its lock (locks cannot be sent to other processes)."""
     return {"estimator": model.estimator, "preprocessor": model.preprocessor, "feature_names": model.feature_names,
             "threshold": model.threshold, "class_labels": model.class_labels, "source": model.source,
-            "kind": model.kind, "sha256": model.sha256}
+            "kind": model.kind, "sha256": model.sha256, "input_codes": model.input_codes}
 
 
 def _rendered(explanations, X_raw, data, config) -> list:

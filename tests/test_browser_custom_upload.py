@@ -1,0 +1,157 @@
+"""Real-browser acceptance test of a custom upload's whole life: upload a model and a CSV, remedy the leak,
+run, restart the server, reopen the run from the sidebar, open the case explorer, compare it with a bundled
+run, and delete it. Uses the server/browser set-up of ``test_browser_e2e``; screenshots go to test-artifacts/."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from contextlib import contextmanager
+
+import pytest
+
+from test_browser_e2e import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, _goto, _no_exception,
+                              _settle, _shot, _wait_healthy)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow,
+              pytest.mark.skipif(not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
+                                 reason="Chromium is not installed (make browser-deps)")]
+sync_api = pytest.importorskip("playwright.sync_api")
+
+
+@contextmanager
+def _server(outputs, log):
+    """``streamlit run app.py`` on a free port with ``outputs`` as the runs root; stopped on exit."""
+    port = _free_port()
+    with open(log, "ab") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
+             "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=os.environ | {"HEXEVAL_OUTPUTS": str(outputs)}, stdout=out, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, proc)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@contextmanager
+def _browser(url):
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        context = browser.new_context(viewport={"width": 1440, "height": 1600})
+        page = context.new_page()
+        page.set_default_timeout(30_000)
+        page.goto(url)
+        page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
+        try:
+            yield page
+        finally:
+            context.close()
+            browser.close()
+
+
+def _pick(page, label: str, option) -> None:
+    page.get_by_test_id("stSidebar").get_by_role("combobox", name=label).click()
+    page.get_by_role("option", name=option).first.click()
+    _settle(page)
+
+
+def _upload(page, label: str, path) -> None:
+    page.get_by_test_id("stFileUploader").filter(has_text=label).locator("input[type=file]").set_input_files(str(path))
+    _settle(page)
+
+
+def _small_settings(page) -> None:
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("Home")  # the smallest sample size (5)
+    _settle(page)
+    for label, value in (("Perturbation samples", 200),):
+        page.get_by_label(label, exact=True).fill(str(value))
+        page.get_by_label(label, exact=True).press("Enter")
+        _settle(page)
+    for k in (0, 1):
+        page.get_by_label("Max instances", exact=True).nth(k).fill("2")
+        page.get_by_label("Max instances", exact=True).nth(k).press("Enter")
+        _settle(page)
+    page.get_by_label("Instances per persona", exact=True).fill("1")
+    page.get_by_label("Instances per persona", exact=True).press("Enter")
+    _settle(page)
+
+
+def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path):
+    from hexeval_engine import get_usecase
+    from hexeval_engine.runs import list_runs
+    from ui_run_fixtures import save_fixture_run
+
+    outputs = tmp_path / "outputs"
+    bundled = save_fixture_run(outputs, created="2026-01-02T09:30:00+00:00")  # a bundled heart run to compare with
+    heart = get_usecase("heart")
+    upload = tmp_path / "files"
+    upload.mkdir()
+    model, csv = upload / "ward_model.skops", upload / "ward_patients.csv"
+    model.write_bytes(heart.model_path.read_bytes())
+    csv.write_bytes(heart.data_path.read_bytes())
+    log = tmp_path / "server.log"
+
+    with _server(outputs, log) as url, _browser(url) as page:
+        _pick(page, "Use case", "Custom Upload")
+        _upload(page, "Model file", model)
+        _upload(page, "Data (CSV", csv)
+        page.get_by_text("202 of the 205 test rows also appear among the training rows").wait_for()
+        assert page.get_by_role("button", name="Run evaluation").is_disabled()  # the leak gates the run
+        _shot(page, "20_upload_leak_above_run")
+        page.get_by_role("button", name="Drop duplicate rows before splitting").click()
+        page.get_by_text("Ready to run").wait_for()
+        page.get_by_label("Run name (optional)").fill("Ward check")
+        page.get_by_label("Run name (optional)").press("Enter")
+        _settle(page)
+        _small_settings(page)
+        page.get_by_role("button", name="Run evaluation").click()
+        page.get_by_text("See the results").wait_for(timeout=180_000)
+        _no_exception(page)
+        _shot(page, "21_upload_run_complete")
+    (custom,) = [r for r in list_runs(root=outputs) if r.usecase.startswith("custom-")]
+    assert custom.usecase == "custom-ward-check" and (custom.path / "input_data.csv").is_file()
+
+    with _server(outputs, log) as url, _browser(url) as page:  # a restarted server, a new session
+        _pick(page, "Use case", "Custom Upload")
+        _pick(page, "Run being viewed", re.compile("Ward check"))
+        _goto(page, "Results")
+        page.get_by_role("tab", name="Case explorer").click()
+        _settle(page)
+        page.get_by_text("As the personas saw it").first.wait_for()
+        assert page.get_by_text("Feature values are not available").count() == 0  # read from the run's copy
+        page.get_by_test_id("stDataFrame").first.wait_for()
+        _no_exception(page)
+        _shot(page, "22_upload_case_explorer_after_restart")
+
+        _goto(page, "Configure & Run")
+        page.get_by_text("Compare two runs").wait_for()
+        picker = page.get_by_test_id("stMultiSelect")
+        for option in (re.compile("Ward check"), re.compile("Heart Disease")):
+            picker.click()
+            page.get_by_role("option", name=option).first.click()
+            _settle(page)
+            page.keyboard.press("Escape")
+        page.get_by_role("button", name="Compare", exact=True).click()
+        page.get_by_text("Recommendation changes").wait_for()
+        page.get_by_text("The runs belong to different use cases").wait_for()
+        _no_exception(page)
+        _shot(page, "23_upload_compared_with_bundled")
+
+        page.get_by_role("button", name="Delete…").click()
+        page.get_by_role("button", name="Delete permanently").click()
+        page.get_by_text(f"Deleted run `{custom.run_id}`").wait_for()
+        _no_exception(page)
+        _shot(page, "24_upload_run_deleted")
+    assert not custom.path.exists() and bundled.exists()
