@@ -28,12 +28,17 @@ Each curve is the model's probability of the *explained* class; its area (trapez
 ``x = k / p``) lies in ``[0, 1]``: ``fidelity_deletion`` (lower is better) and ``fidelity_insertion``
 (higher is better). Both curves run between ``f(x)``, the probability for the instance, and
 ``f(b)``, for the all-baseline row, so a baseline that already predicts the class lifts every
-insertion curve. The **normalised** areas remove that offset::
+insertion curve. The **normalised** areas remove that offset: each point of a curve is rescaled to
+the share of the way from ``f(b)`` to ``f(x)`` it has reached, clipped to ``[0, 1]``, and the area is
+taken of the rescaled curve::
 
-    fidelity_*_norm = (area - f(b)) / (f(x) - f(b))
+    fidelity_*_norm = area of clip((curve - f(b)) / (f(x) - f(b)), 0, 1)
 
 Read on this scale, a curve that moves linearly scores 0.5, an ordering that moves all the change
-into the first feature scores 0 (deletion) / 1 (insertion). ``NaN`` when ``f(x) - f(b) < min_gap``:
+into the first feature scores 0 (deletion) / 1 (insertion). Clipping bounds each point: a deletion
+curve that dips *below* ``f(b)`` has removed all of the evidence (0), an insertion curve that rises
+above ``f(x)`` has restored all of it (1). Without the clip a small gap ``f(x) - f(b)`` would amplify
+such overshoots into values of several units and one case could dominate a mean. ``NaN`` when ``f(x) - f(b) < min_gap``:
 
 * ``|f(x) - f(b)|`` below ``min_gap``: removing every feature barely moves the prediction, so no
   ordering can be told apart;
@@ -42,8 +47,8 @@ into the first feature scores 0 (deletion) / 1 (insertion). ``NaN`` when ``f(x) 
   features that support the class then moves the curve *away* from ``f(b)``, and dividing by the
   negative gap would score the faithful ordering as the worst. The gap is the same for every
   method explaining the case, so every method loses the same cases (comparisons stay paired).
-``fidelity_combined = (insertion_norm + 1 - deletion_norm) / 2`` is higher-better and is not
-clipped: values below 0 or above 1 happen when a curve overshoots ``f(b)`` or ``f(x)``.
+``fidelity_combined = (insertion_norm + 1 - deletion_norm) / 2`` is higher-better and lies in
+``[0, 1]``.
 
 A score vector that is all zero (or not finite), e.g. the derived vector of an empty Anchor rule,
 ranks no feature: all values are ``NaN`` and the instance is left out of the mean.
@@ -74,7 +79,8 @@ def step_counts(p: int, steps: int) -> np.ndarray:
 
 
 def normalised(area, f_x, f_b, min_gap: float) -> np.ndarray:
-    """``(area - f_b) / (f_x - f_b)``; ``NaN`` where ``f_x - f_b < min_gap`` (see the module docstring) or a value is missing."""
+    """``(area - f_b) / (f_x - f_b)`` of an area (or a curve point); ``NaN`` where ``f_x - f_b < min_gap``
+    (see the module docstring) or a value is missing. Not clipped: :class:`FidelityCurves` clips per point."""
     area, f_x, f_b = (np.asarray(v, dtype=float) for v in (area, f_x, f_b))
     gap = f_x - f_b
     ok = np.isfinite(area) & np.isfinite(gap) & (gap >= min_gap) & (gap > 0)
@@ -171,10 +177,9 @@ class FidelityCurves:
     def from_curves(self, curves: np.ndarray, *, min_gap: float = 0.05) -> dict[str, np.ndarray]:
         x = self.ks / self.ks[-1]
         deletion, insertion = self._mean_per_explanation(np.trapezoid(curves, x, axis=2))
-        f_x, f_b = np.full(self.n, np.nan), np.full(self.n, np.nan)
-        if len(self.units):
-            f_x[self.units], f_b[self.units] = curves[:, 0, 0], curves[:, 0, -1]
-        d_norm, i_norm = normalised(deletion, f_x, f_b, min_gap), normalised(insertion, f_x, f_b, min_gap)
+        f_x, f_b = curves[:, 0, :1], curves[:, 0, -1:]  # (units, 1): the same for both curves of a unit
+        share = normalised(curves, f_x[:, None, :], f_b[:, None, :], min_gap)  # per point, NaN if gap too small
+        d_norm, i_norm = self._mean_per_explanation(np.trapezoid(np.clip(share, 0.0, 1.0), x, axis=2))
         return {"fidelity_deletion": deletion, "fidelity_insertion": insertion, "fidelity_deletion_norm": d_norm,
                 "fidelity_insertion_norm": i_norm, "fidelity_combined": (i_norm + 1.0 - d_norm) / 2.0}
 
