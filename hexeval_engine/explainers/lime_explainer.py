@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..explanation import Explanation
 from .base import CodedPredictor, ExplainerSpace
+from .lime_regression import VectorisedLimeBase
 from .lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,8 @@ class LimeExplainer:
             self.space.train, mode="classification", feature_names=list(coder.feature_names),
             categorical_features=coder.categorical_indices, categorical_names=names,
             class_names=["0", "1"], discretize_continuous=True, random_state=0)
+        # Same surrogate fit as the library's, batched (lime_regression); check_random_state keeps the object.
+        self._lime.base = VectorisedLimeBase.replacing(self._lime.base)
 
     def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
                 on_instance=None) -> list[Explanation]:
