@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..explanation import Condition, Explanation, Rule
 from .anchor_search import anchor_beam
-from .base import GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace
+from .base import GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace, budget_setting, failure_text
 from .lockstep import MAX_TOGETHER, run_lockstep
 
 log = logging.getLogger(__name__)
@@ -88,6 +88,7 @@ class AnchorExplainer:
 
         self.model, self.data, self.config = model, data, config
         self.threshold = config.evaluation.explainers.anchor.precision_threshold
+        self.budget = config.evaluation.explainers.anchor.time_budget_seconds
         self.space = ExplainerSpace.from_data(data)
         coder = data.coder
         names = {j: [coder.label(col, v) for v in coder.categories[col]]
@@ -131,7 +132,7 @@ class AnchorExplainer:
         together = max(1, min(MAX_TOGETHER, int(SEARCH_MEMORY_BUDGET // search_bytes(predicates))))
         results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
                                on_finish=None if on_instance is None else (lambda i: on_instance()),
-                               max_together=together)
+                               max_together=together, budget_seconds=self.budget, budget_setting=budget_setting("anchor"))
         seconds = (time.perf_counter() - start) / max(len(M), 1)
         shared = {"pooled_model_calls": self.predictor.calls - calls_before, "pooled_instances": len(M)}
         return [self._explanation(iid, int(classes[i]), float(probabilities[i]), results[i],
@@ -142,7 +143,7 @@ class AnchorExplainer:
                     algorithm=f"AnchorTabularExplainer (precision threshold {self.threshold:g})", seconds=seconds)
         if isinstance(result, BaseException):
             log.error("Anchor failed for instance %s", iid, exc_info=result)
-            return Explanation(**base, error=f"{type(result).__name__}: {result}")
+            return Explanation(**base, error=failure_text(result))
         predicates, found = result
         precision = found["precision"][-1] if found["precision"] else found["all_precision"]
         coverage = found["coverage"][-1] if found["coverage"] else 1.0

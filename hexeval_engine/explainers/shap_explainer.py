@@ -20,6 +20,11 @@ additive on the explained instances (attributions + base value = the pipeline's 
 within ``ADDITIVITY_TOLERANCE``); otherwise the next option is tried. Attributions for class 0
 are the negated class-1 attributions (the two probabilities sum to one; the two log-odds are
 each other's negatives).
+
+Time budget (``explainers.shap.time_budget_seconds``): the exact options take milliseconds per row.
+The permutation option explains row by row (the same random numbers as one batched call: the
+explainer is seeded once and draws in row order); a row that took longer than the budget is
+recorded as a failed explanation (it cannot be stopped midway) and the next row goes on.
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Explanation
-from .base import GLOBAL_RNG_LOCK
+from .base import GLOBAL_RNG_LOCK, TimeBudgetExceeded, budget_setting
 from .feature_mapping import output_to_raw, sum_to_raw
 from .linear_shap import ALGORITHM as LINEAR_ALGORITHM
 from .linear_shap import LinearShap
@@ -68,6 +73,9 @@ class ShapExplainer:
         self._tree = None
         self._mapping = None
         self._agnostic = None
+        self.budget = config.evaluation.explainers.shap.time_budget_seconds
+        #: Rows of the last ``attributions`` call that failed, with the reason (their values are NaN).
+        self.failed_rows: dict[int, str] = {}
 
     # ------------------------------------------------------------------ public
     def attributions(self, X_raw: pd.DataFrame, classes, positive_proba) -> tuple[np.ndarray, np.ndarray]:
@@ -77,6 +85,7 @@ class ShapExplainer:
         additivity of the tree options).
         """
         X_raw = X_raw.reset_index(drop=True)
+        self.failed_rows = {}
         phi1, base1 = self._class1(X_raw, np.asarray(positive_proba, dtype=float))
         sign = np.where(np.asarray(classes) == 1, 1.0, -1.0)
         base = np.where(sign > 0, base1, -base1 if self.output == "log-odds" else 1.0 - base1)
@@ -94,6 +103,13 @@ class ShapExplainer:
         names = self.data.feature_names
         out = []
         for i, iid in enumerate(instance_ids):
+            if i in self.failed_rows:
+                out.append(Explanation(method=self.method, instance_id=int(iid), predicted_class=int(classes[i]),
+                                       probability=float(probabilities[i]), algorithm=self.algorithm or "",
+                                       seconds=per_row, error=self.failed_rows[i]))
+                if on_instance is not None:
+                    on_instance()
+                continue
             attributions = {f: float(v) for f, v in zip(names, phi[i])}
             out.append(Explanation(
                 method=self.method, instance_id=int(iid), predicted_class=int(classes[i]),
@@ -178,8 +194,17 @@ class ShapExplainer:
 
                 self._agnostic = shap.PermutationExplainer(positive_proba, masker, seed=self.seed)
             p = M.shape[1]
-            result = self._agnostic(M, max_evals=max(500, 2 * p + 1), silent=True)
-        return np.asarray(result.values, dtype=float), np.asarray(result.base_values, dtype=float).reshape(-1)
+            values, base = np.full(M.shape, np.nan), np.full(len(M), np.nan)
+            for i in range(len(M)):
+                start = time.perf_counter()
+                result = self._agnostic(M[i:i + 1], max_evals=max(500, 2 * p + 1), silent=True)
+                spent = time.perf_counter() - start
+                if spent > self.budget:
+                    self.failed_rows[i] = str(TimeBudgetExceeded(self.budget, spent, budget_setting("shap")))
+                    continue
+                values[i] = np.asarray(result.values, dtype=float).reshape(-1)
+                base[i] = np.asarray(result.base_values, dtype=float).reshape(-1)[0]
+        return values, base
 
 
 _AGNOSTIC = "PermutationExplainer (model-agnostic, coded raw features)"
