@@ -132,7 +132,8 @@ class AnchorExplainer:
         together = max(1, min(MAX_TOGETHER, int(SEARCH_MEMORY_BUDGET // search_bytes(predicates))))
         results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
                                on_finish=None if on_instance is None else (lambda i: on_instance()),
-                               max_together=together, budget_seconds=self.budget, budget_setting=budget_setting("anchor"))
+                               max_together=together, budget_seconds=self.budget,
+                               budget_setting=budget_setting("anchor"))
         seconds = (time.perf_counter() - start) / max(len(M), 1)
         shared = {"pooled_model_calls": self.predictor.calls - calls_before, "pooled_instances": len(M)}
         return [self._explanation(iid, int(classes[i]), float(probabilities[i]), results[i],

@@ -71,12 +71,14 @@ class LinearShap:
         proba = np.asarray(check_positive, dtype=float)
         error = float(np.max(np.abs(_sigmoid(logit) - proba))) if len(proba) else 0.0
         if not error <= PROBABILITY_TOLERANCE:
-            log.info("The final estimator is not logistic in its inputs (max error %.2e); not using linear SHAP.", error)
+            log.info("The final estimator is not logistic in its inputs (max error %.2e); not using linear SHAP.",
+                     error)
             return None
         if not _columnwise(model, background_raw, mapping):
             log.info("The preprocessing mixes raw features in one column; not using linear SHAP.")
             return None
-        return cls(model, coef, float(intercept), background.mean(axis=0), np.asarray(mapping), len(background_raw.columns))
+        return cls(model, coef, float(intercept), background.mean(axis=0), np.asarray(mapping),
+                   len(background_raw.columns))
 
     def values(self, X_raw: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """Class-1 log-odds attributions per raw feature ``(n, p)`` and base values ``(n,)``."""
