@@ -43,6 +43,7 @@ import pandas as pd
 from .explainers import ExplainRunner, enabled_methods
 from .explainers.base import explained_classes, instance_seed
 from .explanation import BASELINE_METHOD, METHOD_FAMILY, Explanation
+from .method_timing import MethodClock
 from .metrics.aggregate import summarise
 from .metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
 from .progress import report
@@ -78,7 +79,9 @@ class TechnicalResult:
     failures : list of dict
         ``{"method", "error"}`` per failed method (and per failed instance, with ``instance_id``).
     timings : dict
-        Seconds per method (explaining + its stability runs), ``metrics``, ``total``.
+        Seconds per method (its explanations, its stability runs and its metrics), ``shared`` (work
+        no single method owns: predicting the sample, noisy copies, aggregation), ``total`` (wall
+        time; the other entries add up to it).
     model_rows : int
         Rows the model evaluated during the evaluation (all processes).
     shared_instance_ids : list of int
@@ -150,24 +153,23 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
 
     explanations: list[Explanation] = []
     failures: list[dict] = []
-    timings: dict[str, float] = {}
+    clock = MethodClock()  # each method's explanations, stability runs and metrics; see method_timing
     failed: dict[str, str] = {}
     per_instance_parts = []
     with ExplainRunner(model, data, config) as runner:
         for method in methods:
-            t0 = time.perf_counter()
             n = counts[method]
             progress.message(f"{method}: explaining {n} instances")
             seeds = [instance_seed(ev.random_state, i, method) for i in ids[:n]]
             try:
-                produced = runner.explain(method, X.iloc[:n], ids[:n], classes[:n], probabilities[:n], seeds,
-                                          on_instance=lambda m=method: progress.step(f"{m}: instance explained"))
+                with clock.charge(method):
+                    produced = runner.explain(method, X.iloc[:n], ids[:n], classes[:n], probabilities[:n], seeds,
+                                              on_instance=lambda m=method: progress.step(f"{m}: instance explained"))
             except Exception as err:  # one failing method must not sink the others
                 log.exception("%s failed on the technical evaluation sample", method)
                 failed[method] = f"{type(err).__name__}: {err}"
                 failures.append({"method": method, "error": failed[method]})
                 progress.skip(n, f"{method}: failed")
-                timings[method] = time.perf_counter() - t0
                 continue
             bad = [e for e in produced if not e.ok]
             failures += [{"method": method, "instance_id": e.instance_id, "error": e.error} for e in bad]
@@ -175,36 +177,31 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
                 failed[method] = f"all {len(bad)} instances failed; first error: {bad[0].error}"
                 failures.append({"method": method, "error": failed[method]})
             explanations += produced
-            timings[method] = time.perf_counter() - t0
 
         perturbed, seed_runs = {}, {}
         ok_stab = [m for m in stab_methods if m not in failed]
         if ok_stab and n_stab:
-            t0 = time.perf_counter()
             progress.message(f"Stability: {', '.join(ok_stab)} on {n_stab} instances")
             try:
                 perturbed, seed_runs = stability_explanations(
                     runner, model, data, config, X.iloc[:n_stab], ids[:n_stab], classes[:n_stab], ok_stab,
-                    on_instance=lambda: progress.step("Stability: copy explained"))
+                    on_instance=lambda: progress.step("Stability: copy explained"), clock=clock)
             except Exception as err:  # stability is one metric; the others still count
                 log.exception("Stability explanations failed")
                 failures.append({"method": "/".join(ok_stab), "error": f"stability: {type(err).__name__}: {err}"})
-            spent = time.perf_counter() - t0
-            for m in ok_stab:
-                timings[m] = timings.get(m, 0.0) + spent / len(ok_stab)
         rows_in_workers = runner.worker_rows
 
-    t0 = time.perf_counter()
     progress.message("Computing metrics")
     for method in methods:
         mine = [e for e in explanations if e.method == method]
         if method in failed or not mine:
             continue
         try:
-            per_instance_parts.append(compute_instance_metrics(
-                model, data, mine, config,
-                perturbed={k: v for k, v in perturbed.items() if k[0] == method},
-                seed_runs={k: v for k, v in seed_runs.items() if k[0] == method}))
+            with clock.charge(method):
+                per_instance_parts.append(compute_instance_metrics(
+                    model, data, mine, config,
+                    perturbed={k: v for k, v in perturbed.items() if k[0] == method},
+                    seed_runs={k: v for k, v in seed_runs.items() if k[0] == method}))
         except Exception as err:
             log.exception("Metrics failed for %s", method)
             failed[method] = f"metrics: {type(err).__name__}: {err}"
@@ -217,9 +214,11 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     unshared = everything[~in_shared].reset_index(drop=True)
     wide, long = summarise(per_instance, n_resamples=ev.bootstrap_resamples, confidence=ev.confidence_level,
                            seed=ev.random_state, methods=methods)
-    timings["metrics"] = time.perf_counter() - t0
     progress.step("Metrics computed")
-    timings["total"] = time.perf_counter() - start_all
+    total = time.perf_counter() - start_all
+    timings = {m: clock.seconds.get(m, 0.0) for m in methods}
+    timings["shared"] = total - sum(timings.values())
+    timings["total"] = total
     metrics = _with_meta(wide, methods, explanations, shared, timings, failed)
     return TechnicalResult(metrics, long, per_instance, explanations, ids, failures, timings,
                            int(model.rows - rows_before + rows_in_workers), shared, unshared)

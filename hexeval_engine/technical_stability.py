@@ -3,8 +3,8 @@
 Public interface
 ----------------
 ``noisy_copies(data, X_raw, instance_ids, *, noise_std, repeat, random_state) -> DataFrame``
-``stability_explanations(runner, model, data, config, X_raw, ids, classes, methods, *, on_instance=None)
--> (perturbed, seed_runs)``  the dicts ``compute_instance_metrics`` takes
+``stability_explanations(runner, model, data, config, X_raw, ids, classes, methods, *, on_instance=None,
+clock=None) -> (perturbed, seed_runs)``  the dicts ``compute_instance_metrics`` takes
 
 Noise (Alvarez-Melis & Jaakkola 2018): every numeric feature gets Gaussian noise with standard
 deviation ``evaluation.stability.noise_std`` times that feature's training standard deviation;
@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .explainers.base import instance_seed
+from .method_timing import MethodClock
 
 
 def noisy_copies(data, X_raw: pd.DataFrame, instance_ids, *, noise_std: float, repeat: int,
@@ -39,8 +40,11 @@ def noisy_copies(data, X_raw: pd.DataFrame, instance_ids, *, noise_std: float, r
 
 
 def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids, classes, methods, *,
-                           on_instance=None) -> tuple[dict, dict]:
+                           on_instance=None, clock=None) -> tuple[dict, dict]:
     """Explanations of noisy copies (``methods``) and LIME re-runs with other seeds.
+
+    ``clock`` (a :class:`~hexeval_engine.method_timing.MethodClock`), if given, is charged each
+    method's explanations under that method's name.
 
     Returns
     -------
@@ -59,10 +63,13 @@ def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids
     stacked_classes = np.tile(classes, len(copies))
     proba = model.predict_proba(stacked)
     stacked_prob = proba[np.arange(len(stacked)), stacked_classes]
+    clock = clock or MethodClock()
     for method in methods:
         seeds = [instance_seed(rs, iid, f"{method}:noise:{k // len(ids)}") for k, iid in enumerate(stacked_ids)]
-        for e in runner.explain(method, stacked, stacked_ids, stacked_classes, stacked_prob, seeds,
-                                on_instance=on_instance):
+        with clock.charge(method):
+            explained = runner.explain(method, stacked, stacked_ids, stacked_classes, stacked_prob, seeds,
+                                       on_instance=on_instance)
+        for e in explained:
             perturbed.setdefault((method, e.instance_id), []).append(e)
     if "LIME" in methods:
         X_rep = pd.concat([X_raw.reset_index(drop=True)] * settings.repeats, ignore_index=True)
@@ -71,6 +78,8 @@ def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids
         proba = model.predict_proba(X_raw)
         rep_prob = np.tile(proba[np.arange(len(ids)), classes], settings.repeats)
         seeds = [instance_seed(rs, iid, f"LIME:rerun:{k // len(ids)}") for k, iid in enumerate(rep_ids)]
-        for e in runner.explain("LIME", X_rep, rep_ids, rep_classes, rep_prob, seeds, on_instance=on_instance):
+        with clock.charge("LIME"):
+            explained = runner.explain("LIME", X_rep, rep_ids, rep_classes, rep_prob, seeds, on_instance=on_instance)
+        for e in explained:
             seed_runs.setdefault(("LIME", e.instance_id), []).append(e)
     return perturbed, seed_runs

@@ -84,15 +84,16 @@ def test_shap_on_xgboost_uses_probability_output_and_is_additive(credit):
 
 
 def test_model_agnostic_shap_for_non_tree_pipelines(heart):
+    """Neither tree nor linear (linear pipelines get exact linear SHAP, see test_linear_shap.py)."""
     from sklearn.compose import ColumnTransformer
-    from sklearn.linear_model import LogisticRegression
+    from sklearn.neighbors import KNeighborsClassifier
     from sklearn.pipeline import Pipeline
     from sklearn.preprocessing import OneHotEncoder, StandardScaler
 
     config, data, _ = heart
     pipe = Pipeline([("pre", ColumnTransformer([("cat", OneHotEncoder(handle_unknown="ignore"), data.categorical_features),
                                                 ("num", StandardScaler(), data.numeric_features)])),
-                     ("lr", LogisticRegression(max_iter=500))]).fit(data.X_train, data.y_train)
+                     ("knn", KNeighborsClassifier(15))]).fit(data.X_train, data.y_train)
     model = HexevalModel.from_artefact(pipe)
     cfg = small(config, {"evaluation": {"explainers": {"shap": {"background_size": 20}}}})
     (e,) = explain_instances(model, data, cfg, [5], ["SHAP"])

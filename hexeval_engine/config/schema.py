@@ -74,9 +74,15 @@ class Stability(Section):
     repeats: int = Field(3, ge=1, le=50)
 
 
+#: Per-instance time budget of every explainer (``time_budget_seconds``).
+_BUDGET = dict(gt=0, le=86400, description="seconds one instance's explanation may take; an instance over it is "
+                                            "recorded as a failed explanation and the run goes on")
+
+
 class ShapSettings(Section):
     enabled: bool = True
     background_size: int = Field(100, ge=1, le=10000)
+    time_budget_seconds: float = Field(60.0, **_BUDGET)
 
 
 class LimeSettings(Section):
@@ -85,18 +91,21 @@ class LimeSettings(Section):
     num_features: int = Field(10, ge=1, le=200)
     stability_test: bool = True
     stability_subset: int = Field(10, ge=1, le=1000)
+    time_budget_seconds: float = Field(60.0, **_BUDGET)
 
 
 class AnchorSettings(Section):
     enabled: bool = True
     precision_threshold: float = Field(0.9, gt=0, le=1)
     max_instances: int = Field(10, ge=1, le=1000)
+    time_budget_seconds: float = Field(60.0, **_BUDGET)
 
 
 class DiceSettings(Section):
     enabled: bool = True
     num_counterfactuals: int = Field(3, ge=1, le=20)
     max_instances: int = Field(5, ge=1, le=1000)
+    time_budget_seconds: float = Field(60.0, **_BUDGET)
     method: Literal["random", "genetic", "kdtree"] = "random"
     immutable_features: list[str] = Field(default_factory=list, description="features a counterfactual must not change")
     feature_ranges: dict[str, tuple[float, float]] = Field(default_factory=dict, description="allowed numeric ranges")

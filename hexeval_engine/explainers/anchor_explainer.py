@@ -2,8 +2,10 @@
 
 ``anchor.anchor_tabular.AnchorTabularExplainer`` runs on the coded training matrix (categorical
 features declared through ``categorical_names``; numeric features discretised into quartiles by
-the library). The beam search is driven through the library's own ``get_sample_fn`` and
-``AnchorBaseBeam.anchor_beam`` so that each chosen predicate keeps its operator and bin, which
+the library). The library's ``get_sample_fn`` draws the perturbations; the beam search is the
+library's ``AnchorBaseBeam.anchor_beam`` algorithm run by :func:`.anchor_search.anchor_beam`
+(same calls, same random numbers, same rules; array bookkeeping, so cost and memory grow about
+linearly with the number of columns). Each chosen predicate keeps its operator and bin, which
 are turned into :class:`~hexeval_engine.explanation.Condition` objects on raw values (quartile
 boundaries of the training data, category values and their display labels).
 
@@ -27,8 +29,9 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Condition, Explanation, Rule
-from .base import GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace
-from .lockstep import run_lockstep
+from .anchor_search import anchor_beam
+from .base import GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace, budget_setting, failure_text
+from .lockstep import MAX_TOGETHER, run_lockstep
 
 log = logging.getLogger(__name__)
 
@@ -53,9 +56,19 @@ MAX_ANCHOR_SIZE = 3
 #: 10,000 rows estimate quartiles and precision as well as 26,000 do, and the library's per-step
 #: sampling cost grows with the matrix (credit risk: ~0.7 s saved for 10 instances).
 MAX_SAMPLE_ROWS = 10_000
-#: Memory the searches run together may pre-allocate (``anchor_beam`` reserves
-#: ``batch_size * 10000`` rows per search, one int8 column per candidate predicate).
+#: Memory the searches run together may hold. One search keeps its samples (one byte per candidate
+#: predicate per row: ``MIN_SAMPLES_START`` rows plus ``BATCH_SIZE`` per bandit step) and the
+#: library's coverage sample (``COVERAGE_SAMPLES`` rows, drawn as int64 flags, kept as booleans).
 SEARCH_MEMORY_BUDGET = 1_000_000_000
+#: ``anchor_beam``'s coverage sample size (library default).
+COVERAGE_SAMPLES = 10_000
+#: Bandit steps assumed per search when budgeting memory (the hardest credit-risk instance takes ~250).
+STEPS_BUDGETED = 250
+
+
+def search_bytes(predicates: int) -> int:
+    """Memory one search may hold, for ``predicates`` candidate predicates (see ``SEARCH_MEMORY_BUDGET``)."""
+    return (predicates + 1) * (COVERAGE_SAMPLES * 9 + MIN_SAMPLES_START + STEPS_BUDGETED * BATCH_SIZE)
 
 
 class AnchorExplainer:
@@ -75,6 +88,7 @@ class AnchorExplainer:
 
         self.model, self.data, self.config = model, data, config
         self.threshold = config.evaluation.explainers.anchor.precision_threshold
+        self.budget = config.evaluation.explainers.anchor.time_budget_seconds
         self.space = ExplainerSpace.from_data(data)
         coder = data.coder
         names = {j: [coder.label(col, v) for v in coder.categories[col]]
@@ -91,8 +105,6 @@ class AnchorExplainer:
         The searches of all rows run together (:func:`~.lockstep.run_lockstep`), so each model call
         serves every row still searching. A row whose search fails gets an explanation with ``error``.
         """
-        from anchor.anchor_base import AnchorBaseBeam
-
         start = time.perf_counter()
         M, filled = self.space.encode(X_raw)
         classes = np.asarray(classes, dtype=int)
@@ -108,19 +120,20 @@ class AnchorExplainer:
                     return (predict(Z) >= threshold).astype(int)
 
                 sample_fn, mapping = self._anchor.get_sample_fn(M[i], classify, desired_label=int(classes[i]))
-                found = AnchorBaseBeam.anchor_beam(
-                    _compact(sample_fn), delta=DELTA, epsilon=TAU, batch_size=BATCH_SIZE, desired_confidence=self.threshold,
-                    beam_size=BEAM_SIZE, min_samples_start=MIN_SAMPLES_START,
-                    max_anchor_size=MAX_ANCHOR_SIZE)
+                found = anchor_beam(
+                    sample_fn, delta=DELTA, epsilon=TAU, batch_size=BATCH_SIZE, desired_confidence=self.threshold,
+                    beam_size=BEAM_SIZE, min_samples_start=MIN_SAMPLES_START, max_anchor_size=MAX_ANCHOR_SIZE,
+                    coverage_samples=COVERAGE_SAMPLES)
                 return [mapping[idx] for idx in found["feature"]], found
             return run
 
         calls_before = self.predictor.calls
         predicates = len(self.data.categorical_features) + 3 * len(self.data.numeric_features)
-        together = max(1, int(SEARCH_MEMORY_BUDGET // (BATCH_SIZE * 10_000 * (predicates + 1))))
+        together = max(1, min(MAX_TOGETHER, int(SEARCH_MEMORY_BUDGET // search_bytes(predicates))))
         results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
                                on_finish=None if on_instance is None else (lambda i: on_instance()),
-                               max_together=together)
+                               max_together=together, budget_seconds=self.budget,
+                               budget_setting=budget_setting("anchor"))
         seconds = (time.perf_counter() - start) / max(len(M), 1)
         shared = {"pooled_model_calls": self.predictor.calls - calls_before, "pooled_instances": len(M)}
         return [self._explanation(iid, int(classes[i]), float(probabilities[i]), results[i],
@@ -131,7 +144,7 @@ class AnchorExplainer:
                     algorithm=f"AnchorTabularExplainer (precision threshold {self.threshold:g})", seconds=seconds)
         if isinstance(result, BaseException):
             log.error("Anchor failed for instance %s", iid, exc_info=result)
-            return Explanation(**base, error=f"{type(result).__name__}: {result}")
+            return Explanation(**base, error=failure_text(result))
         predicates, found = result
         precision = found["precision"][-1] if found["precision"] else found["all_precision"]
         coverage = found["coverage"][-1] if found["coverage"] else 1.0
@@ -185,22 +198,3 @@ def _sample_rows(train: np.ndarray, random_state: int) -> np.ndarray:
         return train
     keep = np.random.default_rng(random_state).choice(len(train), MAX_SAMPLE_ROWS, replace=False)
     return train[np.sort(keep)]
-
-
-def _compact(sample_fn):
-    """Wrap the library's sample function so the search keeps small arrays.
-
-    ``anchor_beam`` pre-allocates ``batch_size * 10000`` rows of every array the sample function
-    returns, in that array's dtype: 1,000,000 rows of int64 predicate flags plus float64 sampled
-    rows, ~300 MB per instance at the default batch size. The predicate flags and labels are
-    0/1 (stored as int8), and the sampled rows are only kept to show example rows, which HEXEval
-    does not use, so a zero-width array is returned in their place. The search itself (which
-    predicates hold, which labels came back) is unchanged.
-    """
-    def compact(present, num_samples, compute_labels=True):
-        raw, data, labels = sample_fn(present, num_samples, compute_labels=compute_labels)
-        if compute_labels:
-            labels = np.asarray(labels, dtype=np.int8)
-        return np.empty((len(raw), 0), dtype=np.float32), np.asarray(data, dtype=np.int8), labels
-    return compact
-

@@ -7,6 +7,9 @@ Public interface
 ``ExplainerSpace.from_data(data)``                             coded training matrix and fill values
 ``CodedPredictor(model, coder)``                               decode -> predict_proba, with a row cache
 ``GLOBAL_RNG_LOCK``                                            held while a library draws from numpy's global RNG
+``TimeBudgetExceeded(budget, spent, setting)``                 an instance's explanation ran over its time budget
+``failure_text(err) -> str``                                   the reason recorded in ``Explanation.error``
+``rows_per_call(n_columns)``                                   memory-aware cap on the rows of one model call
 
 Explainer libraries (LIME, Anchor, DiCE) work on numeric matrices in which categorical features
 are integer codes (:class:`~hexeval_engine.coding.FeatureCoder`); every matrix is decoded to raw
@@ -35,6 +38,38 @@ import pandas as pd
 GLOBAL_RNG_LOCK = threading.RLock()
 
 log = logging.getLogger(__name__)
+
+#: Memory one model call may use for its decoded rows (pandas frame + preprocessing copies).
+MODEL_CALL_MEMORY_BYTES = 256 * 2**20
+#: Bytes assumed per cell of a decoded, preprocessed row (frame, transformed copy, validation copies).
+BYTES_PER_CELL = 64
+
+
+def rows_per_call(n_columns: int) -> int:
+    """Largest number of rows one model call may carry for ``n_columns`` raw columns (>= 1000).
+
+    Pooled requests larger than this are sent in several calls (results are row-wise, so unchanged).
+    """
+    return max(1000, MODEL_CALL_MEMORY_BYTES // (BYTES_PER_CELL * max(int(n_columns), 1)))
+
+
+class TimeBudgetExceeded(RuntimeError):
+    """One instance's explanation took longer than ``evaluation.explainers.<method>.time_budget_seconds``."""
+
+    def __init__(self, budget: float, spent: float, setting: str):
+        self.budget, self.spent, self.setting = float(budget), float(spent), setting
+        super().__init__(f"Stopped after {spent:.1f} s, over the time budget of {budget:g} s per case. "
+                         f"Raise {setting} to let slow cases finish.")
+
+
+def failure_text(err: BaseException) -> str:
+    """What ``Explanation.error`` says about a failed instance (a budget stop speaks for itself)."""
+    return str(err) if isinstance(err, TimeBudgetExceeded) else f"{type(err).__name__}: {err}"
+
+
+def budget_setting(method_key: str) -> str:
+    """The config key of a method's time budget, e.g. ``evaluation.explainers.lime.time_budget_seconds``."""
+    return f"evaluation.explainers.{method_key}.time_budget_seconds"
 
 
 class _StdioSilencer:
@@ -192,9 +227,11 @@ class CodedPredictor:
             for i, key in enumerate(keys):
                 unknown.setdefault(key, i)
         if unknown:
-            idx = list(unknown.values())
-            proba = self.model.predict_proba(self.coder.decode(M[idx]))[:, 1]
-            self.calls += 1
+            idx = np.fromiter(unknown.values(), dtype=np.int64, count=len(unknown))
+            step = rows_per_call(M.shape[1])
+            proba = np.concatenate([self.model.predict_proba(self.coder.decode(M[idx[k:k + step]]))[:, 1]
+                                    for k in range(0, len(idx), step)])
+            self.calls += -(-len(idx) // step)
             self.rows += len(idx)
             for key, p in zip(unknown, proba):
                 self._cache[key] = float(p)

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
-from .base import CodedPredictor, ExplainerSpace, silenced
+from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, silenced
 from .lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
@@ -96,7 +96,9 @@ class DiceExplainer:
 
         with silenced("dice_ml"):
             results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
-                               on_finish=None if on_instance is None else (lambda i: on_instance()))
+                                   on_finish=None if on_instance is None else (lambda i: on_instance()),
+                                   budget_seconds=self.settings.time_budget_seconds,
+                                   budget_setting=budget_setting("dice"))
         cfs = {i: self._to_raw(r) for i, r in enumerate(results) if isinstance(r, pd.DataFrame) and len(r)}
         cfs = _sparsify(self, queries, classes, cfs)
         seconds = (time.perf_counter() - start) / max(len(M), 1)
@@ -108,7 +110,7 @@ class DiceExplainer:
                         seconds=seconds)
             if isinstance(results[i], BaseException):
                 log.error("DiCE failed for instance %s", iid, exc_info=results[i])
-                out.append(Explanation(**base, error=f"{type(results[i]).__name__}: {results[i]}"))
+                out.append(Explanation(**base, error=failure_text(results[i])))
                 continue
             extra = dict(shared, immutable_features=list(self.settings.immutable_features))
             if filled[i]:

@@ -17,12 +17,14 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Explanation
-from .base import CodedPredictor, ExplainerSpace
+from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, rows_per_call
+from .lime_regression import VectorisedLimeBase
 from .lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
 
-#: Rows whose LIME samples share one model call (``POOL_SIZE * num_samples`` rows per call).
+#: Rows whose LIME samples share one model call (``POOL_SIZE * num_samples`` rows per call), at most:
+#: fewer when the call would exceed the memory-aware row cap (:func:`~.base.rows_per_call`).
 POOL_SIZE = 128
 
 
@@ -52,6 +54,8 @@ class LimeExplainer:
             self.space.train, mode="classification", feature_names=list(coder.feature_names),
             categorical_features=coder.categorical_indices, categorical_names=names,
             class_names=["0", "1"], discretize_continuous=True, random_state=0)
+        # Same surrogate fit as the library's, batched (lime_regression); check_random_state keeps the object.
+        self._lime.base = VectorisedLimeBase.replacing(self._lime.base)
 
     def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
                 on_instance=None) -> list[Explanation]:
@@ -82,9 +86,11 @@ class LimeExplainer:
                                                    num_samples=self.settings.num_samples)
             return run
 
+        pool = max(1, min(POOL_SIZE, rows_per_call(len(names)) // self.settings.num_samples))
         results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
                                on_finish=None if on_instance is None else (lambda i: on_instance()),
-                               max_together=POOL_SIZE)
+                               max_together=pool, budget_seconds=self.settings.time_budget_seconds,
+                               budget_setting=budget_setting("lime"))
         seconds = (time.perf_counter() - start) / max(len(M), 1)
         return [self._explanation(iid, int(classes[i]), float(probabilities[i]), results[i], filled[i], seconds)
                 for i, iid in enumerate(instance_ids)]
@@ -95,7 +101,7 @@ class LimeExplainer:
                     seconds=seconds)
         if isinstance(result, BaseException):
             log.error("LIME failed for instance %s", iid, exc_info=result)
-            return Explanation(**base, error=f"{type(result).__name__}: {result}")
+            return Explanation(**base, error=failure_text(result))
         names = self.data.feature_names
         weights = dict(result.as_map()[cls])
         attributions = {f: float(weights.get(j, 0.0)) for j, f in enumerate(names)}

@@ -12,6 +12,11 @@ its share. Each search owns its random state: numpy's (and Python's) global RNG 
 when the search gets the baton and saved when it yields, so every instance sees exactly the
 random numbers it would see alone. Results therefore do not depend on which instances run
 together, on chunking, or on the parallel backend.
+
+**Time budget.** Each search is charged its own time: the time it holds the baton plus its share
+(by rows) of every pooled model call it waits on. When ``budget_seconds`` is given, a search that
+asks the model for more after spending that much raises :class:`TimeBudgetExceeded` inside
+itself; it ends there, its result is that error, and the other searches go on.
 """
 
 from __future__ import annotations
@@ -19,11 +24,12 @@ from __future__ import annotations
 import logging
 import random
 import threading
+import time
 from typing import Callable
 
 import numpy as np
 
-from .base import GLOBAL_RNG_LOCK
+from .base import GLOBAL_RNG_LOCK, TimeBudgetExceeded
 
 log = logging.getLogger(__name__)
 
@@ -32,9 +38,12 @@ MAX_TOGETHER = 32
 
 
 class _Search(threading.Thread):
-    def __init__(self, fn: Callable, seed: int):
+    def __init__(self, fn: Callable, seed: int, budget: float | None = None, setting: str = ""):
         super().__init__(daemon=True)
         self.fn = fn
+        self.budget, self.setting = budget, setting
+        self.spent = 0.0          # own seconds: turns with the baton + share of pooled model calls
+        self.turn_started = 0.0
         self.np_state = np.random.RandomState(seed % (2**32)).get_state()
         self.py_state = random.Random(seed).getstate()
         self.turn = threading.Event()
@@ -58,6 +67,9 @@ class _Search(threading.Thread):
 
     def predict(self, M: np.ndarray) -> np.ndarray:
         """Called from the search: hand the rows over and wait for the pooled answer."""
+        spent = self.spent + time.perf_counter() - self.turn_started
+        if self.budget is not None and spent > self.budget:
+            raise TimeBudgetExceeded(self.budget, spent, self.setting)
         self.request = np.atleast_2d(np.asarray(M, dtype=float))
         self.yielded.set()
         self.turn.wait()
@@ -71,15 +83,18 @@ class _Search(threading.Thread):
         """Give this search the baton with its own RNG state; return when it yields or ends."""
         np.random.set_state(self.np_state)
         random.setstate(self.py_state)
+        self.turn_started = time.perf_counter()
         self.turn.set()
         self.yielded.wait()
         self.yielded.clear()
+        self.spent += time.perf_counter() - self.turn_started
         self.np_state = np.random.get_state()
         self.py_state = random.getstate()
 
 
 def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[np.ndarray], np.ndarray], *,
-                 on_finish: Callable[[int], None] | None = None, max_together: int = MAX_TOGETHER) -> list:
+                 on_finish: Callable[[int], None] | None = None, max_together: int = MAX_TOGETHER,
+                 budget_seconds: float | None = None, budget_setting: str = "") -> list:
     """Run ``fns[i](predict)`` for every ``i`` with pooled predictions.
 
     Parameters
@@ -94,6 +109,10 @@ def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[
         Called with ``i`` (from the calling thread) as soon as search ``i`` has finished.
     max_together : int
         Largest number of searches run (and pooled) together.
+    budget_seconds : float, optional
+        Own seconds a search may spend before its next model request fails with
+        :class:`TimeBudgetExceeded` (see the module docstring); ``budget_setting`` names the config
+        key its message tells the user to raise.
 
     Returns
     -------
@@ -106,7 +125,7 @@ def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[
         try:
             for start in range(0, len(fns), max_together):
                 group = list(range(start, min(start + max_together, len(fns))))
-                searches = {i: _Search(fns[i], int(seeds[i])) for i in group}
+                searches = {i: _Search(fns[i], int(seeds[i]), budget_seconds, budget_setting) for i in group}
                 for s in searches.values():
                     s.start()
                 _drive(searches, predict_rows, on_finish)
@@ -130,6 +149,7 @@ def _drive(searches: dict, predict_rows, on_finish) -> None:
         if not active:
             return
         requests = [searches[i].request for i in active]
+        started = time.perf_counter()
         try:
             answers = np.asarray(predict_rows(np.vstack(requests)))
         except BaseException as err:
@@ -137,6 +157,10 @@ def _drive(searches: dict, predict_rows, on_finish) -> None:
             for i in active:
                 searches[i].answer = err
             answers = None
+        total_rows = max(sum(len(r) for r in requests), 1)
+        call_seconds = time.perf_counter() - started
+        for i, r in zip(active, requests):
+            searches[i].spent += call_seconds * len(r) / total_rows
         if answers is not None:
             bounds = np.cumsum([0] + [len(r) for r in requests])
             for k, i in enumerate(active):

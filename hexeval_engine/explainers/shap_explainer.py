@@ -2,6 +2,10 @@
 
 The fastest exact algorithm the model allows is used and recorded in ``Explanation.algorithm``:
 
+0. **Exact linear SHAP** when the pipeline ends in a linear-logistic classifier and its
+   preprocessing works column by column (:mod:`.linear_shap`): closed form against
+   ``background_size`` training rows, in **log-odds** units (``Explanation.extra["output"]`` says
+   ``"log-odds"``; the other options say ``"probability"``).
 1. **Tree SHAP, path-dependent** on the pipeline's final estimator, when its raw output is the
    class probability (scikit-learn forests, trees): exact, no background needed.
 2. **Tree SHAP, interventional, probability output** against ``background_size`` training rows
@@ -14,7 +18,13 @@ For (1) and (2) the attributions of the one-hot / imputed columns the estimator 
 back to their raw feature (:mod:`.feature_mapping`). A tree option is used only if its values are
 additive on the explained instances (attributions + base value = the pipeline's probability,
 within ``ADDITIVITY_TOLERANCE``); otherwise the next option is tried. Attributions for class 0
-are the negated class-1 attributions (the two probabilities sum to one).
+are the negated class-1 attributions (the two probabilities sum to one; the two log-odds are
+each other's negatives).
+
+Time budget (``explainers.shap.time_budget_seconds``): the exact options take milliseconds per row.
+The permutation option explains row by row (the same random numbers as one batched call: the
+explainer is seeded once and draws in row order); a row that took longer than the budget is
+recorded as a failed explanation (it cannot be stopped midway) and the next row goes on.
 """
 
 from __future__ import annotations
@@ -26,8 +36,10 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Explanation
-from .base import GLOBAL_RNG_LOCK
+from .base import GLOBAL_RNG_LOCK, TimeBudgetExceeded, budget_setting
 from .feature_mapping import output_to_raw, sum_to_raw
+from .linear_shap import ALGORITHM as LINEAR_ALGORITHM
+from .linear_shap import LinearShap
 
 log = logging.getLogger(__name__)
 
@@ -55,9 +67,15 @@ class ShapExplainer:
         size = min(config.evaluation.explainers.shap.background_size, len(data.X_train))
         self.background = data.X_train.sample(n=size, random_state=self.seed % (2**32)).reset_index(drop=True)
         self.algorithm: str | None = None
+        #: "probability" or "log-odds": the units of the attributions and base values.
+        self.output = "probability"
+        self._linear = None
         self._tree = None
         self._mapping = None
         self._agnostic = None
+        self.budget = config.evaluation.explainers.shap.time_budget_seconds
+        #: Rows of the last ``attributions`` call that failed, with the reason (their values are NaN).
+        self.failed_rows: dict[int, str] = {}
 
     # ------------------------------------------------------------------ public
     def attributions(self, X_raw: pd.DataFrame, classes, positive_proba) -> tuple[np.ndarray, np.ndarray]:
@@ -67,9 +85,10 @@ class ShapExplainer:
         additivity of the tree options).
         """
         X_raw = X_raw.reset_index(drop=True)
+        self.failed_rows = {}
         phi1, base1 = self._class1(X_raw, np.asarray(positive_proba, dtype=float))
         sign = np.where(np.asarray(classes) == 1, 1.0, -1.0)
-        base = np.where(sign > 0, base1, 1.0 - base1)
+        base = np.where(sign > 0, base1, -base1 if self.output == "log-odds" else 1.0 - base1)
         return phi1 * sign[:, None], base
 
     def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds=None, *,
@@ -84,12 +103,19 @@ class ShapExplainer:
         names = self.data.feature_names
         out = []
         for i, iid in enumerate(instance_ids):
+            if i in self.failed_rows:
+                out.append(Explanation(method=self.method, instance_id=int(iid), predicted_class=int(classes[i]),
+                                       probability=float(probabilities[i]), algorithm=self.algorithm or "",
+                                       seconds=per_row, error=self.failed_rows[i]))
+                if on_instance is not None:
+                    on_instance()
+                continue
             attributions = {f: float(v) for f, v in zip(names, phi[i])}
             out.append(Explanation(
                 method=self.method, instance_id=int(iid), predicted_class=int(classes[i]),
                 probability=float(probabilities[i]), attributions=attributions,
                 importance={f: abs(v) for f, v in attributions.items()}, algorithm=self.algorithm or "",
-                seconds=per_row, extra={"base_value": float(base[i]), "output": "probability"}))
+                seconds=per_row, extra={"base_value": float(base[i]), "output": self.output}))
             if on_instance is not None:
                 on_instance()
         return out
@@ -97,20 +123,27 @@ class ShapExplainer:
     # ------------------------------------------------------------------ algorithms
     def _class1(self, X_raw, positive):
         if self.algorithm is None:
-            chosen = self._choose_tree(X_raw, positive)
+            chosen = self._choose_exact(X_raw, positive)
             if chosen is not None:
                 return chosen
+        if self._linear is not None:
+            return self._linear.values(X_raw[list(self.data.feature_names)])
         if self._tree is not None:
             phi, base = _tree_shap(self._tree, _dense(self.model.transform(X_raw)), self.model.positive_index)
             return sum_to_raw(phi, self._mapping, len(self.data.feature_names)), base
         return self._agnostic_values(X_raw)
 
-    def _choose_tree(self, X_raw, positive):
-        """Try the tree options on these rows; keep the first additive one. ``None`` if none is."""
+    def _choose_exact(self, X_raw, positive):
+        """Try linear SHAP, then the tree options, on these rows; keep the first that is exact. ``None`` if none is."""
         self.algorithm = _AGNOSTIC
         mapping = output_to_raw(self.model, self.data.feature_names)
         if mapping is None:
             return None
+        names = list(self.data.feature_names)
+        linear = LinearShap.build(self.model, self.background[names], mapping, X_raw[names], positive)
+        if linear is not None:
+            self._linear, self.algorithm, self.output = linear, LINEAR_ALGORITHM, "log-odds"
+            return linear.values(X_raw[names])
         Xt = _dense(self.model.transform(X_raw))
         if Xt.shape[1] != len(mapping):
             log.info("Preprocessing gives %d columns but names %d; using a model-agnostic explainer.",
@@ -161,8 +194,17 @@ class ShapExplainer:
 
                 self._agnostic = shap.PermutationExplainer(positive_proba, masker, seed=self.seed)
             p = M.shape[1]
-            result = self._agnostic(M, max_evals=max(500, 2 * p + 1), silent=True)
-        return np.asarray(result.values, dtype=float), np.asarray(result.base_values, dtype=float).reshape(-1)
+            values, base = np.full(M.shape, np.nan), np.full(len(M), np.nan)
+            for i in range(len(M)):
+                start = time.perf_counter()
+                result = self._agnostic(M[i:i + 1], max_evals=max(500, 2 * p + 1), silent=True)
+                spent = time.perf_counter() - start
+                if spent > self.budget:
+                    self.failed_rows[i] = str(TimeBudgetExceeded(self.budget, spent, budget_setting("shap")))
+                    continue
+                values[i] = np.asarray(result.values, dtype=float).reshape(-1)
+                base[i] = np.asarray(result.base_values, dtype=float).reshape(-1)[0]
+        return values, base
 
 
 _AGNOSTIC = "PermutationExplainer (model-agnostic, coded raw features)"
