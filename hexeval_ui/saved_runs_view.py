@@ -12,7 +12,7 @@ import streamlit as st
 from hexeval_engine import HexevalError, runs
 
 from . import state
-from .compare_view import render_compare
+from .compare_view import render_compare_picker
 from .components import RESULTS_PAGE, section, show_error
 from .engine import outputs_root
 from .runs_view import run_label, scan
@@ -43,7 +43,7 @@ def render_saved_runs(usecase: str) -> None:
         st.switch_page(RESULTS_PAGE)
     delete.button("Delete…", icon=":material/delete:", on_click=_ask_delete, args=(choice,), width="stretch")
     _delete_confirmation(labels)
-    _compare_picker(labels)
+    render_compare_picker(labels)
 
 
 def _view(path: str) -> None:
@@ -87,26 +87,3 @@ def _delete_confirmation(labels: dict[str, str]) -> None:
         yes, no, _ = st.columns([1, 1, 3])
         yes.button("Delete permanently", type="primary", on_click=_delete, args=(path,), key="confirm_delete")
         no.button("Cancel", on_click=_cancel_delete, key="cancel_delete")
-
-
-def _compare_picker(labels: dict[str, str]) -> None:
-    st.markdown("**Compare two runs**")
-    if len(labels) < 2:
-        st.caption("Save a second run of this use case to compare it with this one.")
-        return
-    pick, go = st.columns([5, 1], vertical_alignment="bottom")
-    pair = pick.multiselect("Runs to compare (older first is run A)", list(labels), format_func=labels.get,
-                            max_selections=2, key="compare_pick")
-    if go.button("Compare", icon=":material/compare_arrows:", disabled=len(pair) != 2, width="stretch"):
-        st.session_state[state.COMPARE] = tuple(pair)
-    current = st.session_state[state.COMPARE]
-    if current and all(p in labels for p in current):
-        try:
-            render_compare(*current, labels=labels)
-        except HexevalError as err:
-            show_error(err)
-        st.button("Close comparison", icon=":material/close:", on_click=_close_compare, key="close_compare")
-
-
-def _close_compare() -> None:
-    st.session_state[state.COMPARE] = None

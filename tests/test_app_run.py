@@ -99,12 +99,13 @@ def test_a_real_saved_run_renders_every_section_and_compares(real_run, tmp_path)
     assert not at.error, [e.value for e in at.error]
     assert {"Fidelity: deletion vs insertion", "Parsimony (↑ higher is better, ↓ lower is better)",
             "Ratings on six dimensions (all personas)"} <= {t.split("<br>")[0] for t in chart_titles(at)}
-    values = frame_with(at, "cp")
-    assert values["cp"].iloc[0] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
+    values = frame_with(at, "Feature").set_index("Feature")["Value"]
+    assert values["Chest pain type"] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
     open_page(at, "pages/recommendations.py")
     assert not at.error and len(at.metric) == 4
     open_page(at, "pages/configure_run.py")
-    at.multiselect(key="compare_pick").set_value([str(copy), str(other)]).run()
+    at.selectbox(key="compare_a").set_value(str(copy)).run()
+    at.selectbox(key="compare_b").set_value(str(other)).run()
     button(at, "Compare").click().run()
     assert not at.exception and "Recommendation changes" in texts(at)
-    assert len(frame_with(at, "difference")) > 0
+    assert len(frame_with(at, "Difference")) > 0 and len(frame_with(at, "Setting")) > 0
