@@ -73,14 +73,17 @@ def plain_value(value, *, run_dir=None) -> str:
 
 
 def relative_path(text: str, run_dir=None) -> str:
-    """An absolute path as a path relative to the run folder (or its file name); other text unchanged."""
+    """An absolute path as a path inside the run folder, or else its file name alone (climbing out of
+    the run folder would still tell the server's layout); other text unchanged."""
     if not os.path.isabs(text):
         return text
     if run_dir:
         try:
-            return os.path.relpath(text, str(run_dir))
+            inner = os.path.relpath(text, str(run_dir))
         except ValueError:  # another drive
-            pass
+            inner = ".."
+        if not inner.startswith(".."):
+            return inner
     return os.path.basename(text)
 
 
