@@ -100,15 +100,31 @@ def _shot(page, name: str) -> None:
     page.set_viewport_size(size)
 
 
-def _goto(page, title: str) -> None:
-    nav = page.get_by_test_id("stSidebarNav")
-    if not nav.is_visible():  # phone: the sidebar is collapsed behind its button
+def _open_sidebar(page) -> None:
+    if not page.get_by_test_id("stSidebarNav").is_visible():  # phone: the sidebar is collapsed behind its button
         page.get_by_test_id("stExpandSidebarButton").click()
-    nav.get_by_text(title, exact=True).click()
-    page.get_by_role("heading", name=title, level=1).wait_for()
+        page.get_by_test_id("stSidebarNav").wait_for()
+
+
+def _close_sidebar_on_phone(page) -> None:
     if page.viewport_size["width"] < 600 and page.get_by_test_id("stSidebarCollapseButton").is_visible():
         page.get_by_test_id("stSidebarCollapseButton").locator("button").click()
     _settle(page)
+
+
+def _goto(page, title: str) -> None:
+    _open_sidebar(page)
+    page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
+    page.get_by_role("heading", name=title, level=1).wait_for()
+    _close_sidebar_on_phone(page)
+
+
+def _pick_credit_risk(page) -> None:
+    _open_sidebar(page)
+    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
+    page.get_by_role("option", name="Credit Risk (Finance)").click()
+    page.get_by_text("Predict whether a consumer loan will default").first.wait_for()
+    _close_sidebar_on_phone(page)
 
 
 def _plain_text(page) -> str:
@@ -138,7 +154,8 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
 
     page.goto(url)
     page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
-    _settle(page)
+    _pick_credit_risk(page)
+    _shot(page, f"{name}-0-configure")
     if width >= 1440:  # the primary action is in view without scrolling
         box = page.get_by_role("button", name="Run evaluation").bounding_box()
         assert box is not None and box["y"] + box["height"] <= height, box
@@ -149,7 +166,7 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
     _shot(page, f"{name}-1-results-technical")
     page.get_by_role("tab", name="Persona ratings").click()
     page.get_by_text("What each persona said").wait_for()
-    page.get_by_test_id("stExpander").first.click()
+    page.locator("[data-testid='stExpander']:visible summary").first.click()
     _shot(page, f"{name}-2-results-ratings")
     texts["ratings"] = _plain_text(page)
     page.get_by_role("tab", name="Case explorer").click()

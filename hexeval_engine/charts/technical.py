@@ -63,7 +63,9 @@ def _panels(rows: pd.DataFrame, metrics: list[str], title: str) -> go.Figure:
     """One panel per metric, stacked vertically (titles never overlap at any width)."""
     directions = rows.drop_duplicates("metric").set_index("metric")["direction"]
     methods = [m for m in ALL_METHODS if m in set(rows["method"])]
-    fig = make_subplots(rows=len(metrics), cols=1, vertical_spacing=min(0.5 / len(metrics), 0.12),
+    panel, gap = 28 * len(methods) + 20, 64  # pixels: bars of one panel, and room for the next panel's title
+    plot_height = panel * len(metrics) + gap * (len(metrics) - 1)
+    fig = make_subplots(rows=len(metrics), cols=1, vertical_spacing=gap / plot_height if len(metrics) > 1 else 0,
                         subplot_titles=[direction_label(m, directions[m]) for m in metrics])
     in_legend: set[str] = set()
     for row, metric in enumerate(metrics, start=1):
@@ -76,10 +78,12 @@ def _panels(rows: pd.DataFrame, metrics: list[str], title: str) -> go.Figure:
             in_legend.add(method)
         fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(methods)), row=row, col=1)
     for annotation in fig.layout.annotations:
-        annotation.update(x=0, xanchor="left", font={"size": 13})
-    fig.update_layout(barmode="overlay", bargap=0.25, height=90 + 60 * len(metrics) + 22 * len(methods) * len(metrics),
-                      showlegend=False)
-    return style(fig, title)
+        annotation.update(x=0, xanchor="left", font={"size": 13}, yshift=4)
+    top = 100 if "<br>" in title else 70
+    fig.update_layout(barmode="overlay", bargap=0.25, height=plot_height + top + 30, showlegend=False)
+    fig = style(fig, title)
+    fig.update_layout(margin={"t": top, "b": 30})
+    return fig
 
 
 def fidelity_chart(technical: pd.DataFrame | None) -> go.Figure | None:
