@@ -55,7 +55,6 @@ def render_ratings(run) -> None:
         if fig is None:
             st.info(f"{pick} has no successful ratings in this run.", icon=":material/info:")
         else:
-            fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.08, "x": 0.5, "xanchor": "center"})
             st.plotly_chart(fig, key="chart_radar")
     with summary_col:
         fig = ratings_summary_chart(ratings, None if pick == ALL_PERSONAS else pick,

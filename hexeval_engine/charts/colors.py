@@ -56,9 +56,10 @@ def style(fig: go.Figure, title: str) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0, "xanchor": "left"},
         paper_bgcolor="rgba(0,0,0,0)", plot_bgcolor="rgba(0,0,0,0)",
-        font={"color": TEXT_COLOR}, legend={"title": {"text": ""}, "orientation": "h", "yanchor": "top",
-                                            "y": -0.12, "x": 0, "xanchor": "left"},
-        margin={"l": 10, "r": 10, "t": 70, "b": 10}, hoverlabel={"namelength": -1},
+        # The legend sits at the bottom of the whole figure (not of the plot), below any rotated tick labels.
+        font={"color": TEXT_COLOR}, legend={"title": {"text": ""}, "orientation": "h", "yref": "container",
+                                            "yanchor": "bottom", "y": 0, "x": 0, "xanchor": "left"},
+        margin={"l": 10, "r": 10, "t": 70, "b": 40}, hoverlabel={"namelength": -1},
     )
     fig.update_xaxes(automargin=True)
     fig.update_yaxes(automargin=True)

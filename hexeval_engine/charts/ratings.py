@@ -99,7 +99,7 @@ def radar_chart(ratings: pd.DataFrame | None, persona: str | None = None) -> go.
                                              "rotation": 90, "direction": "clockwise"}},
                       height=480)
     fig = style(fig, f"Ratings on six dimensions ({_who(persona)})<br><sup>{_counts_text(counts)}</sup>")
-    fig.update_layout(margin={"l": 40, "r": 40, "t": 70, "b": 10}, legend={"y": -0.05})
+    fig.update_layout(margin={"l": 40, "r": 40, "t": 70, "b": 40})
     return fig
 
 
