@@ -100,7 +100,7 @@ def test_a_real_saved_run_renders_every_section_and_compares(real_run, tmp_path)
     assert not at.exception and at.session_state["viewed_run"] == str(copy)
     open_page(at, "pages/results.py")
     assert not at.error, [e.value for e in at.error]
-    assert {"Fidelity: deletion vs insertion (AUC of the explained-class probability)", "Parsimony (↑ higher is better, ↓ lower is better)",
+    assert {"Fidelity: deletion vs insertion", "Parsimony (↑ higher is better, ↓ lower is better)",
             "Ratings on six dimensions (all personas)"} <= {t.split("<br>")[0] for t in chart_titles(at)}
     values = frame_with(at, "Feature").set_index("Feature")["Value"]
     assert values["Chest pain type"] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}

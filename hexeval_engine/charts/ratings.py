@@ -76,7 +76,8 @@ def radar_chart(ratings: pd.DataFrame | None, persona: str | None = None) -> go.
         return None
     fig = go.Figure()
     counts: dict[str, int] = {}
-    theta = [_label(d) for d in DIMENSIONS]
+    # two-word names on two lines, so no label is clipped at phone width
+    theta = [_label(d).replace(" ", "<br>") for d in DIMENSIONS]
     for method in _ordered_methods(df):
         mine = df.loc[df["method"] == method, list(DIMENSIONS)]
         means = mine.mean()
@@ -153,8 +154,10 @@ def ratings_summary_chart(ratings: pd.DataFrame | None, persona: str | None = No
     fig.update_layout(barmode="group", height=440,
                       yaxis={"range": [0, 5.05], "tickvals": [1, 2, 3, 4, 5], "title": {"text": "Mean rating (1-5)"}},
                       )
-    return style(fig, f"Persona ratings ({_who(persona)})<br><sup>error bars: {confidence_level:.0%} t-interval, "
-                      f"clipped to the 1–5 scale · {_counts_text(per_method)}</sup>")
+    fig = style(fig, f"Persona ratings ({_who(persona)})<br><sup>error bars: {confidence_level:.0%} t-interval, "
+                     f"clipped to the 1–5 scale<br>{_counts_text(per_method)}</sup>")
+    fig.update_layout(margin={"t": 95})
+    return fig
 
 
 def _counts_text(counts: dict[str, int]) -> str:

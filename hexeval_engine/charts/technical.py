@@ -79,7 +79,7 @@ def _panels(rows: pd.DataFrame, metrics: list[str], title: str) -> go.Figure:
         fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(methods)), row=row, col=1)
     for annotation in fig.layout.annotations:
         annotation.update(x=0, xanchor="left", font={"size": 13}, yshift=4)
-    top = 100 if "<br>" in title else 70
+    top = 70 + 22 * title.count("<br>")
     fig.update_layout(barmode="overlay", bargap=0.25, height=plot_height + top + 30, showlegend=False)
     fig = style(fig, title)
     fig.update_layout(margin={"t": top, "b": 30})
@@ -105,9 +105,9 @@ def fidelity_chart(technical: pd.DataFrame | None) -> go.Figure | None:
     if rows.empty:
         return None
     shown = [m for m in FIDELITY_METRICS if m in set(rows["metric"])]
-    title = "Fidelity: deletion vs insertion (AUC of the explained-class probability)"
+    title = "Fidelity: deletion vs insertion<br><sup>area under the explained-class probability curve</sup>"
     if rows["derived"].any():
-        title += "<br><sup>hatched bars: computed on a derived importance vector</sup>"
+        title = title.replace("</sup>", "<br>hatched bars: computed on a derived importance vector</sup>")
     return _panels(rows, shown, title)
 
 
