@@ -4,6 +4,8 @@ Run with ``streamlit run app.py``. Every page is registered explicitly below; th
 widgets are created here so their values survive page switches.
 """
 
+from pathlib import Path
+
 import streamlit as st
 
 from hexeval_engine import HexevalError, list_usecases
@@ -12,7 +14,8 @@ from hexeval_ui.settings import load_operator_env
 from hexeval_ui.sidebar import render_sidebar
 from hexeval_ui.state import DEFAULT_USECASE, init_state
 
-st.set_page_config(page_title="HEXEval", page_icon=":material/psychology:", layout="wide")
+# A local favicon: a Material icon here makes the browser fetch it from a font CDN on every page.
+st.set_page_config(page_title="HEXEval", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
 load_operator_env()
 init_state()
 

@@ -1,9 +1,11 @@
 """One self-contained HTML report of a saved run: opens offline, plotly.js embedded inline.
 
-The report holds the use case, the model and data summary, the technical metrics with their
-confidence intervals and directions, the charts of :mod:`hexeval_engine.charts`, the persona
-ratings and comments, the recommendations, and a prominent note of who rated the explanations.
-Every value that comes from the run is HTML-escaped; the page loads nothing from the network.
+It reads top-down for a decision maker: a prominent note of who rated the explanations, then the
+verdicts (who should see what, with reasons and alternatives), then the evidence (charts, technical
+metrics with intervals and directions, persona ratings and comments, examples of what the personas
+read), then the configuration (use case, model and data, evaluation settings). Keys are shown as
+labels, file paths relative to the run folder, never absolute. Every value from the run is
+HTML-escaped; the page loads nothing from the network and prints cleanly (print CSS).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from plotly.offline import get_plotlyjs
 from . import charts
 from .narrative_report import narratives_section
 from .report_sections import (esc, examples_section, metrics_section, model_data_section, rater_note,
-                              ratings_section, recommendations_section, usecase_section)
+                              ratings_section, recommendations_section, settings_section, usecase_section)
 
 _FIGURE_CONFIG = {"displaylogo": False, "responsive": True}
 
@@ -51,6 +53,19 @@ caption { text-align: left; color: var(--muted); }
 .error { color: var(--err); }
 .example { white-space: pre-wrap; }
 .chart { min-height: 420px; }
+h2 { font-size: 1.5em; } h3 { margin-top: 28px; }
+nav.toc { color: var(--muted); } nav.toc a { color: inherit; margin-right: 12px; }
+.table-wrap { overflow-x: auto; }
+@media (max-width: 700px) { body { padding: 12px; font-size: 14px; } th, td { padding: 4px; } }
+@media print {
+  :root { --bg: #ffffff; --fg: #000000; --muted: #444444; --line: #999999; --card: #ffffff; --warn-bg: #ffffff; }
+  body { max-width: none; padding: 0; font-size: 11pt; }
+  nav.toc, .modebar-container { display: none !important; }
+  h2 { break-before: page; } header + .rater-note + section h2 { break-before: avoid; }
+  .card, .chart, table, figure { break-inside: avoid; }
+  details > summary { list-style: none; }
+  a { color: inherit; text-decoration: none; }
+}
 """
 
 
@@ -66,13 +81,13 @@ def _charts_section(run) -> str:
     technical = run.technical_metrics_long if run.technical_metrics_long is not None and len(
         run.technical_metrics_long) else run.technical_metrics
     return "".join([
-        "<section><h2>Charts</h2>",
-        "<h3>Fidelity</h3>", _figure_html(charts.fidelity_chart(technical), "No fidelity values in this run."),
-        "<h3>Parsimony</h3>", _figure_html(charts.parsimony_chart(technical), "No parsimony values in this run."),
-        "<h3>Persona ratings</h3>",
+        "<section><h3>Charts</h3>",
+        "<h4>Fidelity</h4>", _figure_html(charts.fidelity_chart(technical), "No fidelity values in this run."),
+        "<h4>Parsimony</h4>", _figure_html(charts.parsimony_chart(technical), "No parsimony values in this run."),
+        "<h4>Persona ratings</h4>",
         _figure_html(charts.ratings_summary_chart(ratings), "No persona ratings in this run."),
         _figure_html(charts.radar_chart(ratings), "No persona ratings for the radar chart."),
-        "<h3>Combined scores</h3>",
+        "<h4>Combined scores</h4>",
         _figure_html(charts.score_heatmap(run.recommendations), "No recommendation scores in this run."),
         "</section>",
     ])
@@ -98,17 +113,24 @@ def render_report(run) -> str:
     title = f"HEXEval report — {manifest.get('usecase_title') or manifest.get('usecase', 'run')}"
     meta = (f"Run <code>{esc(manifest.get('run_id'))}</code> · created {esc(manifest.get('created'))} · "
             f"status {esc(manifest.get('status'))}")
+    run_dir = getattr(run, "path", None)
+    toc = ("<nav class='toc'><a href='#verdicts'>Who should see what</a><a href='#evidence'>Evidence</a>"
+           "<a href='#configuration'>Configuration</a></nav>")
     body = "".join([
-        f"<header><h1>{esc(title)}</h1><p class='muted'>{meta}</p></header>",
+        f"<header><h1>{esc(title)}</h1><p class='muted'>{meta}</p>{toc}</header>",
         rater_note(manifest, run.persona_ratings),
-        usecase_section(manifest),
-        model_data_section(manifest),
-        metrics_section(run.technical_metrics, run.technical_metrics_long),
-        recommendations_section(run.recommendations),
+        f"<div id='verdicts'>{recommendations_section(run.recommendations)}</div>",
+        "<section id='evidence'><h2>Evidence</h2>",
         _charts_section(run),
+        metrics_section(run.technical_metrics, run.technical_metrics_long),
         ratings_section(run.persona_ratings),
         examples_section(getattr(run, "explanations", None)),
         narratives_section(run),
+        "</section><section id='configuration'><h2>Configuration</h2>",
+        usecase_section(manifest),
+        model_data_section(manifest, run_dir),
+        settings_section(manifest),
+        "</section>",
         "<footer><p class='muted'>Generated by HEXEval. This file is self-contained and works offline.</p></footer>",
     ])
     return ("<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'>"

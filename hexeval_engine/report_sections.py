@@ -7,12 +7,13 @@ module puts them together with the charts and the inline plotly.js.
 from __future__ import annotations
 
 import html
-import json
 import math
+import os
 
 import pandas as pd
 
-from .explanation import METHODS
+from .explanation import ALL_METHODS as METHODS
+from .vocabulary import dimension_label, format_number, humanise, plural
 from .recommendation_text import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
 from .technical_table import as_long, canonical_method, method_errors
 from .charts.colors import method_color
@@ -35,12 +36,66 @@ def _fmt(value, digits: int = 3) -> str:
     return esc(value)
 
 
-def _kv_table(items: dict, caption: str | None = None) -> str:
-    """A two-column table of a dict; nested values are shown as compact JSON text."""
+#: Labels of manifest keys a reader meets in the configuration part; other keys are humanised.
+KEY_LABELS = {
+    "n_rows": "Rows", "n_columns": "Columns", "n_train": "Training rows", "n_test": "Test rows",
+    "n_features": "Features", "duplicate_rows": "Duplicate rows", "duplicates_dropped": "Duplicates dropped",
+    "duplicates_crossing_split": "Duplicates shared by training and test rows", "sha256": "Checksum (SHA-256)",
+    "class_labels": "Class labels", "source": "File", "type": "Model type", "kind": "File format",
+    "threshold": "Decision threshold", "sample_size": "Explained cases", "model_rows": "Rows sent to the model",
+    "ratings_ok": "Successful ratings", "ratings_failed": "Failed ratings", "per_method": "Per method",
+    "total": "Total", "personas": "Persona ratings", "technical": "Technical evaluation", "load": "Loading",
+    "validate": "Validation", "recommendations": "Recommendations", "target": "Target column",
+    "categorical_features": "Categorical features", "numeric_features": "Numeric features",
+    "missing_values": "Missing values", "implausible_values": "Implausible values",
+}
+
+
+def key_label(key) -> str:
+    """A manifest key as a label (``duplicates_crossing_split`` -> a sentence-case phrase)."""
+    return KEY_LABELS.get(str(key), humanise(key))
+
+
+def plain_value(value, *, run_dir=None) -> str:
+    """A manifest value as text for people: lists comma-separated, nothing as "none", booleans as
+    yes/no, numbers at a sensible precision, file paths relative to the run folder (never absolute)."""
+    if value is None or value == "" or (isinstance(value, (list, tuple, dict)) and not value):
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float)):
+        return format_number(value)
+    if isinstance(value, (list, tuple)):
+        return ", ".join(plain_value(v, run_dir=run_dir) for v in value)
+    if isinstance(value, dict):
+        return "; ".join(f"{key_label(k)}: {plain_value(v, run_dir=run_dir)}" for k, v in value.items())
+    return relative_path(str(value), run_dir)
+
+
+def relative_path(text: str, run_dir=None) -> str:
+    """An absolute path as a path inside the run folder, or else its file name alone (climbing out of
+    the run folder would still tell the server's layout); other text unchanged."""
+    if not os.path.isabs(text):
+        return text
+    if run_dir:
+        try:
+            inner = os.path.relpath(text, str(run_dir))
+        except ValueError:  # another drive
+            inner = ".."
+        if not inner.startswith(".."):
+            return inner
+    return os.path.basename(text)
+
+
+def _kv_table(items: dict, caption: str | None = None, *, run_dir=None) -> str:
+    """A two-column table of a dict, keys as labels; a nested dict becomes a nested table."""
     rows = []
     for key, value in items.items():
-        shown = json.dumps(value, default=str) if isinstance(value, (dict, list, tuple)) else value
-        rows.append(f"<tr><th>{esc(key)}</th><td>{esc(shown) if not isinstance(shown, float) else _fmt(shown)}</td></tr>")
+        if isinstance(value, dict) and value:
+            shown = _kv_table(value, run_dir=run_dir)
+        else:
+            shown = esc(plain_value(value, run_dir=run_dir))
+        rows.append(f"<tr><th>{esc(key_label(key))}</th><td>{shown}</td></tr>")
     cap = f"<caption>{esc(caption)}</caption>" if caption else ""
     return f"<table class='kv'>{cap}{''.join(rows)}</table>" if rows else "<p class='muted'>Not recorded.</p>"
 
@@ -84,29 +139,43 @@ def usecase_section(manifest: dict) -> str:
         "Positive outcome": domain.get("positive_outcome"), "Negative outcome": domain.get("negative_outcome"),
         "Stakeholder context": domain.get("stakeholder_context"), "End-user context": domain.get("end_user_context"),
     }
-    return "<section><h2>Use case</h2>" + _kv_table({k: v for k, v in fields.items() if v}) + "</section>"
+    return "<section><h3>Use case</h3>" + _kv_table({k: v for k, v in fields.items() if v}) + "</section>"
 
 
-def model_data_section(manifest: dict) -> str:
+def model_data_section(manifest: dict, run_dir=None) -> str:
     model = manifest.get("model") or {}
     data = manifest.get("data") or {}
     model_items = {k: v for k, v in model.items() if k != "features"}
     if model.get("features"):
         model_items["features"] = f"{len(model['features'])}: " + ", ".join(map(str, model["features"]))
-    parts = ["<section><h2>Model and data</h2><div class='grid'>",
-             "<div><h3>Model</h3>", _kv_table(model_items), "</div>",
-             "<div><h3>Data summary</h3>", _kv_table(data.get("summary") or {}), "</div></div>",
-             "<h3>Data quality</h3>", _kv_table(data.get("quality") or {}),
-             "<div class='grid'><div><h3>Counts</h3>", _kv_table(manifest.get("counts") or {}), "</div>",
-             "<div><h3>Timings (s)</h3>", _kv_table(manifest.get("timings") or {}), "</div></div></section>"]
+    summary = {k: v for k, v in (data.get("summary") or {}).items()}
+    if data.get("source") and "source" not in summary:
+        summary["source"] = data["source"]
+    parts = ["<section><h3>Model and data</h3><div class='grid'>",
+             "<div><h4>Model</h4>", _kv_table(model_items, run_dir=run_dir), "</div>",
+             "<div><h4>Data</h4>", _kv_table(summary, run_dir=run_dir), "</div></div>",
+             "<h4>Data quality</h4>", _kv_table(data.get("quality") or {}, run_dir=run_dir),
+             "<div class='grid'><div><h4>Counts</h4>", _kv_table(manifest.get("counts") or {}, run_dir=run_dir),
+             "</div><div><h4>Timings (seconds)</h4>", _kv_table(manifest.get("timings") or {}, run_dir=run_dir),
+             "</div></div></section>"]
     return "".join(parts)
+
+
+def settings_section(manifest: dict) -> str:
+    """The evaluation settings (every config section but the domain wording), as nested tables."""
+    config = {k: v for k, v in (manifest.get("config") or {}).items() if k != "domain"}
+    extra = {"seeds": manifest.get("seeds"), "library_versions": manifest.get("library_versions")}
+    config.update({k: v for k, v in extra.items() if v})
+    if not config:
+        return ""
+    return "<section><h3>Evaluation settings</h3>" + _kv_table(config) + "</section>"
 
 
 def metrics_section(wide: pd.DataFrame | None, long: pd.DataFrame | None) -> str:
     """Metric x method table: value with its CI, direction arrow and meaning; failures listed."""
     table = as_long(long if long is not None and len(long) else wide)
     errors = method_errors(wide)
-    parts = ["<section><h2>Technical metrics</h2>",
+    parts = ["<section><h3>Technical metrics</h3>",
              "<p class='muted'>Mean over the explained instances with its bootstrap confidence interval. "
              "↑ higher is better, ↓ lower is better. † computed on a derived importance vector. "
              "– not applicable.</p>"]
@@ -169,8 +238,9 @@ def _alternatives_table(stakeholder: dict, technical: dict) -> str:
 
 def recommendations_section(recs: dict | None) -> str:
     if not recs or not recs.get("stakeholders"):
-        return "<section><h2>Recommendations</h2><p class='muted'>No recommendations were recorded.</p></section>"
-    parts = ["<section><h2>Recommendations</h2>"]
+        return ("<section><h2>Who should see what</h2><p class='muted'>No recommendations were recorded.</p>"
+                "</section>")
+    parts = ["<section><h2>Who should see what</h2>"]
     if recs.get("mode") == "technical_only":
         parts.append("<p class='rater-note none'><strong>Technical-only ranking.</strong> No persona ratings were "
                      "available, so these recommendations reflect the technical metrics alone.</p>")
@@ -196,10 +266,10 @@ def recommendations_section(recs: dict | None) -> str:
     rows = []
     for family, spec in normalisation.items():
         if isinstance(spec, dict):
-            rows.extend(f"<tr><th>{esc(family)}</th><td>{esc(component_label(c))}</td><td>{esc(text)}</td></tr>"
+            rows.extend(f"<tr><th>{esc(humanise(family))} methods</th><td>{esc(component_label(c))}</td><td>{esc(text)}</td></tr>"
                         for c, text in spec.items())
         else:
-            rows.append(f"<tr><th>{esc(family)}</th><td>trust, satisfaction</td><td>{esc(spec)}</td></tr>")
+            rows.append(f"<tr><th>{esc(humanise(family))} ratings</th><td>Trust, satisfaction</td><td>{esc(spec)}</td></tr>")
     if rows:
         parts.append("<details><summary>How the scores are normalised</summary><table class='kv'>"
                      + "".join(rows) + "</table></details>")
@@ -210,9 +280,9 @@ def recommendations_section(recs: dict | None) -> str:
 def ratings_section(ratings: pd.DataFrame | None) -> str:
     """Mean ratings per persona and method, then every comment (escaped) and every failure."""
     if ratings is None or len(ratings) == 0:
-        return "<section><h2>Persona ratings</h2><p class='muted'>No persona ratings in this run.</p></section>"
+        return "<section><h3>Persona ratings</h3><p class='muted'>No persona ratings in this run.</p></section>"
     ok = usable_ratings(ratings)
-    parts = ["<section><h2>Persona ratings</h2>"]
+    parts = ["<section><h3>Persona ratings</h3>"]
     role_col = "persona_role" if "persona_role" in ratings.columns else "persona_name"
     for role in sorted(ratings[role_col].dropna().astype(str).unique()):
         mine = ok[ok[role_col].astype(str) == role]
@@ -222,7 +292,7 @@ def ratings_section(ratings: pd.DataFrame | None) -> str:
         if mine.empty:
             parts.append("<p class='muted'>No successful rating from this persona.</p>")
         else:
-            head = "".join(f"<th>{esc(d.replace('_', ' '))}</th>" for d in DIMENSIONS)
+            head = "".join(f"<th>{esc(dimension_label(d))}</th>" for d in DIMENSIONS)
             rows = []
             for method in [m for m in METHODS if m in set(mine["method"])]:
                 means = mine.loc[mine["method"] == method, list(DIMENSIONS)].mean()
@@ -231,7 +301,7 @@ def ratings_section(ratings: pd.DataFrame | None) -> str:
                             + "".join(f"<td>{_fmt(float(means[d]), 1)}</td>" for d in DIMENSIONS) + "</tr>")
             parts.append(f"<table class='ratings'><thead><tr><th>Method</th>{head}</tr></thead>"
                          f"<tbody>{''.join(rows)}</tbody></table>")
-            parts.append("<details><summary>Comments</summary><ul class='comments'>")
+            parts.append("<details open><summary>Comments</summary><ul class='comments'>")
             for _, r in mine.iterrows():
                 rater = f" · {esc(r['rater'])}" if "rater" in mine.columns else ""
                 parts.append(f"<li>{method_badge(r['method'])} <span class='ci'>case {esc(r.get('instance_index'))}"
@@ -241,7 +311,7 @@ def ratings_section(ratings: pd.DataFrame | None) -> str:
     if "status" in ratings.columns:
         failed = ratings[ratings["status"] != "ok"]
         if len(failed):
-            parts.append(f"<details><summary>{len(failed)} failed rating(s)</summary><ul>")
+            parts.append(f"<details><summary>{esc(plural(len(failed), 'failed rating'))}</summary><ul>")
             for _, r in failed.iterrows():
                 parts.append(f"<li>{esc(r.get(role_col))} · {esc(canonical_method(r['explanation_type']))}: "
                              f"{esc(r.get('error', ''))}</li>")
@@ -259,7 +329,7 @@ def examples_section(explanations: list[dict] | None) -> str:
             shown[method] = item
     if not shown:
         return ""
-    parts = ["<section><h2>What the personas read</h2><p class='muted'>One example per method, in the plain "
+    parts = ["<section><h3>What the personas read</h3><p class='muted'>One example per method, in the plain "
              "language shown to the personas.</p><div class='grid'>"]
     for method in [m for m in METHODS if m in shown]:
         item = shown[method]

@@ -19,6 +19,7 @@ from hexeval_engine import HexevalConfig, HexevalError
 from hexeval_engine.model_loading import file_sha256
 from hexeval_engine.run_inputs import data_file
 from hexeval_engine.usecase_data import load_data_for_config
+from hexeval_engine.vocabulary import Vocabulary
 
 
 class CaseDataUnavailable(Exception):
@@ -40,17 +41,18 @@ def _case_rows(source: str, sha256: str, config_json: str, target: str | None, i
     if ids and max(ids) >= len(data.X_test):
         raise CaseDataUnavailable("the re-created test split is smaller than the run's, so its rows may differ")
     rows = data.X_test.iloc[list(ids)]
+    words = Vocabulary.from_data(data, config)
     # Column by column: a row of an all-numeric frame would turn every code into a float and miss its label.
-    labelled = {iid: {f: data.coder.label(f, rows[f].iloc[k]) for f in data.feature_names}
+    labelled = {iid: {f: words.label(f, rows[f].iloc[k]) for f in data.feature_names}
                 for k, iid in enumerate(ids)}
-    descriptions = config.domain.feature_descriptions
     frame = pd.DataFrame(labelled)
-    frame.insert(0, "meaning", [descriptions.get(f, "") for f in frame.index])
+    frame.insert(0, "label", [words.title(f) for f in frame.index])
+    frame.insert(0, "meaning", [words.description(f) for f in frame.index])
     return frame
 
 
 def case_values(run, instance_ids: list[int]) -> pd.DataFrame:
-    """Feature (index) × {meaning, one column per instance id} with readable values.
+    """Feature (index) × {meaning, label, one column per instance id} with readable values and units.
 
     The data file is the copy kept in the run folder (uploads), else the file the run read.
     Raises CaseDataUnavailable when the data cannot be matched to the run.

@@ -9,17 +9,17 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS, method_color
-from hexeval_engine.explanation import METHODS
+from hexeval_engine.explanation import ALL_METHODS as METHODS
+from hexeval_engine.vocabulary import dimension_label
 
 from .case_data import CaseDataUnavailable, case_values
 from .components import section
 from .narrative_view import render_case_narratives
+from .ratings_view import escape_markdown
 from .run_summary import has_ratings, is_simulated
 
 ALL_PERSONAS = "All personas"
-WIDE_CASE = 30  # more features than this are listed one per line instead of side by side
-_SHORT = {"interpretability": "Interp.", "completeness": "Compl.", "actionability": "Action.", "trust": "Trust",
-          "satisfaction": "Satisf.", "decision_support": "Decision"}
+WIDE_CASE = 30  # more features than this: the ones this case's explanations mention are listed first
 
 
 def case_ids(explanations: list[dict]) -> list[int]:
@@ -60,18 +60,18 @@ def _feature_values(run, iid: int) -> None:
     except CaseDataUnavailable as err:
         st.caption(f"Feature values are not available: {err}.")
         return
-    if len(values) > WIDE_CASE:  # hundreds of columns do not fit side by side: one feature per line
+    # one line per feature (fits a phone), named by its meaning, never by its column
+    order = list(values.index)
+    if len(order) > WIDE_CASE:  # hundreds of columns: what this case's explanations mention comes first
         mentioned = _mentioned_features(run, iid)
-        order = [f for f in values.index if f in mentioned] + [f for f in values.index if f not in mentioned]
-        table = pd.DataFrame({"feature": order, "value": [values.at[f, iid] for f in order],
-                              "meaning": [values.at[f, "meaning"] for f in order]})
+        order = [f for f in order if f in mentioned] + [f for f in order if f not in mentioned]
         st.caption(f"{len(order):,} features; the {len(mentioned):,} that this case's explanations mention come first.")
-        st.dataframe(table, hide_index=True, key="case_values", height=min(36 * (len(table) + 1), 420))
-        return
-    row = values[[iid]].T  # one row, one column per feature; hover a header for its meaning
-    st.dataframe(row, hide_index=True, key="case_values",
-                 column_config={f: st.column_config.TextColumn(f, help=values.at[f, "meaning"] or None)
-                                for f in values.index})
+    shown = pd.DataFrame({"Feature": values.loc[order, "label"].to_numpy(), "Value": values.loc[order, iid].to_numpy()})
+    with st.expander(f"Feature values of case {iid}", expanded=False):
+        st.dataframe(shown, hide_index=True, key="case_values", width="stretch",
+                     height=min(36 * (len(shown) + 1), 420),
+                     column_config={"Feature": st.column_config.TextColumn("Feature", width="large"),
+                                    "Value": st.column_config.TextColumn("Value", width="medium")})
 
 
 def _mentioned_features(run, iid: int) -> list[str]:
@@ -110,8 +110,8 @@ def _prediction(methods: dict, domain: dict) -> None:
     cls = int(exp.get("predicted_class", 1))
     outcome = domain.get("positive_outcome" if cls == 1 else "negative_outcome") or ("positive" if cls else "negative")
     prob = float(exp.get("probability", float("nan")))
-    st.markdown(f"**Model prediction:** {outcome} (class {cls}) with probability **{prob:.2f}** — every explanation "
-                "below explains this predicted class.")
+    st.markdown(f"**Model prediction:** {escape_markdown(outcome)}, with probability **{prob:.0%}**. Every "
+                "explanation below explains this prediction.")
 
 
 def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool) -> None:
@@ -123,7 +123,7 @@ def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool) -> None:
         st.error(f"{method} failed on this case: {exp['error']}", icon=":material/error:")
         return
     st.markdown("**As the personas saw it**" if exp.get("shown_to_personas") else "**Plain language** (not shown to personas)")
-    st.markdown(exp.get("text") or "*No plain-language text.*")
+    st.markdown(escape_markdown(exp["text"]) if exp.get("text") else "*No plain-language text.*")
     with st.expander("Technical form"):
         st.code(exp.get("technical_text") or json.dumps(_structure(exp), indent=1, default=str), language=None,
                 wrap_lines=True)
@@ -133,11 +133,11 @@ def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool) -> None:
         return
     st.markdown("**Ratings**" + (" · *simulated*" if simulated else ""))
     for row in ok.itertuples(index=False):
-        scores = " · ".join(f"{_SHORT[d]} {int(getattr(row, d))}" for d in DIMENSIONS)
-        st.markdown(f"*{row.persona_role}*" + (f" (repeat {row.run})" if getattr(row, "run", 1) not in (1, None) else "")
-                    + f"  \n{scores}")
+        scores = " · ".join(f"{dimension_label(d)} **{int(getattr(row, d))}**" for d in DIMENSIONS)
+        st.markdown(f"*{escape_markdown(row.persona_role)}*"
+                    + (f" (repeat {row.run})" if getattr(row, "run", 1) not in (1, None) else "") + f"  \n{scores}")
         if row.comment:
-            st.caption(f"“{row.comment}”")
+            st.markdown(f"“{escape_markdown(row.comment)}”")
 
 
 def _structure(exp: dict) -> dict:

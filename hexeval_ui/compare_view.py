@@ -1,4 +1,5 @@
-"""The compare view of two saved runs: metric and rating differences, and changed recommendations.
+"""Compare two saved runs: the picker (exactly two runs, chosen explicitly), then the settings that
+differ, the changed recommendations, and the metric and rating differences.
 
 The differences come from ``hexeval_engine.runs.compare_runs``; here they are only coloured: a
 change in a metric's better direction is green, in its worse direction red (directions are read
@@ -12,9 +13,13 @@ import math
 import pandas as pd
 import streamlit as st
 
-from hexeval_engine import runs
+from hexeval_engine import HexevalError, runs
 from hexeval_engine.charts import DIMENSIONS
 from hexeval_engine.charts.labels import ARROWS, metric_title
+from hexeval_engine.vocabulary import dimension_label, humanise
+
+from . import state
+from .components import show_error
 
 from .runs_view import load_cached
 
@@ -38,19 +43,19 @@ def _metrics(diff: pd.DataFrame):
     table = diff.reset_index(drop=True)
     styles = [change_style(v, d) for v, d in zip(table["difference"], table["direction"])]
     shown = pd.DataFrame({
-        "method": table["method"],
-        "metric": [f"{metric_title(m)} {ARROWS.get(d, '')}" for m, d in zip(table["metric"], table["direction"])],
-        "A": [_fmt(v, "{:.3f}") for v in table["a"]], "B": [_fmt(v, "{:.3f}") for v in table["b"]],
-        "difference": [_fmt(v, "{:+.3f}") for v in table["difference"]]})
-    return shown.style.apply(lambda col: styles if col.name == "difference" else [""] * len(col), axis=0)
+        "Method": table["method"],
+        "Metric": [f"{metric_title(m)} {ARROWS.get(d, '')}" for m, d in zip(table["metric"], table["direction"])],
+        "Run A": [_fmt(v, "{:.3f}") for v in table["a"]], "Run B": [_fmt(v, "{:.3f}") for v in table["b"]],
+        "Difference": [_fmt(v, "{:+.3f}") for v in table["difference"]]})
+    return shown.style.apply(lambda col: styles if col.name == "Difference" else [""] * len(col), axis=0)
 
 
 def _ratings(diff: pd.DataFrame):
     table = diff.reset_index(drop=True)
-    shown = pd.DataFrame({"persona": table["persona_role"], "method": table["explanation_type"]})
+    shown = pd.DataFrame({"Persona": table["persona_role"], "Method": table["explanation_type"]})
     styles = {}
     for d in DIMENSIONS:
-        label = d.replace("_", " ")
+        label = dimension_label(d)
         shown[label] = [_fmt(v, "{:+.2f}") for v in table[f"{d}_difference"]]
         styles[label] = [change_style(v, "higher") for v in table[f"{d}_difference"]]
     return shown.style.apply(lambda col: styles.get(col.name, [""] * len(col)), axis=0)
@@ -60,11 +65,17 @@ def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
     a, b = sorted((load_cached(path_a), load_cached(path_b)), key=lambda r: r.manifest.get("created", ""))
     result = runs.compare_runs(a, b)
     with st.container(border=True):
-        st.markdown(f"#### Run A `{a.run_id}` → run B `{b.run_id}`")
+        st.markdown("#### Run A → run B")
         st.caption(f"A: {labels.get(str(a.path), a.run_id)}  ·  B: {labels.get(str(b.path), b.run_id)}. "
                    "Differences are B − A; :green[green] = better in the metric's direction, :red[red] = worse.")
         for warning in result["warnings"]:
             st.warning(warning, icon=":material/warning:")
+        st.markdown("**Settings that differ**")
+        differing = settings_diff(a.manifest, b.manifest)
+        if differing.empty:
+            st.caption("Both runs used the same settings, model and data.")
+        else:
+            st.dataframe(differing, hide_index=True, width="stretch")
         changes = result["recommendation_changes"]
         st.markdown("**Recommendation changes**")
         if changes:
@@ -81,3 +92,87 @@ def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
             st.caption("One of the runs has no persona ratings.")
         else:
             st.dataframe(_ratings(result["ratings"]), hide_index=True)
+
+
+#: Manifest entries compared besides the config (label -> path in the manifest).
+_MANIFEST_SETTINGS = {"Persona rater": ("rater", "kind"), "Rater model": ("rater", "model"),
+                      "Model file (sha256)": ("model", "sha256"), "Data file (sha256)": ("data", "sha256"),
+                      "Explained cases": ("counts", "sample_size")}
+
+
+def _flatten(value, prefix: tuple = ()) -> dict[tuple, object]:
+    if isinstance(value, dict):
+        out = {}
+        for key, inner in value.items():
+            out.update(_flatten(inner, (*prefix, str(key))))
+        return out
+    return {prefix: value}
+
+
+def _shown(value) -> str:
+    if value is None or value == "" or value == [] or value == {}:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(v) for v in value)
+    if isinstance(value, str) and len(value) == 64 and all(c in "0123456789abcdef" for c in value):
+        return value[:12] + "…"
+    return str(value)
+
+
+def settings_diff(manifest_a: dict, manifest_b: dict) -> pd.DataFrame:
+    """Every setting whose value differs between two runs, as (Setting, Run A, Run B) in words.
+
+    Compares the evaluation configs key by key (nested keys as "Section › setting"), the rater,
+    the model and data hashes and the number of explained cases.
+    """
+    rows = []
+    for label, (section, key) in _MANIFEST_SETTINGS.items():
+        va, vb = ((m.get(section) or {}).get(key) for m in (manifest_a, manifest_b))
+        if va != vb:
+            rows.append((label, _shown(va), _shown(vb)))
+    flat_a = _flatten((manifest_a or {}).get("config") or {})
+    flat_b = _flatten((manifest_b or {}).get("config") or {})
+    for path in sorted(set(flat_a) | set(flat_b)):
+        if path and path[0] == "domain":
+            continue  # wording for people, not a setting of the evaluation
+        va, vb = flat_a.get(path), flat_b.get(path)
+        if va != vb:
+            rows.append((" › ".join(humanise(p) for p in path), _shown(va), _shown(vb)))
+    return pd.DataFrame(rows, columns=["Setting", "Run A", "Run B"])
+
+
+def render_compare_picker(labels: dict[str, str]) -> None:
+    """Pick exactly two saved runs (run A and run B, each chosen explicitly) and compare them.
+
+    Parameters
+    ----------
+    labels : dict
+        Run folder path -> the label shown for it (newest first).
+    """
+    st.markdown("**Compare two runs**")
+    if len(labels) < 2:
+        st.caption("Save a second run to compare it with this one.")
+        return
+    paths = list(labels)
+    first, second, go = st.columns([5, 5, 2], vertical_alignment="bottom")
+    run_a = first.selectbox("Run A", paths, index=None, format_func=labels.get, key="compare_a",
+                            placeholder="Choose the first run", help="The older run is always shown as run A.")
+    run_b = second.selectbox("Run B", [p for p in paths if p != run_a], index=None, format_func=labels.get,
+                             key="compare_b", placeholder="Choose the second run")
+    ready = run_a is not None and run_b is not None and run_a != run_b
+    if go.button("Compare", icon=":material/compare_arrows:", disabled=not ready, width="stretch",
+                 help=None if ready else "Choose two different runs first."):
+        st.session_state[state.COMPARE] = (run_a, run_b)
+    current = st.session_state[state.COMPARE]
+    if current and all(p in labels for p in current):
+        try:
+            render_compare(*current, labels=labels)
+        except HexevalError as err:
+            show_error(err)
+        st.button("Close comparison", icon=":material/close:", on_click=_close_compare, key="close_compare")
+
+
+def _close_compare() -> None:
+    st.session_state[state.COMPARE] = None

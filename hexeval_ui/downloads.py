@@ -1,47 +1,88 @@
-"""Downloads of a run: its saved files as they are on disk, and the self-contained HTML report."""
+"""Downloads of a run: every file of its folder as it is on disk, the whole run as one zip, and the
+self-contained HTML report.
+
+The report and the zip are built only when their button is clicked. Streamlit builds such deferred
+downloads outside the script run, so the builders use no Streamlit call (no ``st.cache_data``,
+whose spinner would log "missing ScriptRunContext"); a small in-process cache keyed on the run
+folder and its manifest's modification time serves repeated clicks.
+"""
 
 from __future__ import annotations
 
-from functools import partial
+import io
+import zipfile
+from functools import lru_cache, partial
 from pathlib import Path
 
 import streamlit as st
 
+from hexeval_engine import runs
 from hexeval_engine.report import render_report
+from hexeval_engine.vocabulary import plural
 
-from .runs_view import load_cached, manifest_mtime
+from .runs_view import manifest_mtime
 
-#: File name -> (label, mime) in the order shown.
+#: Known file name -> (label, mime) in the order shown; any other file of the folder follows.
 RUN_FILES = {
     "technical_metrics.csv": ("Technical metrics (CSV)", "text/csv"),
-    "technical_metrics_long.csv": ("Metrics with CIs and directions (CSV)", "text/csv"),
+    "technical_metrics_long.csv": ("Metrics with intervals and directions (CSV)", "text/csv"),
+    "instance_metrics.csv": ("Metrics per explained case (CSV)", "text/csv"),
     "persona_ratings.csv": ("Persona ratings (CSV)", "text/csv"),
     "recommendations.json": ("Recommendations (JSON)", "application/json"),
     "explanations.jsonl": ("Explanations (JSONL)", "application/x-ndjson"),
     "run.json": ("Run manifest (JSON)", "application/json"),
 }
+_MIME = {".csv": "text/csv", ".json": "application/json", ".jsonl": "application/x-ndjson", ".html": "text/html",
+         ".txt": "text/plain", ".md": "text/markdown"}
 
 
-@st.cache_data(show_spinner="Writing the HTML report…", max_entries=8)
+@lru_cache(maxsize=8)
 def _report(path: str, mtime: float) -> str:
-    return render_report(load_cached(path))
+    return render_report(runs.load_run(path))
 
 
 def _report_bytes(path: str, mtime: float) -> bytes:
     return _report(path, mtime).encode("utf-8")
 
 
+@lru_cache(maxsize=4)
+def _zip_bytes(path: str, mtime: float) -> bytes:
+    """Every file of the run folder in one zip, under a folder named after the run."""
+    folder = Path(path)
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+            archive.write(file, f"{folder.name}/{file.relative_to(folder).as_posix()}")
+    return buffer.getvalue()
+
+
+def run_files(folder: Path) -> list[tuple[str, str, str]]:
+    """(file name, label, mime) of every file in the run folder: known files first, then the rest."""
+    present = {p.name for p in folder.iterdir() if p.is_file()}
+    known = [(name, *RUN_FILES[name]) for name in RUN_FILES if name in present]
+    others = [(name, name, _MIME.get(Path(name).suffix, "application/octet-stream"))
+              for name in sorted(present - set(RUN_FILES))]
+    return known + others
+
+
 def render_downloads(run) -> None:
-    """One button per file of the run folder, plus the HTML report (generated only when clicked)."""
+    """The HTML report, the whole run as a zip, and one button per file of the run folder."""
     folder = Path(run.path)
-    st.download_button("HTML report", partial(_report_bytes, str(folder), manifest_mtime(folder)),
-                       file_name=f"hexeval-{run.usecase}-{run.run_id}.html", mime="text/html", type="primary",
-                       icon=":material/description:", on_click="ignore", key="download_report",
-                       help="One self-contained HTML file (opens offline): metrics, charts, ratings and recommendations.")
-    present = [(name, *RUN_FILES[name]) for name in RUN_FILES if (folder / name).exists()]
+    mtime = manifest_mtime(folder)
+    report, archive = st.columns(2)
+    report.download_button("HTML report", partial(_report_bytes, str(folder), mtime),
+                           file_name=f"hexeval-{run.usecase}-{run.run_id}.html", mime="text/html", type="primary",
+                           icon=":material/description:", on_click="ignore", key="download_report", width="stretch",
+                           help="One self-contained HTML file (opens offline): who should see what, then the "
+                                "evidence, then the configuration.")
+    files = run_files(folder)
+    archive.download_button("Whole run (zip)", partial(_zip_bytes, str(folder), mtime),
+                            file_name=f"hexeval-{run.usecase}-{run.run_id}.zip", mime="application/zip",
+                            icon=":material/folder_zip:", on_click="ignore", key="download_zip", width="stretch",
+                            help=f"Every file of this run ({plural(len(files), 'file')}) in one zip archive.")
+    st.markdown("**Single files**")
     cols = st.columns(3)
-    for i, (name, label, mime) in enumerate(present):
+    for i, (name, label, mime) in enumerate(files):
         cols[i % 3].download_button(label, (folder / name).read_bytes(), file_name=f"{run.run_id}-{name}", mime=mime,
                                     icon=":material/download:", on_click="ignore", key=f"download_{name}",
-                                    help=f"`{name}` exactly as saved in the run folder.")
-    st.caption(f"Run folder on the server: `{folder}`")
+                                    width="stretch", help=f"The file {name} exactly as saved with the run.")

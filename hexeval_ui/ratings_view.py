@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 import pandas as pd
 import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS, radar_chart, ratings_summary_chart
+from hexeval_engine.explanation import ALL_METHODS
+from hexeval_engine.vocabulary import dimension_label, plural
 
 from .components import section
 from .run_summary import has_ratings, is_simulated, missing_rating_columns, rater_badge
 
 ALL_PERSONAS = "All personas"
-SCORE_COLUMNS = {d: st.column_config.NumberColumn(d.replace("_", " ").capitalize(), format="%d", width="small",
-                                                  help="1 (poor) – 5 (excellent)") for d in DIMENSIONS}
 
 
 def personas_of(ratings: pd.DataFrame) -> list[tuple[str, str]]:
@@ -53,7 +55,6 @@ def render_ratings(run) -> None:
         if fig is None:
             st.info(f"{pick} has no successful ratings in this run.", icon=":material/info:")
         else:
-            fig.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.08, "x": 0.5, "xanchor": "center"})
             st.plotly_chart(fig, key="chart_radar")
     with summary_col:
         fig = ratings_summary_chart(ratings, None if pick == ALL_PERSONAS else pick,
@@ -68,20 +69,58 @@ def _confidence(run) -> float:
 
 
 def _persona_expanders(ratings: pd.DataFrame, personas: list[tuple[str, str]], *, simulated: bool) -> None:
+    """Every comment in full, one expander per persona, filterable by method and persona."""
     st.markdown("**What each persona said**" + (" — *simulated ratings*" if simulated else ""))
-    columns = ["explanation_type", "instance_index", "run", *DIMENSIONS, "comment"]
-    for role, name in personas:
-        rows = ratings[(ratings["persona_role"].astype(str) == role) & (ratings["status"] == "ok")]
-        label = f"**{name}** — {role} · {len(rows)} ratings" + (" (simulated)" if simulated else "")
-        with st.expander(label):
+    ok = ratings[ratings["status"] == "ok"].copy()
+    ok["method"] = ok["explanation_type"].astype(str)
+    methods = [m for m in ALL_METHODS if m in set(ok["method"])] + sorted(set(ok["method"]) - set(ALL_METHODS))
+    roles = [role for role, _ in personas]
+    left, right = st.columns(2)
+    shown_methods = left.multiselect("Methods", methods, default=methods, key="comments_methods",
+                                     help="Show the comments on these methods' explanations.")
+    shown_roles = right.multiselect("Personas", roles, default=roles, key="comments_personas",
+                                    help="Show the comments of these personas.")
+    names = dict(personas)
+    for role in shown_roles:
+        rows = ok[(ok["persona_role"].astype(str) == role) & ok["method"].isin(shown_methods)]
+        rows = rows.sort_values([c for c in ("method", "instance_index", "run") if c in rows.columns], key=_method_order)
+        label = f"**{names[role]}** — {role} · {plural(len(rows), 'rating')}" + (" (simulated)" if simulated else "")
+        with st.expander(label, expanded=len(shown_roles) == 1):
             if rows.empty:
-                st.caption("No successful ratings from this persona.")
+                st.caption("No successful ratings from this persona for the methods chosen.")
                 continue
-            shown = rows[[c for c in columns if c in rows.columns]].sort_values(["explanation_type", "instance_index"])
-            st.dataframe(shown, hide_index=True, column_config={
-                "explanation_type": st.column_config.TextColumn("Method", width="small"),
-                "instance_index": st.column_config.NumberColumn("Case", width="small"),
-                "run": st.column_config.NumberColumn("Repeat", width="small"),
-                **SCORE_COLUMNS,
-                "comment": st.column_config.TextColumn("Comment", width="large"),
-            })
+            for row in rows.to_dict("records"):
+                _comment_card(row)
+
+
+def _method_order(col: pd.Series) -> pd.Series:
+    if col.name != "method":
+        return col
+    order = {m: i for i, m in enumerate(ALL_METHODS)}
+    return col.map(lambda m: order.get(m, len(order)))
+
+
+def _comment_card(row: dict) -> None:
+    """One rating: method and case, the six scores as one compact wrapped line, the comment in full."""
+    repeat = row.get("run")
+    where = f"case {row.get('instance_index')}" + (f", repeat {repeat}" if repeat not in (None, 1) else "")
+    with st.container(border=True):
+        st.markdown(f"**{escape_markdown(row['method'])}** · {where}")
+        st.markdown(" · ".join(f"{dimension_label(d)} **{_score(row.get(d))}**" for d in DIMENSIONS),
+                    help="Each score from 1 (poor) to 5 (excellent).")
+        comment = str(row.get("comment") or "").strip()
+        st.markdown(escape_markdown(comment) if comment else "*No comment.*")
+
+
+def _score(value) -> str:
+    try:
+        return str(int(value))
+    except (TypeError, ValueError):
+        return "–"
+
+
+def escape_markdown(text) -> str:
+    """Text shown as itself in ``st.markdown``: no emphasis, code, links, HTML, tables or maths from its
+    characters, and no heading or list from the start of a line."""
+    escaped = re.sub(r"([\\`*_\[\]<>|~$])", r"\\\1", str(text))
+    return re.sub(r"(?m)^(\s*)([#+\-]|\d+\.)", lambda m: m.group(1) + "\\" + m.group(2), escaped)

@@ -7,12 +7,14 @@ import html
 import pandas as pd
 import streamlit as st
 
+from hexeval_engine.vocabulary import plural
+
 from hexeval_engine.charts import method_color, score_heatmap
 from hexeval_engine.recommendation_text import ALL_COMPONENTS, component_label, weights_text
 
 from .components import section
 from .metrics_table import NOT_APPLICABLE, number, with_interval
-from .run_summary import is_simulated, render_run_summary
+from .run_summary import cases_per_method, is_simulated, render_run_summary
 
 COMPONENTS = ALL_COMPONENTS
 LEAD_BADGES = {
@@ -96,11 +98,10 @@ def _card(entry: dict, run) -> None:
     for note in entry.get("notes") or []:
         st.caption(note)
     with st.expander("Alternatives and score components"):
-        st.dataframe(alternatives_table(entry), hide_index=True, column_config={
-            "rank": st.column_config.NumberColumn("#", width="small"),
-            **{c: st.column_config.TextColumn(component_label(c).capitalize(),
-                                              help="component value (0–1) × effective weight = contribution")
-               for c in COMPONENTS}})
+        # A wrapped list, not a wide table: it fits a card at 1440 px and a phone alike.
+        st.markdown(alternatives_markdown(entry, cases_per_method(run)))
+        st.caption("Each component: value on the 0–1 scale × its effective weight. n: cases the method explained "
+                   "and persona ratings of it.")
 
 
 def reasoning_lead(reasoning: str) -> str:
@@ -123,6 +124,40 @@ def alternatives_table(entry: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["rank", "method", "score", *COMPONENTS, "notes"])
 
 
+def alternatives_markdown(entry: dict, cases: dict[str, int]) -> str:
+    """Every candidate as a numbered list item: method, score with interval, its own case and rating counts,
+    then each score component as value × weight (fields read defensively)."""
+    lines = []
+    for alt in entry.get("alternatives") or []:
+        method = str(alt.get("method", "?"))
+        score = with_interval(alt.get("score"), alt.get("score_ci_low"), alt.get("score_ci_high"))
+        counts = []
+        n_cases = alt.get("n_cases", cases.get(method))
+        if n_cases is not None:
+            counts.append(plural(int(n_cases), "case"))
+        trust = (alt.get("components") or {}).get("persona_trust") or {}
+        n_ratings = alt.get("n_ratings")
+        if n_ratings is not None:
+            counts.append(plural(int(n_ratings), "rating"))
+        elif trust.get("detail"):
+            counts.append(str(trust["detail"]).split(" from ")[-1] if " from " in str(trust["detail"]) else "")
+        parts = []
+        for c in COMPONENTS:
+            comp = (alt.get("components") or {}).get(c)
+            if comp and comp.get("value") is not None:
+                label = component_label(c)
+                parts.append(f"{label[:1].upper() + label[1:]} {number(comp.get('value'))} × {number(comp.get('weight'))}")
+        n_text = f" · n: {', '.join(x for x in counts if x)}" if any(counts) else ""
+        line = f"{alt.get('rank', '–')}. **{method}** — score {score}{n_text}"
+        if parts:
+            line += "  \n" + " · ".join(parts)
+        notes = "; ".join(alt.get("notes") or [])
+        if notes:
+            line += f"  \n*{notes}*"
+        lines.append(line)
+    return "\n".join(lines) if lines else "No alternatives were scored."
+
+
 def _normalisation(recs: dict) -> None:
     norm = recs.get("normalisation") or {}
     if not norm:
@@ -130,7 +165,7 @@ def _normalisation(recs: dict) -> None:
     with st.expander("How each component is put on the 0–1 scale"):
         for family, parts in norm.items():
             if isinstance(parts, dict):
-                st.markdown(f"**{family.capitalize()} methods**\n" +
+                st.markdown(f"**{family.capitalize()} methods**\n\n" +
                             "\n".join(f"- *{component_label(k)}*: {v}" for k, v in parts.items()))
             else:
                 st.markdown(f"**{family.capitalize()}**: {parts}")

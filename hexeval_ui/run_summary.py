@@ -5,6 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS
+from hexeval_engine.explanation import ALL_METHODS
+from hexeval_engine.vocabulary import plural
 
 
 def is_simulated(run) -> bool:
@@ -45,8 +47,28 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     sample = (m.get("counts") or {}).get("sample_size", "?")
     title = m.get("usecase_title") or m.get("usecase", "?")
     st.markdown(f"**{title}** · run `{run.run_id}` · {m.get('created', '')[:16].replace('T', ' ')} UTC · "
-                f"{sample} instances · {run.rater_label}")
+                f"{sample} instances sampled · {run.rater_label}")
+    counts = cases_per_method(run)
+    if counts:
+        st.caption("Cases explained per method: " + " · ".join(f"{m} {n}" for m, n in counts.items())
+                   + ". Methods can explain different numbers of cases (Anchor and DiCE are capped).")
     rater_badge(run)
     if explain_simulated and has_ratings(run) and is_simulated(run):
         st.caption("Persona ratings in this run come from the **simulated** rater, not from an LLM or real people: "
                    "read them as a demonstration of the method, not as evidence about real stakeholders.")
+
+
+def cases_per_method(run) -> dict[str, int]:
+    """Method -> number of distinct cases it explained successfully, in display order."""
+    seen: dict[str, set] = {}
+    for e in getattr(run, "explanations", None) or []:
+        if e.get("method") and not e.get("error"):
+            seen.setdefault(str(e["method"]), set()).add(e.get("instance_id"))
+    order = [m for m in ALL_METHODS if m in seen] + sorted(set(seen) - set(ALL_METHODS))
+    return {m: len(seen[m]) for m in order}
+
+
+def cases_text(run, method: str) -> str:
+    """``"10 cases"`` for a method of the run, or an empty string when unknown."""
+    n = cases_per_method(run).get(method)
+    return plural(n, "case") if n is not None else ""

@@ -14,7 +14,7 @@ from hexeval_engine.paths import shown
 from hexeval_engine.run_folders import temp_folders
 
 from . import state
-from .compare_view import render_compare
+from .compare_view import render_compare_picker
 from .components import RESULTS_PAGE, section, show_error
 from .engine import outputs_root
 from .runs_view import all_runs, run_label, scan
@@ -56,7 +56,9 @@ def render_saved_runs(usecase: str) -> None:
         st.switch_page(RESULTS_PAGE)
     delete.button("Delete…", icon=":material/delete:", on_click=_ask_delete, args=(choice,), width="stretch")
     _delete_confirmation(labels)
-    _compare_picker(labels)
+    # this use case's runs first, then every other saved run (e.g. an upload's next to a bundled run)
+    others = {str(r.path): run_label(r, with_title=True) for r in all_runs() if str(r.path) not in labels}
+    render_compare_picker(labels | others)
 
 
 def _view(path: str) -> None:
@@ -100,29 +102,3 @@ def _delete_confirmation(labels: dict[str, str]) -> None:
         yes, no, _ = st.columns([1, 1, 3])
         yes.button("Delete permanently", type="primary", on_click=_delete, args=(path,), key="confirm_delete")
         no.button("Cancel", on_click=_cancel_delete, key="cancel_delete")
-
-
-def _compare_picker(labels: dict[str, str]) -> None:
-    """Pick two runs: this use case's first, then every other saved run (e.g. a bundled run next to an upload's)."""
-    st.markdown("**Compare two runs**")
-    others = {str(r.path): run_label(r, with_title=True) for r in all_runs() if str(r.path) not in labels}
-    options = labels | others
-    if len(options) < 2:
-        st.caption("Save a second run to compare it with this one.")
-        return
-    pick, go = st.columns([5, 1], vertical_alignment="bottom")
-    pair = pick.multiselect("Runs to compare (older first is run A); runs of other use cases are listed after these",
-                            list(options), format_func=options.get, max_selections=2, key="compare_pick")
-    if go.button("Compare", icon=":material/compare_arrows:", disabled=len(pair) != 2, width="stretch"):
-        st.session_state[state.COMPARE] = tuple(pair)
-    current = st.session_state[state.COMPARE]
-    if current and all(p in options for p in current):
-        try:
-            render_compare(*current, labels=options)
-        except HexevalError as err:
-            show_error(err)
-        st.button("Close comparison", icon=":material/close:", on_click=_close_compare, key="close_compare")
-
-
-def _close_compare() -> None:
-    st.session_state[state.COMPARE] = None

@@ -5,7 +5,7 @@ import streamlit as st
 from hexeval_engine import HexevalError, get_usecase, load_config
 from hexeval_engine.paths import generic_personas_path
 from hexeval_ui import state
-from hexeval_ui.components import DETAILS_PAGE, page_header, section, show_error
+from hexeval_ui.components import DETAILS_PAGE, page_header, show_error
 from hexeval_ui.engine import config_for, model_card_for, persona_entries
 from hexeval_ui.rater import current_choice
 from hexeval_ui.run_view import render_finished_run, run_evaluation
@@ -54,16 +54,22 @@ except HexevalError as err:
     st.stop()
 
 if ready:
+    # The primary action sits above the settings (visible without scrolling at 1440x900); it is drawn
+    # into this slot after the settings, whose values it needs.
+    run_slot = st.container(border=True)
     overrides = render_settings(usecase_name, config, max_sample=max(5, min(int(n_test), 1000)),
                                 n_personas=n_personas, rater=rater)
-    section("Run", "Progress is shown per stage; the run is saved when it completes.")
-    data_wait = render_data_checks(upload) if upload is not None else render_bundled_checks(usecase)
-    blocker = rater.problem()
-    if blocker:
-        st.info(blocker, icon=":material/block:")
-    if st.button("Run evaluation", type="primary", icon=":material/play_arrow:",
-                 disabled=blocker is not None or data_wait):
-        run_evaluation(usecase, rater, overrides, upload)
-    render_finished_run()
+    with run_slot:
+        data_wait = render_data_checks(upload) if upload is not None else render_bundled_checks(usecase)
+        blocker = rater.problem()
+        if blocker:
+            st.info(blocker, icon=":material/block:")
+        go, note = st.columns([1, 3], vertical_alignment="center")
+        note.caption("Runs with the settings below (defaults from the use case's config). Progress is shown per "
+                     "stage; the run is saved when it completes.")
+        if go.button("Run evaluation", type="primary", icon=":material/play_arrow:",
+                     disabled=blocker is not None or data_wait, width="stretch"):
+            run_evaluation(usecase, rater, overrides, upload)
+        render_finished_run()
 
 render_saved_runs(usecase_name)

@@ -44,7 +44,8 @@ def chart_specs(at: AppTest) -> list[dict]:
 
 
 def chart_titles(at: AppTest) -> list[str]:
-    return [((s.get("layout") or {}).get("title") or {}).get("text", "") for s in chart_specs(at)]
+    """The charts' main titles (a subtitle after ``<br>`` left out)."""
+    return [((s.get("layout") or {}).get("title") or {}).get("text", "").split("<br>")[0] for s in chart_specs(at)]
 
 
 def frame_with(at: AppTest, column: str):

@@ -29,10 +29,10 @@ def _frame_element(at, column: str):
 def test_results_show_metrics_with_directions_intervals_and_failures(outputs):
     run = save_fixture_run(outputs, failed="LIME")
     at = open_page(app(viewed_run=str(run)), RESULTS)
-    fidelity = _frame_element(at, "Fidelity deletion ↓").value.set_index("method")
-    assert fidelity.loc["SHAP", "Fidelity deletion ↓"] == "0.20 [0.15, 0.25]"
-    assert fidelity.loc["SHAP", "Fidelity insertion ↑"] == "0.80 [0.75, 0.85]"
-    assert fidelity.loc["Anchor", "Fidelity deletion ↓"].endswith("†")  # derived importance vector
+    fidelity = _frame_element(at, "Deletion AUC ↓").value.set_index("method")
+    assert fidelity.loc["SHAP", "Deletion AUC ↓"] == "0.20 [0.15, 0.25]"
+    assert fidelity.loc["SHAP", "Insertion AUC ↑"] == "0.80 [0.75, 0.85]"
+    assert fidelity.loc["Anchor", "Deletion AUC ↓"].endswith("†")  # derived importance vector
     assert "LIME" not in fidelity.index  # it has no values; its failure is shown instead
     rules = _frame_element(at, "Rule length ↓")
     assert rules.value["method"].tolist() == ["Anchor"]
@@ -56,16 +56,30 @@ def test_results_show_simulated_ratings_radar_personas_and_cases(outputs):
     assert "Ratings on six dimensions (Patient)" in chart_titles(at)
     # Case explorer: the first rated case, its real feature values, every method's text and ratings.
     assert at.selectbox(key="case_pick").value == 3
-    values = frame_with(at, "cp")
-    assert len(values) == 1 and "age" in values.columns
-    assert values["cp"].iloc[0] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
+    values = frame_with(at, "Feature").set_index("Feature")["Value"]  # features named for people, never by column
+    assert "Age" in values.index and "age" not in values.index and values["Age"].endswith("years")
+    assert values["Chest pain type"] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
     page = texts(at)
     for method in ("SHAP", "LIME", "Anchor", "DiCE"):
         assert f"{method} plain text for case 3" in page
-    assert "Dr. Sam Okafor on DiCE for case 3" in page  # the first persona's ratings by default
-    assert "Alex Moreau on DiCE for case 3" not in page
+    # the case explorer quotes the comments (“…”); the first persona's by default
+    assert "“Dr. Sam Okafor on DiCE for case 3" in page
+    assert "“Alex Moreau on DiCE for case 3" not in page
     at.selectbox(key="case_persona").set_value("All personas").run()
-    assert "Alex Moreau on DiCE for case 3" in texts(at) and "Dr. Sam Okafor on DiCE for case 3" in texts(at)
+    assert "“Alex Moreau on DiCE for case 3" in texts(at) and "“Dr. Sam Okafor on DiCE for case 3" in texts(at)
+
+
+def test_comments_are_shown_in_full_and_filter_by_method_and_persona(outputs):
+    at = open_page(app(viewed_run=str(save_fixture_run(outputs))), RESULTS)
+    page = texts(at)
+    # every comment as text (not a cut-off table cell), under full dimension names
+    assert "Alex Moreau on DiCE for case 7: score 5." in page and "Dr. Sam Okafor on SHAP for case 3: score 5." in page
+    assert "Decision support **5**" in page and "Interp." not in page
+    at.multiselect(key="comments_methods").set_value(["DiCE"]).run()
+    at.multiselect(key="comments_personas").set_value(["Patient"]).run()
+    page = texts(at)
+    assert "Alex Moreau on DiCE for case 7: score 5." in page
+    assert "Alex Moreau on SHAP for case" not in page and "Dr. Sam Okafor on DiCE for case 7: score" not in page
 
 
 def test_results_offer_every_run_file_and_the_html_report(outputs):
@@ -112,8 +126,11 @@ def test_recommendations_show_a_card_per_stakeholder_and_the_heatmap(outputs):
     assert ">SHAP</span>" in page and ">DiCE</span>" in page  # the recommended methods, in their colours
     assert "simulated" in page
     assert any(t.startswith("Combined score per stakeholder") for t in chart_titles(at))
-    alternatives = frame_with(at, "technical_fidelity")
-    assert alternatives.iloc[0]["method"] == "SHAP" and "×" in alternatives.iloc[0]["technical_fidelity"]
+    # the alternatives as a wrapped list (fits a card and a phone), each with its own case and rating counts
+    alternatives = next(m.value for m in at.markdown if m.value.startswith("1. **"))
+    assert alternatives.startswith("1. **SHAP** — score") and "Technical fidelity" in alternatives and "×" in alternatives
+    assert "n: 2 cases, 4 ratings" in alternatives
+    assert "Cases explained per method: SHAP 2 · LIME 2 · Anchor 2 · DiCE 2" in page
     assert [m.value for m in at.metric] == [f"{saved[k]['score']:.2f}" for k in ("Lead Cardiologist", "Patient")]
 
 
@@ -139,17 +156,20 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     a = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
     b = save_fixture_run(outputs, shift=-2, failed="DiCE", created="2026-01-03T03:04:05+00:00")
     at = app()
-    at.multiselect(key="compare_pick").set_value([str(b), str(a)]).run()
+    assert next(b for b in at.button if b.label == "Compare").disabled  # nothing is compared until two runs are chosen
+    at.selectbox(key="compare_a").set_value(str(b)).run()
+    at.selectbox(key="compare_b").set_value(str(a)).run()
     button(at, "Compare").click().run()
     assert not at.exception
     page = texts(at)
-    assert f"Run A `{a.name}` → run B `{b.name}`" in page  # older run is A whatever the pick order
-    metrics = frame_with(at, "difference")
-    shap = metrics[(metrics["method"] == "SHAP") & (metrics["metric"] == "Fidelity insertion ↑")].iloc[0]
-    assert shap["difference"] == "-0.100" and shap["A"] == "0.800"
-    ratings = frame_with(at, "persona").set_index(["persona", "method"])
-    assert ratings.loc[("Patient", "SHAP"), "trust"].startswith("-")
-    assert ratings.loc[("Patient", "DiCE"), "trust"] == "—"  # DiCE failed in run B, so it was not rated
+    caption = next(c.value for c in at.caption if c.value.startswith("A: "))
+    assert "Run A → run B" in page and caption.index("2026-01-02") < caption.index("2026-01-03")  # older run is A
+    metrics = frame_with(at, "Difference")
+    shap = metrics[(metrics["Method"] == "SHAP") & (metrics["Metric"] == "Insertion AUC ↑")].iloc[0]
+    assert shap["Difference"] == "-0.100" and shap["Run A"] == "0.800"
+    ratings = frame_with(at, "Persona").set_index(["Persona", "Method"])
+    assert ratings.loc[("Patient", "SHAP"), "Trust"].startswith("-")
+    assert ratings.loc[("Patient", "DiCE"), "Trust"] == "—"  # DiCE failed in run B, so it was not rated
     assert "**Patient**: DiCE → **" in page  # DiCE failed in run B, so the patient gets another method
     assert not at.warning  # same model and data
     button(at, "Close comparison").click().run()
@@ -160,9 +180,13 @@ def test_compare_warns_when_the_runs_used_different_models(outputs):
     a = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
     b = save_fixture_run(outputs, created="2026-01-03T03:04:05+00:00", model_sha256="cd" * 32)
     at = app()
-    at.multiselect(key="compare_pick").set_value([str(a), str(b)]).run()
+    at.selectbox(key="compare_a").set_value(str(a)).run()
+    at.selectbox(key="compare_b").set_value(str(b)).run()
     button(at, "Compare").click().run()
     assert not at.exception
+    differing = frame_with(at, "Setting")  # the settings that differ come first: here, only the model file
+    assert differing["Setting"].tolist() == ["Model file (sha256)"]
+    assert differing.iloc[0].tolist()[1:] == ["abababababab…", "cdcdcdcdcdcd…"]
     assert [w.value for w in at.warning] == [
         "The runs used different model files (model sha256 abababababab… vs cdcdcdcdcdcd…): differences may come "
         "from the model, not from the settings."]

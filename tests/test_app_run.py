@@ -9,9 +9,11 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from app_helpers import ROOT, app, button, chart_titles, frame_with, open_page, texts
+from hexeval_ui.ratings_view import escape_markdown
 from ui_run_fixtures import save_fixture_run
 
 SMALL = {"evaluation": {"sample_size": 5, "explainers": {"lime": {"num_samples": 200}, "anchor": {"max_instances": 2},
@@ -80,9 +82,10 @@ def test_run_with_the_llm_rater_against_a_local_server(llm_server):
     assert "LLM personas: test-model via http://127.0.0.1" in page
     assert "Simulated ratings" not in page
     assert "Ratings on six dimensions (all personas)" in chart_titles(at)
-    ratings = frame_with(at, "comment")
-    assert ratings["comment"].str.len().gt(0).all()
     run_dir = Path(at.session_state["session_runs"]["heart"])
+    ratings = pd.read_csv(run_dir / "persona_ratings.csv")
+    assert ratings["comment"].str.len().gt(0).all()
+    assert escape_markdown(ratings["comment"].iloc[0]) in texts(at)  # every comment is shown in full
     assert not any("sk-test-sentinel" in p.read_text(errors="ignore") for p in run_dir.iterdir())
 
 
@@ -99,12 +102,13 @@ def test_a_real_saved_run_renders_every_section_and_compares(real_run, tmp_path)
     assert not at.error, [e.value for e in at.error]
     assert {"Fidelity: deletion vs insertion", "Parsimony (↑ higher is better, ↓ lower is better)",
             "Ratings on six dimensions (all personas)"} <= {t.split("<br>")[0] for t in chart_titles(at)}
-    values = frame_with(at, "cp")
-    assert values["cp"].iloc[0] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
+    values = frame_with(at, "Feature").set_index("Feature")["Value"]
+    assert values["Chest pain type"] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
     open_page(at, "pages/recommendations.py")
     assert not at.error and len(at.metric) == 4
     open_page(at, "pages/configure_run.py")
-    at.multiselect(key="compare_pick").set_value([str(copy), str(other)]).run()
+    at.selectbox(key="compare_a").set_value(str(copy)).run()
+    at.selectbox(key="compare_b").set_value(str(other)).run()
     button(at, "Compare").click().run()
     assert not at.exception and "Recommendation changes" in texts(at)
-    assert len(frame_with(at, "difference")) > 0
+    assert len(frame_with(at, "Difference")) > 0 and len(frame_with(at, "Setting")) > 0

@@ -23,8 +23,8 @@ def _luminance(hex_color: str) -> float:
 
 
 def test_one_distinct_colour_per_method_readable_on_light_and_dark():
-    assert set(METHOD_COLORS) == {"SHAP", "LIME", "Anchor", "DiCE"}
-    assert len(set(METHOD_COLORS.values())) == 4
+    assert set(METHOD_COLORS) == {"SHAP", "LIME", "Anchor", "DiCE", "Narrative", "Random"}
+    assert len(set(METHOD_COLORS.values())) == 6
     for color in METHOD_COLORS.values():
         on_white = 1.05 / (_luminance(color) + 0.05)
         on_dark = (_luminance(color) + 0.05) / (_luminance("#0E1117") + 0.05)
@@ -34,41 +34,47 @@ def test_one_distinct_colour_per_method_readable_on_light_and_dark():
 
 def test_fidelity_chart_bars_colours_and_error_bars():
     fig = fidelity_chart(long_table())
-    assert [t.name for t in fig.data] == ["SHAP", "LIME", "Anchor"]  # DiCE has no fidelity in the fixture
-    assert [t.marker.color for t in fig.data] == [METHOD_COLORS[m] for m in ("SHAP", "LIME", "Anchor")]
-    shap = fig.data[0]
-    assert list(shap.x) == ["Fidelity deletion ↓ (lower is better)", "Fidelity insertion ↑ (higher is better)"]
-    assert list(shap.y) == [0.20, 0.80]
-    assert list(shap.error_y.array) == pytest.approx([0.05, 0.05])
-    assert list(shap.error_y.arrayminus) == pytest.approx([0.05, 0.05])
-    assert list(fig.data[2].marker.pattern.shape) == ["/", "/"]  # Anchor's fidelity is derived
+    assert [t.name for t in fig.data] == ["SHAP", "LIME", "Anchor"] * 2  # DiCE has no fidelity in the fixture
+    assert [t.marker.color for t in fig.data[:3]] == [METHOD_COLORS[m] for m in ("SHAP", "LIME", "Anchor")]
+    # one stacked panel per metric (titles never overlap at phone width), horizontal bars named by method
+    titles = [a.text for a in fig.layout.annotations]
+    assert titles == ["Deletion AUC ↓ (lower is better)", "Insertion AUC ↑ (higher is better)"]
+    deletion, insertion = fig.data[0], fig.data[3]
+    assert deletion.orientation == "h" and list(deletion.y) == ["SHAP"] and list(deletion.x) == [0.20]
+    assert list(insertion.x) == [0.80] and insertion.xaxis == "x2"
+    assert list(deletion.error_x.array) == pytest.approx([0.05])
+    assert list(deletion.error_x.arrayminus) == pytest.approx([0.05])
+    assert list(fig.data[2].marker.pattern.shape) == ["/"]  # Anchor's fidelity is derived
     assert fig.layout.paper_bgcolor == "rgba(0,0,0,0)" and fig.layout.plot_bgcolor == "rgba(0,0,0,0)"
 
 
 def test_fidelity_chart_reads_direction_from_the_table():
     table = long_table()
     table.loc[table["metric"] == "fidelity_deletion", "direction"] = "higher"
-    assert fidelity_chart(table).data[0].x[0] == "Fidelity deletion ↑ (higher is better)"
+    assert fidelity_chart(table).layout.annotations[0].text == "Deletion AUC ↑ (higher is better)"
 
 
 def test_parsimony_chart_one_panel_per_metric_and_one_legend_entry_per_method():
     fig = parsimony_chart(wide_table())
     titles = [a.text for a in fig.layout.annotations]
-    assert titles == ["Num important features ↓", "Gini sparseness ↑", "Entropy complexity ↓", "Rule length ↓",
-                      "Counterfactual sparsity ↓"]
-    legend = [t.name for t in fig.data if t.showlegend]
-    assert legend == ["SHAP", "LIME", "Anchor", "DiCE"]
+    assert titles == ["Important features ↓ (lower is better)", "Gini sparseness ↑ (higher is better)",
+                      "Entropy complexity ↓ (lower is better)", "Rule length ↓ (lower is better)",
+                      "Features changed ↓ (lower is better)"]
+    first = [t.name for t in fig.data if t.showlegend]
+    assert first == ["SHAP", "LIME", "Anchor", "DiCE"]  # each method named once (the axis labels name them all)
     for trace in fig.data:
         assert trace.marker.color == METHOD_COLORS[trace.name]
     dice = [t for t in fig.data if t.name == "DiCE"]
-    assert len(dice) == 1 and list(dice[0].y) == [2.0]
+    assert len(dice) == 1 and list(dice[0].x) == [2.0] and list(dice[0].y) == ["DiCE"]
 
 
 def test_radar_chart_all_personas_and_one_persona():
     ratings = ratings_table(OFFICER_AND_APPLICANT)
     fig = radar_chart(ratings)
     assert [t.name for t in fig.data] == ["SHAP", "LIME", "Anchor", "DiCE"]
-    assert [t.line.color for t in fig.data] == list(METHOD_COLORS.values())
+    assert [t.line.color for t in fig.data] == [METHOD_COLORS[m] for m in ("SHAP", "LIME", "Anchor", "DiCE")]
+    # identical shapes stay distinguishable: every method has its own dash and marker symbol
+    assert len({t.line.dash for t in fig.data}) == 4 and len({t.marker.symbol for t in fig.data}) == 4
     dice = fig.data[3]
     assert len(dice.r) == 7 and dice.r[0] == dice.r[-1] and dice.theta[0] == "Interpretability"
     # DiCE trust: the officer's ratings alternate 1, 3 (mean 2); the applicant's 4, 5 (6 clipped; mean 4.5).
@@ -87,16 +93,35 @@ def test_ratings_summary_chart_means_and_intervals():
     assert list(anchor.x)[3] == "Trust" and anchor.y[3] == pytest.approx(4.0)  # (5 + 3) / 2
     assert anchor.error_y.array[3] > 0
     assert all(n == 12 for n in anchor.customdata)
+    assert "n = 12 ratings per method" in fig.layout.title.text
+
+
+def test_ratings_summary_error_bars_stay_on_the_scale():
+    """Two ratings, 5 and 1: the t-interval (±25) is clipped to the 1-5 scale, never drawn off the chart."""
+    ratings = ratings_table(OFFICER_AND_APPLICANT, jitter=False)
+    one = ratings[ratings["explanation_type"] == "SHAP"].head(2).copy()
+    one[["interpretability"]] = [[5], [1]]
+    bar = ratings_summary_chart(one).data[0]
+    assert bar.y[0] == 3.0
+    assert bar.y[0] + bar.error_y.array[0] == 5.0 and bar.y[0] - bar.error_y.arrayminus[0] == 1.0
 
 
 def test_score_heatmap_marks_the_recommended_method():
     rec = generate_recommendations(long_table(), ratings_table(OFFICER_AND_APPLICANT), None, per_instance=fixture_per_instance())
     fig = score_heatmap(rec)
     [heat] = fig.data
-    assert list(heat.x) == ["SHAP", "LIME", "Anchor", "DiCE"] and list(heat.y) == ["Applicant", "Loan officer"]
+    assert list(heat.x) == ["SHAP", "LIME", "Anchor", "DiCE"]
+    assert list(fig.layout.yaxis.ticktext) == ["Applicant", "Loan officer"]
     assert heat.text[0][3].endswith("★") and heat.text[1][2].endswith("★")
     assert sum(cell.endswith("★") for row in heat.text for cell in row) == 2
-    assert heat.zmin == 0 and heat.zmax == 1
+    scores = [v for row in heat.z for v in row if v == v]
+    assert heat.zmin == min(scores) and heat.zmax == max(scores)  # the colour scale spans the data's range
+    assert f"{min(scores):.2f} to {max(scores):.2f}" in fig.layout.title.text  # and says so
+    # each number in black or white, whichever contrasts with its cell: the lowest white, the highest black
+    inks = {a.text: a.font.color for a in fig.layout.annotations}
+    low_cell = next(c for row, zr in zip(heat.text, heat.z) for c, v in zip(row, zr) if v == min(scores))
+    high_cell = next(c for row, zr in zip(heat.text, heat.z) for c, v in zip(row, zr) if v == max(scores))
+    assert inks[low_cell] == "#FFFFFF" and inks[high_cell] == "#111111"
 
 
 def test_score_heatmap_leaves_excluded_methods_out():

@@ -82,7 +82,7 @@ def test_report_is_self_contained(report_html):
 def test_simulated_rater_is_labelled_prominently(report_html):
     note = re.search(r"<div class='rater-note simulated' role='note'>(.*?)</div>", report_html, re.S)
     assert note and "Simulated ratings." in note.group(1) and "<strong>simulated</strong>" in note.group(1)
-    assert report_html.index("rater-note") < report_html.index("<h2>Use case</h2>")
+    assert report_html.index("rater-note") < report_html.index("<h2>Who should see what</h2>")
 
 
 def test_llm_rater_note_names_the_model():
@@ -115,9 +115,11 @@ def test_escaped_persona_role_in_cards_and_charts():
 def test_every_method_metric_recommendation_and_chart_is_included(report_html):
     for method in ("SHAP", "LIME", "Anchor", "DiCE"):
         assert f">{method}</span>" in report_html
-    for heading in ("Technical metrics", "Recommendations", "Charts", "Persona ratings", "Model and data",
-                    "Use case", "What the personas read"):
+    for heading in ("Who should see what", "Evidence", "Configuration"):
         assert f"<h2>{heading}</h2>" in report_html
+    for heading in ("Technical metrics", "Charts", "Persona ratings", "Model and data", "Use case",
+                    "What the personas read"):
+        assert f"<h3>{heading}</h3>" in report_html
     assert "Rule coverage <span class='arrow'>↑</span>" in report_html
     assert "0.120 <span class='ci'>[0.080, 0.160]</span>" in report_html
     assert report_html.count("class=\"plotly-graph-div\"") == 5
@@ -146,3 +148,27 @@ def test_method_names_never_wrap_mid_word(report_html):
     assert "white-space: nowrap" in badge and "overflow-wrap: normal" in badge
     assert re.search(r"\.metrics thead th \{[^}]*min-width", css)
     assert "<th><span class='badge'" in report_html  # the method columns use the badge
+
+
+def test_verdicts_come_first_then_evidence_then_configuration(report_html):
+    """A reader meets who should see what before four screens of metadata."""
+    order = [report_html.index(f"<h2>{h}</h2>") for h in ("Who should see what", "Evidence", "Configuration")]
+    assert order == sorted(order)
+    assert report_html.index("<h3>Model and data</h3>") > order[2]
+    assert "@media print" in report_html
+
+
+def test_configuration_shows_labels_and_no_absolute_path_or_raw_literal(tmp_path):
+    run = make_run()
+    run.path = tmp_path / "outputs" / "heart" / "20260101-000000-abc123"
+    run.manifest["data"] = {"source": str(tmp_path / "usecases" / "heart" / "data.csv"),
+                            "summary": {"class_labels": ["0", "1"], "n_train": 241},
+                            "quality": {"duplicates_crossing_split": 0, "implausible_values": {}}}
+    run.manifest["timings"] = {"total": 7.8, "per_method": {"SHAP": 1.4364}}
+    html = render_report(run)
+    configuration = html[html.index("<h2>Configuration</h2>"):]
+    assert str(tmp_path) not in html  # no server path leaks into a file that is passed around
+    assert "<td>data.csv</td>" in configuration  # outside the run folder: the file name alone
+    assert "duplicates_crossing_split" not in configuration and "Duplicates shared by training and test rows" in configuration
+    assert "{}" not in configuration and '["0", "1"]' not in configuration and "per_method" not in configuration
+    assert "<td>0, 1</td>" in configuration and "<th>Per method</th>" in configuration and "1.44" in configuration

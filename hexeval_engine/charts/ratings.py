@@ -9,10 +9,11 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..explanation import METHODS
+from ..explanation import ALL_METHODS
+from ..vocabulary import dimension_label
 from ..ratings_summary import DIMENSIONS, t_halfwidth
 from ..technical_table import canonical_method
-from .colors import TEXT_COLOR, method_color, style, with_alpha
+from .colors import BASELINE_METHODS, TEXT_COLOR, method_color, method_dash, method_symbol, style, with_alpha
 
 
 def usable_ratings(ratings: pd.DataFrame | None, persona: str | None = None) -> pd.DataFrame:
@@ -43,12 +44,12 @@ def usable_ratings(ratings: pd.DataFrame | None, persona: str | None = None) -> 
 
 
 def _label(dimension: str) -> str:
-    return dimension.replace("_", " ").capitalize()
+    return dimension_label(dimension)
 
 
 def _ordered_methods(df: pd.DataFrame) -> list[str]:
     present = set(df["method"])
-    return [m for m in METHODS if m in present]
+    return [m for m in ALL_METHODS if m in present]
 
 
 def _who(persona: str | None) -> str:
@@ -74,21 +75,33 @@ def radar_chart(ratings: pd.DataFrame | None, persona: str | None = None) -> go.
     if df.empty:
         return None
     fig = go.Figure()
-    theta = [_label(d) for d in DIMENSIONS]
+    counts: dict[str, int] = {}
+    # two-word names on two lines, so no label is clipped at phone width
+    theta = [_label(d).replace(" ", "<br>") for d in DIMENSIONS]
     for method in _ordered_methods(df):
-        means = df.loc[df["method"] == method, list(DIMENSIONS)].mean()
+        mine = df.loc[df["method"] == method, list(DIMENSIONS)]
+        means = mine.mean()
         r = [float(means[d]) for d in DIMENSIONS]
         color = method_color(method)
+        baseline = method in BASELINE_METHODS
         fig.add_trace(go.Scatterpolar(
-            name=method, r=r + r[:1], theta=theta + theta[:1], fill="toself",
-            line={"color": color, "width": 2}, fillcolor=with_alpha(color, 0.15),
-            hovertemplate=f"<b>{method}</b><br>%{{theta}}: %{{r:.2f}} / 5<extra></extra>",
+            name=method, legendgroup=method, r=r + r[:1], theta=theta + theta[:1],
+            fill="none" if baseline else "toself", mode="lines+markers",
+            line={"color": color, "width": 2, "dash": method_dash(method)},
+            marker={"symbol": method_symbol(method), "size": 8, "color": color},
+            fillcolor=with_alpha(color, 0.08),
+            hovertemplate=f"<b>{method}</b><br>%{{theta}}: %{{r:.2f}} / 5 (n = {len(mine)})<extra></extra>",
         ))
-    fig.update_layout(polar={"bgcolor": "rgba(0,0,0,0)",
-                             "radialaxis": {"range": [1, 5], "tickvals": [1, 2, 3, 4, 5],
-                                            "gridcolor": "rgba(128, 128, 128, 0.3)"},
-                             "angularaxis": {"gridcolor": "rgba(128, 128, 128, 0.3)"}})
-    return style(fig, f"Ratings on six dimensions ({_who(persona)})")
+        counts[method] = len(mine)
+    fig.update_layout(polar={"bgcolor": "rgba(0,0,0,0)", "domain": {"x": [0.12, 0.88], "y": [0.08, 0.92]},
+                             "radialaxis": {"range": [1, 5], "tickvals": [1, 2, 3, 4, 5], "angle": 90,
+                                            "tickfont": {"size": 10}, "gridcolor": "rgba(128, 128, 128, 0.3)"},
+                             "angularaxis": {"gridcolor": "rgba(128, 128, 128, 0.3)", "tickfont": {"size": 12},
+                                             "rotation": 90, "direction": "clockwise"}},
+                      height=480)
+    fig = style(fig, f"Ratings on six dimensions ({_who(persona)})<br><sup>{_counts_text(counts)}</sup>")
+    fig.update_layout(margin={"l": 40, "r": 40, "t": 70, "b": 40})
+    return fig
 
 
 def ratings_summary_chart(ratings: pd.DataFrame | None, persona: str | None = None, *,
@@ -113,19 +126,43 @@ def ratings_summary_chart(ratings: pd.DataFrame | None, persona: str | None = No
     if df.empty:
         return None
     fig = go.Figure()
+    per_method: dict[str, int] = {}
     x = [_label(d) for d in DIMENSIONS]
     for method in _ordered_methods(df):
         mrows = df[df["method"] == method]
-        means, halves, counts = [], [], []
+        means, ups, downs, counts = [], [], [], []
         for d in DIMENSIONS:
             values = mrows[d].dropna().to_numpy(float)
-            means.append(float(values.mean()) if len(values) else None)
-            halves.append(t_halfwidth(values, confidence_level))
+            mean = float(values.mean()) if len(values) else None
+            half = t_halfwidth(values, confidence_level)
+            means.append(mean)
             counts.append(len(values))
+            # An interval is clipped to the 1-5 scale: a rating cannot leave it, so neither may its bar.
+            ups.append(0.0 if mean is None or half is None or half != half else min(mean + half, 5.0) - mean)
+            downs.append(0.0 if mean is None or half is None or half != half else mean - max(mean - half, 1.0))
+        baseline = method in BASELINE_METHODS
+        color = method_color(method)
+        per_method[method] = max(counts)
         fig.add_trace(go.Bar(
-            name=method, x=x, y=means, marker={"color": method_color(method)},
-            error_y={"type": "data", "array": halves, "visible": True, "color": TEXT_COLOR}, customdata=counts,
+            name=method, legendgroup=method, x=x, y=means,
+            marker={"color": with_alpha(color, 0.35) if baseline else color,
+                    "line": {"color": color, "width": 2 if baseline else 0}},
+            error_y={"type": "data", "symmetric": False, "array": ups, "arrayminus": downs, "visible": True,
+                     "color": TEXT_COLOR}, customdata=counts,
             hovertemplate=f"<b>{method}</b><br>%{{x}}: %{{y:.2f}} / 5 (n = %{{customdata}})<extra></extra>",
         ))
-    fig.update_layout(barmode="group", yaxis={"range": [0, 5.4], "title": {"text": "Mean rating (1-5)"}})
-    return style(fig, f"Persona ratings ({_who(persona)}; bars: {confidence_level:.0%} t-interval)")
+    fig.update_layout(barmode="group", height=440,
+                      yaxis={"range": [0, 5.05], "tickvals": [1, 2, 3, 4, 5], "title": {"text": "Mean rating (1-5)"}},
+                      )
+    fig = style(fig, f"Persona ratings ({_who(persona)})<br><sup>error bars: {confidence_level:.0%} t-interval, "
+                     f"clipped to the 1–5 scale<br>{_counts_text(per_method)}</sup>")
+    fig.update_layout(margin={"t": 95})
+    return fig
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    """``"n = 12 ratings per method"`` when equal, else ``"n: SHAP 12, LIME 10"``."""
+    if len(set(counts.values())) == 1:
+        n = next(iter(counts.values()))
+        return f"n = {n} {'rating' if n == 1 else 'ratings'} per method"
+    return "n: " + ", ".join(f"{m} {n}" for m, n in counts.items())

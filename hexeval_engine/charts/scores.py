@@ -1,12 +1,18 @@
-"""The persona × method heatmap of combined recommendation scores."""
+"""The persona × method heatmap of combined recommendation scores.
+
+The colour scale spans the scores' own range (stated on the colour bar and in the title), so a
+0.48–0.76 spread uses the whole scale instead of a sliver of 0–1; each cell's number is written in
+black or white, whichever contrasts with its colour (WCAG relative luminance).
+"""
 
 from __future__ import annotations
 
 import math
 
 import plotly.graph_objects as go
+from plotly.colors import find_intermediate_color, hex_to_rgb, sequential, unlabel_rgb
 
-from ..explanation import METHODS
+from ..explanation import ALL_METHODS
 from .colors import SCORE_COLORSCALE, style
 
 RECOMMENDED_MARK = "★"
@@ -24,26 +30,60 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     -------
     plotly.graph_objects.Figure or None
         A single ``Heatmap`` trace (rows: stakeholder titles; columns: methods in canonical
-        order; z in [0, 1], NaN where a method has no score); ``None`` when no score exists.
+        order; NaN where a method has no score; ``zmin``/``zmax`` the lowest and highest score)
+        with one annotation per cell; ``None`` when no score exists.
     """
     stakeholders = list(((recommendations or {}).get("stakeholders") or {}).values())
-    methods = [m for m in METHODS if m in (recommendations or {}).get("methods", [])]
+    methods = [m for m in ALL_METHODS if m in (recommendations or {}).get("methods", [])]
     if not stakeholders or not methods:
         return None
     z, text = [], []
     for s in stakeholders:
-        scores = {a["method"]: a["score"] for a in s["alternatives"]}
+        scores = {a.get("method"): a.get("score") for a in s.get("alternatives") or []}
         row = [scores.get(m) if scores.get(m) is not None else math.nan for m in methods]
         z.append(row)
-        text.append(["" if math.isnan(v) else f"{v:.2f}" + (f" {RECOMMENDED_MARK}" if m == s["recommended_method"]
+        text.append(["" if math.isnan(v) else f"{v:.2f}" + (f" {RECOMMENDED_MARK}" if m == s.get("recommended_method")
                                                            else "") for m, v in zip(methods, row)])
     if all(math.isnan(v) for row in z for v in row):
         return None
+    values = [v for row in z for v in row if not math.isnan(v)]
+    low, high = min(values), max(values)
+    if high - low < 0.02:  # one score, or all alike: a small window around it
+        low, high = max(0.0, low - 0.05), min(1.0, high + 0.05)
     fig = go.Figure(go.Heatmap(
-        z=z, x=methods, y=[s["title"] for s in stakeholders], text=text, texttemplate="%{text}",
-        colorscale=SCORE_COLORSCALE, zmin=0, zmax=1, colorbar={"title": {"text": "score"}},
+        z=z, x=methods, y=[s.get("title", "") for s in stakeholders], text=text,
+        colorscale=SCORE_COLORSCALE, zmin=low, zmax=high, xgap=2, ygap=2,
+        colorbar={"title": {"text": f"score<br>{low:.2f}–{high:.2f}", "side": "top"}, "thickness": 12},
         hovertemplate="%{y}<br>%{x}: %{z:.2f}<extra></extra>",
     ))
-    fig.update_yaxes(autorange="reversed")
+    for i, row in enumerate(z):
+        for j, v in enumerate(row):
+            if not math.isnan(v):
+                fig.add_annotation(x=methods[j], y=i, text=text[i][j], showarrow=False,
+                                   font={"size": 14, "color": _ink((v - low) / (high - low))})
+    fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=list(range(len(stakeholders))),
+                     ticktext=[s.get("title", "") for s in stakeholders])
+    fig.update_traces(y=list(range(len(stakeholders))))
+    fig.update_layout(height=140 + 56 * len(stakeholders))
     mode = " (technical only)" if recommendations.get("mode") == "technical_only" else ""
-    return style(fig, f"Combined score per stakeholder and method{mode} — {RECOMMENDED_MARK} recommended")
+    return style(fig, f"Combined score per stakeholder and method{mode} — {RECOMMENDED_MARK} recommended"
+                      f"<br><sup>colour scale spans this run's scores, {low:.2f} to {high:.2f}</sup>")
+
+
+def _ink(t: float) -> str:
+    """Black or white text, whichever contrasts more with Viridis at position ``t`` (0-1)."""
+    r, g, b = (int(c) for c in _viridis(max(0.0, min(1.0, t))))
+    luminance = sum(w * _linear(c) for w, c in zip((0.2126, 0.7152, 0.0722), (r, g, b)))
+    return "#111111" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#FFFFFF"
+
+
+def _viridis(t: float) -> tuple[float, float, float]:
+    scale = [hex_to_rgb(c) if c.startswith("#") else unlabel_rgb(c) for c in sequential.Viridis]
+    pos = t * (len(scale) - 1)
+    i = min(int(pos), len(scale) - 2)
+    return find_intermediate_color(scale[i], scale[i + 1], pos - i)
+
+
+def _linear(c: float) -> float:
+    c = c / 255
+    return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4

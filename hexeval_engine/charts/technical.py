@@ -2,8 +2,9 @@
 
 Both take the wide or the long technical table, read each metric's direction from it (never
 assume it) and draw one bar per method in that method's colour with the metric's confidence
-interval as error bars. Values computed on a *derived* importance vector (Anchor's rule
-features, DiCE's changed features) are hatched. When there is nothing to draw they return
+interval as error bars, one stacked panel per metric (horizontal bars: method names stay readable at
+phone width). Values computed on a *derived* importance vector (Anchor's rule features, DiCE's
+changed features) are hatched; the Random baseline is drawn pale with an outline, as a reference. When there is nothing to draw they return
 ``None``; the caller shows an empty state.
 """
 
@@ -13,10 +14,10 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..explanation import METHODS
+from ..explanation import ALL_METHODS
 from ..technical_table import as_long
-from .colors import TEXT_COLOR, method_color, style
-from .labels import ARROWS, direction_label, metric_title
+from .colors import BASELINE_METHODS, TEXT_COLOR, method_color, style, with_alpha
+from .labels import direction_label
 
 FIDELITY_METRICS = ("fidelity_deletion", "fidelity_insertion")
 PARSIMONY_METRICS = ("num_important_features", "gini_sparseness", "entropy_complexity", "rule_length",
@@ -37,17 +38,52 @@ def _error_bars(rows: pd.DataFrame) -> dict:
             "visible": bool(rows["ci_low"].notna().any()), "color": TEXT_COLOR}
 
 
-def _bar(rows: pd.DataFrame, method: str, x: list[str], *, showlegend: bool = True) -> go.Bar:
+def _bar(rows: pd.DataFrame, method: str, *, showlegend: bool = True) -> go.Bar:
+    """One horizontal bar per row of ``rows`` (one method), labelled with the method's name.
+
+    Horizontal bars keep every label readable at phone width: method names sit on the y axis,
+    values run along x, and nothing needs to be rotated or clipped.
+    """
+    baseline = method in BASELINE_METHODS
     return go.Bar(
-        name=method, legendgroup=method, showlegend=showlegend, x=x, y=rows["value"].tolist(),
-        marker={"color": method_color(method),
+        name=method, legendgroup=method, showlegend=showlegend, orientation="h",
+        y=[method] * len(rows), x=rows["value"].tolist(),
+        marker={"color": with_alpha(method_color(method), 0.35) if baseline else method_color(method),
+                "line": {"color": method_color(method), "width": 2 if baseline else 0},
                 "pattern": {"shape": [DERIVED_PATTERN if d else "" for d in rows["derived"]]}},
-        error_y=_error_bars(rows),
+        error_x=_error_bars(rows),
         customdata=list(zip(rows["ci_low"], rows["ci_high"], rows["meaning"].fillna(""),
                             ["derived importance vector" if d else "" for d in rows["derived"]])),
-        hovertemplate=(f"<b>{method}</b><br>%{{x}}: %{{y:.3f}}<br>CI %{{customdata[0]:.3f}} – "
+        hovertemplate=(f"<b>{method}</b>: %{{x:.3f}}<br>interval %{{customdata[0]:.3f}} – "
                        "%{customdata[1]:.3f}<br>%{customdata[2]}<br>%{customdata[3]}<extra></extra>"),
     )
+
+
+def _panels(rows: pd.DataFrame, metrics: list[str], title: str) -> go.Figure:
+    """One panel per metric, stacked vertically (titles never overlap at any width)."""
+    directions = rows.drop_duplicates("metric").set_index("metric")["direction"]
+    methods = [m for m in ALL_METHODS if m in set(rows["method"])]
+    panel, gap = 28 * len(methods) + 20, 64  # pixels: bars of one panel, and room for the next panel's title
+    plot_height = panel * len(metrics) + gap * (len(metrics) - 1)
+    fig = make_subplots(rows=len(metrics), cols=1, vertical_spacing=gap / plot_height if len(metrics) > 1 else 0,
+                        subplot_titles=[direction_label(m, directions[m]) for m in metrics])
+    in_legend: set[str] = set()
+    for row, metric in enumerate(metrics, start=1):
+        mrows = rows[rows["metric"] == metric]
+        for method in methods:
+            one = mrows[mrows["method"] == method]
+            if one.empty:
+                continue
+            fig.add_trace(_bar(one, method, showlegend=method not in in_legend), row=row, col=1)
+            in_legend.add(method)
+        fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(methods)), row=row, col=1)
+    for annotation in fig.layout.annotations:
+        annotation.update(x=0, xanchor="left", font={"size": 13}, yshift=4)
+    top = 70 + 22 * title.count("<br>")
+    fig.update_layout(barmode="overlay", bargap=0.25, height=plot_height + top + 30, showlegend=False)
+    fig = style(fig, title)
+    fig.update_layout(margin={"t": top, "b": 30})
+    return fig
 
 
 def fidelity_chart(technical: pd.DataFrame | None) -> go.Figure | None:
@@ -61,24 +97,18 @@ def fidelity_chart(technical: pd.DataFrame | None) -> go.Figure | None:
     Returns
     -------
     plotly.graph_objects.Figure or None
-        One bar trace per method (named after it, in its colour) over the two metrics, whose axis
-        labels carry the direction read from the table; ``None`` when no fidelity value exists.
+        Two stacked panels (deletion, insertion) titled with the metric and its direction read from
+        the table; one horizontal bar per method in its colour (the Random baseline pale with an
+        outline); ``None`` when no fidelity value exists.
     """
     rows = _present(as_long(technical), FIDELITY_METRICS)
     if rows.empty:
         return None
-    fig = go.Figure()
-    for method in METHODS:
-        mrows = rows[rows["method"] == method]
-        if mrows.empty:
-            continue
-        x = [direction_label(m, d) for m, d in zip(mrows["metric"], mrows["direction"])]
-        fig.add_trace(_bar(mrows, method, x))
-    fig.update_layout(barmode="group", yaxis={"title": {"text": "AUC of the explained-class probability"}})
-    title = "Fidelity: deletion vs insertion"
+    shown = [m for m in FIDELITY_METRICS if m in set(rows["metric"])]
+    title = "Fidelity: deletion vs insertion<br><sup>area under the explained-class probability curve</sup>"
     if rows["derived"].any():
-        title += "<br><sup>hatched bars: computed on a derived importance vector</sup>"
-    return style(fig, title)
+        title = title.replace("</sup>", "<br>hatched bars: computed on a derived importance vector</sup>")
+    return _panels(rows, shown, title)
 
 
 def parsimony_chart(technical: pd.DataFrame | None, metrics=PARSIMONY_METRICS) -> go.Figure | None:
@@ -94,24 +124,11 @@ def parsimony_chart(technical: pd.DataFrame | None, metrics=PARSIMONY_METRICS) -
     Returns
     -------
     plotly.graph_objects.Figure or None
-        Panels titled with the metric and its direction arrow; each method appears once in the
-        legend. ``None`` when none of the metrics has a value.
+        Stacked panels titled with the metric and its direction; one horizontal bar per method.
+        ``None`` when none of the metrics has a value.
     """
     rows = _present(as_long(technical), metrics)
     shown = [m for m in metrics if m in set(rows["metric"])]
     if not shown:
         return None
-    directions = rows.drop_duplicates("metric").set_index("metric")["direction"]
-    fig = make_subplots(rows=1, cols=len(shown),
-                        subplot_titles=[f"{metric_title(m)} {ARROWS[directions[m]]}" for m in shown])
-    in_legend: set[str] = set()
-    for col, metric in enumerate(shown, start=1):
-        mrows = rows[rows["metric"] == metric]
-        for method in METHODS:
-            one = mrows[mrows["method"] == method]
-            if one.empty:
-                continue
-            fig.add_trace(_bar(one, method, [method], showlegend=method not in in_legend), row=1, col=col)
-            in_legend.add(method)
-    fig.update_layout(barmode="group")
-    return style(fig, "Parsimony (↑ higher is better, ↓ lower is better)")
+    return _panels(rows, shown, "Parsimony (↑ higher is better, ↓ lower is better)")

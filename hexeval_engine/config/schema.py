@@ -27,6 +27,8 @@ class Domain(Section):
     terms: dict[str, str] = Field(default_factory=dict)
     feature_descriptions: dict[str, str] = Field(default_factory=dict, description="feature -> meaning with units")
     value_labels: dict[str, dict[str, str]] = Field(default_factory=dict, description="feature -> raw value -> label")
+    units: dict[str, str] = Field(default_factory=dict, description="feature -> unit its numbers are written with "
+                                                                    "(USD, %, share, years, mm Hg …)")
 
 
 class DataSettings(Section):

@@ -6,15 +6,17 @@ Public interface
 ``render_into(explanation, row, data, config) -> Explanation``  fills ``text`` and ``technical_text``
 
 ``text`` is for a non-expert: domain outcome names (``domain.positive_outcome`` /
-``negative_outcome``), feature descriptions (``domain.feature_descriptions``) and value labels
-(``domain.value_labels`` via ``FeatureCoder.label``), at most ``personas.top_k_features`` items.
-``technical_text`` is compact: raw column names, signed weights, rule precision/coverage,
-counterfactual probabilities. Both speak in raw CSV columns and values only.
+``negative_outcome``) and every feature and value worded by :class:`~hexeval_engine.vocabulary.Vocabulary`
+(feature descriptions, value labels, units, rule conditions as sentences), at most
+``personas.top_k_features`` items. ``technical_text`` is compact: raw column names, signed weights,
+rule precision/coverage, counterfactual probabilities.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from ..vocabulary import Vocabulary, join_words
 
 
 def render_into(explanation, row: dict, data, config):
@@ -53,14 +55,16 @@ def render(explanation, row: dict, data, config) -> tuple[str, str]:
 class _Words:
     def __init__(self, data, config):
         self.coder = data.coder
-        self.descriptions = config.domain.feature_descriptions
+        self.vocabulary = Vocabulary.from_domain(config.domain, coder=data.coder)
+        self.data = data
         self.domain = config.domain
         self.k = config.personas.top_k_features
 
     def name(self, feature: str) -> str:
-        return self.descriptions.get(feature, feature)
+        return self.vocabulary.name(feature)
 
     def value(self, feature: str, value) -> str:
+        """Raw value for the technical form (labels applied, no units)."""
         return self.coder.label(feature, value)
 
     def outcome(self, cls: int) -> str:
@@ -74,8 +78,8 @@ class _Words:
 def _attributions(e, row, w: _Words) -> tuple[str, str]:
     ranked = sorted(e.attributions.items(), key=lambda kv: -abs(kv[1]))
     top = [(f, v) for f, v in ranked if v != 0][: w.k]
-    towards = [f"{w.name(f)} is {w.value(f, row.get(f))}" for f, v in top if v > 0]
-    against = [f"{w.name(f)} is {w.value(f, row.get(f))}" for f, v in top if v < 0]
+    towards = [w.vocabulary.is_(f, row.get(f)) for f, v in top if v > 0]
+    against = [w.vocabulary.is_(f, row.get(f)) for f, v in top if v < 0]
     parts = []
     if towards:
         parts.append("Main reasons for this prediction: " + "; ".join(towards) + ".")
@@ -94,27 +98,19 @@ def _attributions(e, row, w: _Words) -> tuple[str, str]:
 
 
 def _condition_words(c, w: _Words) -> str:
-    name = w.name(c.feature)
-    if c.op == "=":
-        return f"{name} is {w.value(c.feature, c.value)}"
-    if c.op == ">":
-        return f"{name} is above {w.value(c.feature, c.value)}"
-    if c.op == "<=":
-        return f"{name} is at most {w.value(c.feature, c.value)}"
-    if c.op == "in":
-        low, high = c.value
-        return f"{name} is above {w.value(c.feature, low)} and at most {w.value(c.feature, high)}"
-    return c.text
+    return w.vocabulary.condition(c.feature, c.op, c.value)
 
 
 def _rule(e, w: _Words) -> tuple[str, str]:
     rule = e.rule
     conditions = rule.conditions
+    if w.data is not None and conditions:
+        w.vocabulary = w.vocabulary.with_ranges(w.data.X_train, [c.feature for c in conditions])
     if not conditions:
         text = (f"The model gives this prediction for most cases whatever the details "
                 f"({rule.precision:.0%} of similar cases).")
     else:
-        text = (f"Rule: as long as {' and '.join(_condition_words(c, w) for c in conditions)}, the model gives this "
+        text = (f"Rule: as long as {join_words(_condition_words(c, w) for c in conditions)}, the model gives this "
                 f"same prediction in {rule.precision:.0%} of similar cases. The rule applies to "
                 f"{rule.coverage:.0%} of cases.")
     tech = (f"IF {' AND '.join(c.text for c in conditions) or 'TRUE'} THEN class {e.predicted_class} "
@@ -133,12 +129,12 @@ def _counterfactuals(e, w: _Words) -> tuple[str, str]:
     other = w.outcome(1 - e.predicted_class)
     options = []
     for cf in cfs[: w.k]:
-        changes = [f"{w.name(f)} from {w.value(f, old)} to {w.value(f, new)}" for f, (old, new) in cf.changes.items()]
-        options.append("change " + " and ".join(changes) if changes else "no change")
+        changes = [w.vocabulary.change(f, old, new) for f, (old, new) in cf.changes.items()]
+        options.append("change " + join_words(changes) if changes else "no change")
     text = f"The prediction would become '{other}' if you " + "; or ".join(options) + "."
     fixed = e.extra.get("immutable_features") or []
     if fixed:
-        text += " Not changed in any suggestion: " + ", ".join(w.name(f) for f in fixed) + "."
+        text += " Not changed in any suggestion: " + join_words(w.name(f) for f in fixed) + "."
     tech = " | ".join(
         f"CF{n + 1} (p={cf.probability:.2f}{', flips' if cf.flips else ', no flip'}): "
         + ", ".join(f"{f}: {w.value(f, old)}→{w.value(f, new)}" for f, (old, new) in cf.changes.items())

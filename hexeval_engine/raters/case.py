@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..config.schema import Domain
 from ..dataset import Dataset
+from ..vocabulary import Vocabulary
 from .base import Case, CaseFeature
 
 
@@ -15,9 +16,10 @@ def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int]) -
     model : HexevalModel
         Predicts the probabilities shown to the persona (one batched call).
     data : Dataset
-        Supplies the raw values; ``data.coder.label`` renders them with the use case's value labels.
+        Supplies the raw values; :class:`~hexeval_engine.vocabulary.Vocabulary` words them (value
+        labels, units, number formats).
     domain : Domain
-        ``feature_descriptions`` give names with units; ``positive_outcome``/``negative_outcome``
+        ``feature_descriptions`` give names with their notes; ``positive_outcome``/``negative_outcome``
         word the prediction.
     instance_ids : list of int
         Row positions in ``data.X_test``.
@@ -28,10 +30,11 @@ def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int]) -
     proba = model.predict_proba(rows)[:, 1]
     threshold = float(getattr(model, "threshold", 0.5))
     cases = {}
+    words = Vocabulary.from_domain(domain, coder=data.coder)
     # iterrows on an all-numeric frame upcasts every value to float (0 -> 0.0), which misses value labels
     # keyed "0"; iterating an object copy keeps each column's own values.
     for (_, row), iid, p in zip(rows.astype(object).iterrows(), instance_ids, proba):
-        features = tuple(CaseFeature(f, domain.feature_descriptions.get(f, f), data.coder.label(f, row[f]))
+        features = tuple(CaseFeature(f, words.description(f), words.label(f, row[f]))
                          for f in data.feature_names)
         predicted = int(p >= threshold)
         outcome = domain.positive_outcome if predicted else domain.negative_outcome
