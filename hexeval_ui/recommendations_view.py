@@ -13,21 +13,27 @@ from hexeval_engine.charts import method_color, score_heatmap
 from hexeval_engine.recommendation_text import ALL_COMPONENTS, component_label, weights_text
 
 from .components import section
+from .evidence_view import render_comparisons, render_warnings
 from .metrics_table import NOT_APPLICABLE, number, with_interval
 from .run_summary import cases_per_method, is_simulated, render_run_summary
 
 COMPONENTS = ALL_COMPONENTS
 LEAD_BADGES = {
-    "clear": ("Clear lead", "green", ":material/verified:", "The winner's score interval lies entirely above the runner-up's."),
-    "close_call": ("Close call", "orange", ":material/balance:", "The score intervals of the winner and the runner-up overlap: "
-                                                                  "either could be the better choice."),
-    "single_candidate": ("Only candidate", "gray", ":material/looks_one:", "Only one method could be scored."),
-    "none": ("No recommendation", "red", ":material/block:", "No method could be scored for this stakeholder."),
+    "clear": ("Clear lead", "green", ":material/verified:",
+              "On the same cases, the winner beats the runner-up: the Holm-corrected paired test is below 0.05, the "
+              "paired difference's interval lies above 0 and at least 8 paired units stand behind it."),
+    "close_call": ("Close call", "orange", ":material/balance:",
+                   "The paired comparison with the runner-up does not establish a lead (or the ratings are simulated): "
+                   "either could be the better choice."),
+    "single_candidate": ("Only candidate", "gray", ":material/looks_one:", "Only one method beat the random baseline."),
+    "none": ("No recommendation", "red", ":material/block:", "No method qualified for this stakeholder; the reason is "
+                                                             "stated on the card."),
 }
 
 
 def render_recommendations(run) -> None:
     render_run_summary(run, explain_simulated=False)  # the simulated note below says what it means here
+    render_warnings(run)
     recs = run.recommendations or {}
     stakeholders = list((recs.get("stakeholders") or {}).values())
     if recs.get("mode") == "technical_only":
@@ -62,8 +68,12 @@ def render_recommendations(run) -> None:
 
 def _weights_caption(recs: dict) -> str:
     parts = weights_text(recs.get("weights") or {})
-    return (f"Combined score = weighted mean of four components on a 0–1 scale ({parts}). The interval is the "
-            f"{recs.get('confidence_level', 0.95):.0%} interval of the score.")
+    n = recs.get("n_shared_cases")
+    return (f"Score = weighted mean of fidelity (the same measure for every method) and the stakeholder's trust and "
+            f"satisfaction ratings, on a 0–1 scale ({parts}); parsimony only breaks close calls. The interval is the "
+            f"{recs.get('confidence_level', 0.95):.0%} bootstrap interval. Methods are compared case by case"
+            + (f" on the {n} cases every method explained" if n else "")
+            + ", and must beat a random explainer to be recommended.")
 
 
 def method_chip(method: str | None, size: str = "1.6rem") -> str:
@@ -89,7 +99,10 @@ def _card(entry: dict, run) -> None:
     if entry.get("score") is not None:
         st.caption(f"Score {with_interval(entry['score'], entry.get('score_ci_low'), entry.get('score_ci_high'))}"
                    + (f" · runner-up {entry['runner_up']}" if entry.get("runner_up") else ""))
-    st.markdown(reasoning_lead(entry.get("reasoning") or ""))
+    if not entry.get("recommended_method") and entry.get("reason"):
+        st.warning(entry["reason"], icon=":material/block:")
+    else:
+        st.markdown(reasoning_lead(entry.get("reasoning") or ""))
     strengths, concerns = entry.get("strengths") or [], entry.get("concerns") or []
     if strengths:
         st.markdown("**Strengths**\n" + "\n".join(f"- :green[:material/check:] {s}" for s in strengths))
@@ -97,6 +110,7 @@ def _card(entry: dict, run) -> None:
         st.markdown("**Concerns**\n" + "\n".join(f"- :orange[:material/warning:] {c}" for c in concerns))
     for note in entry.get("notes") or []:
         st.caption(note)
+    render_comparisons(entry)
     with st.expander("Alternatives and score components"):
         # A wrapped list, not a wide table: it fits a card at 1440 px and a phone alike.
         st.markdown(alternatives_markdown(entry, cases_per_method(run)))

@@ -6,6 +6,7 @@ import streamlit as st
 
 from .case_view import render_case_explorer
 from .downloads import render_downloads
+from .evidence_view import render_baseline_evidence, render_warnings
 from .ratings_view import render_ratings
 from .run_summary import render_run_summary
 from .technical_view import render_technical
@@ -13,9 +14,11 @@ from .technical_view import render_technical
 
 def render_results(run) -> None:
     render_run_summary(run)
+    render_warnings(run)
     technical, ratings, cases, files = st.tabs(["Technical metrics", "Persona ratings", "Case explorer", "Downloads"])
     with technical:
         render_technical(run)
+        render_baseline_evidence(run)
     with ratings:
         render_ratings(run)
     with cases:

@@ -49,9 +49,10 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     st.markdown(f"**{title}** · run `{run.run_id}` · {m.get('created', '')[:16].replace('T', ' ')} UTC · "
                 f"{sample} instances sampled · {run.rater_label}")
     counts = cases_per_method(run)
+    shared = (getattr(run, "recommendations", None) or {}).get("n_shared_cases")
     if counts:
-        st.caption("Cases explained per method: " + " · ".join(f"{m} {n}" for m, n in counts.items())
-                   + ". Methods can explain different numbers of cases (Anchor and DiCE are capped).")
+        st.caption((f"Methods are compared on the **{shared} cases every method explained**. " if shared else "")
+                   + "Cases explained per method: " + " · ".join(f"{m} {n}" for m, n in counts.items()) + ".")
     rater_badge(run)
     if explain_simulated and has_ratings(run) and is_simulated(run):
         st.caption("Persona ratings in this run come from the **simulated** rater, not from an LLM or real people: "

@@ -128,8 +128,8 @@ def test_recommendations_show_a_card_per_stakeholder_and_the_heatmap(outputs):
     assert any(t.startswith("Combined score per stakeholder") for t in chart_titles(at))
     # the alternatives as a wrapped list (fits a card and a phone), each with its own case and rating counts
     alternatives = next(m.value for m in at.markdown if m.value.startswith("1. **"))
-    assert alternatives.startswith("1. **SHAP** — score") and "Technical fidelity" in alternatives and "×" in alternatives
-    assert "n: 2 cases, 4 ratings" in alternatives
+    assert alternatives.startswith("1. **SHAP** — score") and "Fidelity" in alternatives and "×" in alternatives
+    assert "n: 2 cases, 2 rated cases" in alternatives
     assert "Cases explained per method: SHAP 2 · LIME 2 · Anchor 2 · DiCE 2" in page
     assert [m.value for m in at.metric] == [f"{saved[k]['score']:.2f}" for k in ("Lead Cardiologist", "Patient")]
 
@@ -238,3 +238,20 @@ def test_bad_upload_keeps_the_results_already_on_screen(outputs):
     at.session_state["usecase"] = "heart"
     open_page(at, RESULTS)
     assert not at.error and run.name in texts(at)
+
+
+def test_warnings_and_the_random_baseline_are_shown_where_results_are_read(outputs):
+    run = save_fixture_run(outputs)
+    manifest = json.loads((run / "run.json").read_text())
+    manifest["warnings"] = [{"code": "model_has_no_signal", "severity": "error",
+                             "message": "The model shows no usable signal on the held-out rows: its test ROC-AUC is 0.51."}]
+    (run / "run.json").write_text(json.dumps(manifest))
+    for page in (RESULTS, RECS):
+        at = open_page(app(viewed_run=str(run)), page)
+        assert any("no usable signal" in e.value for e in at.error), page
+    at = open_page(app(viewed_run=str(run)), RESULTS)
+    baseline = next(f.value for f in at.dataframe if "Beats random" in f.value.columns)
+    rows = baseline.set_index("Method")
+    assert rows.at["Random", "Difference from random"] == "reference"
+    assert rows.at["SHAP", "Beats random"] in ("yes", "no")
+    assert (rows["Cases"] > 0).all()

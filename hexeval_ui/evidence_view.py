@@ -1,0 +1,127 @@
+"""The evidence behind every recommendation, where people read it: run warnings, the comparison with the
+random baseline, the sanity checks and the paired comparisons of a stakeholder's card."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from hexeval_engine.vocabulary import plural
+
+from .components import section
+
+_YES, _NO = "yes", "no"
+
+
+def run_warnings(run) -> list[dict]:
+    """The run's warnings (``model_has_no_signal`` …), from the manifest or the recommendations."""
+    manifest = getattr(run, "manifest", None) or {}
+    recs = getattr(run, "recommendations", None) or {}
+    found = manifest.get("warnings") or recs.get("warnings") or []
+    return [w for w in found if isinstance(w, dict) and w.get("message")]
+
+
+def render_warnings(run) -> None:
+    """Each warning as a banner above the results: an error when it blocks the recommendations."""
+    for w in run_warnings(run):
+        if w.get("severity") == "error":
+            st.error(w["message"], icon=":material/report:")
+        else:
+            st.warning(w["message"], icon=":material/warning:")
+
+
+def _num(x, digits: int = 2) -> str:
+    return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}f}"
+
+
+def _signed_interval(low, high) -> str:
+    return "–" if low is None or high is None else f"{low:+.2f} to {high:+.2f}"
+
+
+def baseline_table(recs: dict) -> pd.DataFrame:
+    """Per method: fidelity on the shared cases and its paired difference from the random baseline."""
+    rows = []
+    for method, t in (recs.get("technical") or {}).items():
+        fid, vs = t.get("fidelity") or {}, t.get("vs_baseline") or {}
+        is_baseline = t.get("family") == "baseline"
+        rows.append({
+            "Method": method,
+            "Fidelity (shared cases)": f"{_num(fid.get('value'))} [{_num(fid.get('ci_low'))}, {_num(fid.get('ci_high'))}]",
+            "Cases": fid.get("n", 0),
+            "Difference from random": "reference" if is_baseline else (
+                f"{vs['diff']:+.2f} [{_signed_interval(vs.get('ci_low'), vs.get('ci_high'))}]"
+                if vs.get("diff") is not None else "not tested"),
+            "Signed-rank p": "" if is_baseline else _num(vs.get("p_value"), 3),
+            "Beats random": "" if is_baseline else (
+                "not tested" if vs.get("qualifies") is None else (_YES if vs["qualifies"] else _NO)),
+        })
+    return pd.DataFrame(rows)
+
+
+def randomisation_table(checks: dict) -> pd.DataFrame:
+    rows = []
+    for method, r in ((checks.get("randomisation") or {}).get("methods") or {}).items():
+        rows.append({"Method": method, "Rank similarity (real vs shuffled-label model)":
+                     f"{_num(r.get('similarity'))} [{_num(r.get('ci_low'))}, {_num(r.get('ci_high'))}]",
+                     "Cases": r.get("n", 0),
+                     "Verdict": ("ignores the model (expected: it is random)" if method == "Random" and r.get("ignores_model")
+                                 else "barely changes: may not reflect the model" if r.get("ignores_model")
+                                 else "changes with the model")})
+    return pd.DataFrame(rows)
+
+
+def render_baseline_evidence(run) -> None:
+    """Results → the random baseline and the sanity checks (model signal, model randomisation)."""
+    recs = getattr(run, "recommendations", None) or {}
+    checks = (getattr(run, "manifest", None) or {}).get("sanity_checks") or {}
+    table = baseline_table(recs)
+    if table.empty and not checks:
+        return
+    n = recs.get("n_shared_cases")
+    section("Compared with a random explainer",
+            "Every method is measured on the same cases as a **random** explainer (feature weights drawn at random, "
+            "never looking at the model). A method can only be recommended when its fidelity beats random on those "
+            "cases: the paired difference's 95% interval lies above 0 and the signed-rank test agrees."
+            + (f" Shared cases: {n}." if n else ""))
+    if not table.empty:
+        st.dataframe(table, hide_index=True, key="baseline_table")
+    signal = checks.get("signal") or {}
+    if signal:
+        auc = signal.get("roc_auc")
+        st.caption(f"Model signal on {plural(int(signal.get('n_test', 0)), 'held-out row')}: ROC-AUC {_num(auc)} "
+                   f"[{_num(signal.get('roc_auc_ci_low'))}, {_num(signal.get('roc_auc_ci_high'))}]; spread of predicted "
+                   f"probabilities {_num(signal.get('probability_std'), 3)}. "
+                   + ("Usable signal." if signal.get("has_signal") else "No usable signal: nothing is recommended."))
+    rand = checks.get("randomisation") or {}
+    if rand.get("status") == "done":
+        st.markdown("**Does the explanation change when the model is replaced by one trained on shuffled labels?**")
+        st.dataframe(randomisation_table(checks), hide_index=True, key="randomisation_table")
+        if rand.get("not_checked"):
+            st.caption("Not re-run for this check (their searches take seconds per case): "
+                       + ", ".join(rand["not_checked"]) + ".")
+    elif rand.get("reason"):
+        st.caption(f"Model-randomisation check not done: {rand['reason']}.")
+
+
+def comparisons_table(entry: dict) -> pd.DataFrame:
+    """A stakeholder's paired comparisons of the recommended method with each other qualifying method."""
+    rows = []
+    for c in entry.get("comparisons") or []:
+        rows.append({"Compared with": c.get("method"),
+                     "Paired difference": _num(c.get("diff")) if c.get("diff") is None else f"{c['diff']:+.2f}",
+                     "95% interval": _signed_interval(c.get("ci_low"), c.get("ci_high")),
+                     "Paired units": c.get("n", 0),
+                     "Corrected p (Holm)": _num(c.get("p_holm"), 3)})
+    return pd.DataFrame(rows)
+
+
+def render_comparisons(entry: dict) -> None:
+    table = comparisons_table(entry)
+    if table.empty:
+        return
+    st.markdown(f"**Paired comparisons of {entry.get('recommended_method') or 'the leader'}** — same cases, "
+                "difference in score; a clear lead needs the corrected p below 0.05, an interval above 0 and at "
+                "least 8 paired units.")
+    st.dataframe(table, hide_index=True)
