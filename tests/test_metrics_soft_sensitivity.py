@@ -131,7 +131,7 @@ def test_a_constant_explainer_is_perfectly_stable_but_not_faithful(lr):
     config = HexevalConfig()
     config.evaluation.stability.noise_std = 0.1
     features = lr.data.feature_names
-    constant = np.arange(8, 0, -1, dtype=float)  # always the same ranking: x0, x1, ..., whatever the case
+    constant = np.arange(1, 9, dtype=float)  # always the same ranking, x7 first and x0 last, whatever the case
 
     def truth_of(frame):
         x = frame.iloc[0]
