@@ -43,6 +43,9 @@ class Fidelity(Section):
     min_gap: float = Field(0.05, ge=0, le=1, description="smallest |f(x) - f(baseline)| a normalised score is given for")
     tie_draws: int = Field(5, ge=1, le=100, description="random orders averaged when features tie in relevance")
     soft_draws: int = Field(20, ge=1, le=1000, description="Bernoulli masks per case for soft sufficiency/comprehensiveness")
+    baseline: Literal["training_average", "other_class_average"] = Field(
+        "training_average", description="what a removed feature becomes: the training average, or the average of "
+                                        "training rows predicted as the other class")
 
 
 class CounterfactualChecks(Section):
