@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 from metrics_synthetic import linear_case, mixed_case, relevance_case, skewed_case, true_attributions
 
-from hexeval_engine.metrics import deletion_insertion_auc, deletion_insertion_auc_loop, fidelity_scores, make_baseline, \
-    make_class_baselines
+from hexeval_engine.metrics import deletion_insertion_auc, deletion_insertion_auc_loop, fidelity_scores, \
+    make_baseline, make_class_baselines
 from hexeval_engine.metrics.fidelity import normalised, step_counts
 
 
@@ -185,7 +185,8 @@ def test_combined_is_the_mean_of_normalised_insertion_and_one_minus_deletion(lin
     cls = _explained(linear, X)
     phi = _toward_class(true_attributions(linear, X), cls)
     v = fidelity_scores(linear.model, X, phi, cls, make_baseline(linear.data), 20)
-    np.testing.assert_allclose(v["fidelity_combined"], (v["fidelity_insertion_norm"] + 1 - v["fidelity_deletion_norm"]) / 2)
+    expected = (v["fidelity_insertion_norm"] + 1 - v["fidelity_deletion_norm"]) / 2
+    np.testing.assert_allclose(v["fidelity_combined"], expected)
     p_x = linear.model.predict_proba(X)[np.arange(30), cls]
     p_b = linear.model.predict_proba(make_baseline(linear.data))[0, cls]
     np.testing.assert_allclose(v["fidelity_deletion_norm"], normalised(v["fidelity_deletion"], p_x, p_b, 0.05))
@@ -253,7 +254,8 @@ def test_class_baselines_are_the_other_class_average():
         np.testing.assert_allclose(rows.iloc[explained].to_numpy(dtype=float), others.mean().to_numpy())
     # a model that never predicts class 1 leaves class 0 without a contrast: the training average is used
     fallback = make_class_baselines(case.data, np.zeros(len(predicted), dtype=int))
-    np.testing.assert_allclose(fallback.iloc[0].to_numpy(dtype=float), make_baseline(case.data).iloc[0].to_numpy(dtype=float))
+    average = make_baseline(case.data).iloc[0].to_numpy(dtype=float)
+    np.testing.assert_allclose(fallback.iloc[0].to_numpy(dtype=float), average)
 
 
 def test_other_class_baseline_scores_the_cases_the_training_average_cannot():

@@ -9,6 +9,7 @@ module                 metrics
 ``fidelity``           fidelity_deletion, fidelity_insertion (raw), their _norm versions, fidelity_combined
 ``soft_removal``       soft_sufficiency, soft_comprehensiveness
 ``masking``            the masked rows both send to the model, and the seeded random draws they share
+``baseline``           the row(s) a removed feature takes its value from (training average, or per class)
 ``parsimony``          num_important_features, gini_sparseness, entropy_complexity
 ``sensitivity``        max_sensitivity, local_lipschitz
 ``stability``          stability (mean cosine, for reference), lime_seed_agreement

@@ -74,7 +74,7 @@ def step_counts(p: int, steps: int) -> np.ndarray:
 
 
 def normalised(area, f_x, f_b, min_gap: float) -> np.ndarray:
-    """``(area - f_b) / (f_x - f_b)``; ``NaN`` where ``f_x - f_b < min_gap`` (see the module docstring) or a value is missing."""
+    """``(area - f_b) / (f_x - f_b)``; ``NaN`` where ``f_x - f_b < min_gap`` (see the module docstring) or unknown."""
     area, f_x, f_b = (np.asarray(v, dtype=float) for v in (area, f_x, f_b))
     gap = f_x - f_b
     ok = np.isfinite(area) & np.isfinite(gap) & (gap >= min_gap) & (gap > 0)
