@@ -194,3 +194,20 @@ def test_values_do_not_depend_on_the_method_name(case, config):
         return long.drop(columns="method").sort_values(["instance_id", "metric"]).reset_index(drop=True)
 
     pd.testing.assert_frame_equal(renamed("Random"), renamed("SHAP"))
+
+
+def test_fidelity_baseline_setting_reaches_the_metrics():
+    from metrics_synthetic import skewed_case
+
+    skewed = skewed_case()
+    X = skewed.data.X_test.iloc[:60]
+    cls = skewed.model.predict(X)
+    feats = skewed.data.feature_names
+    explanations = [_expl("Truth", i, cls[i], [1.0, 1.0, 0, 0, 0, 0, 0, 0], feats) for i in range(len(X))]
+    defined = {}
+    for baseline in ("training_average", "other_class_average"):
+        cfg = HexevalConfig()
+        cfg.evaluation.fidelity.baseline = baseline
+        long = compute_instance_metrics(skewed.model, skewed.data, explanations, cfg)
+        defined[baseline] = long[long["metric"] == "fidelity_combined"]["value"].notna().mean()
+    assert defined["other_class_average"] == 1.0 > defined["training_average"] + 0.2

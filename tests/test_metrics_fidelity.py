@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 from metrics_synthetic import linear_case, mixed_case, relevance_case, skewed_case, true_attributions
 
-from hexeval_engine.metrics import deletion_insertion_auc, deletion_insertion_auc_loop, fidelity_scores, make_baseline
+from hexeval_engine.metrics import deletion_insertion_auc, deletion_insertion_auc_loop, fidelity_scores, \
+    make_baseline, make_class_baselines
 from hexeval_engine.metrics.fidelity import normalised, step_counts
 
 
@@ -184,7 +185,8 @@ def test_combined_is_the_mean_of_normalised_insertion_and_one_minus_deletion(lin
     cls = _explained(linear, X)
     phi = _toward_class(true_attributions(linear, X), cls)
     v = fidelity_scores(linear.model, X, phi, cls, make_baseline(linear.data), 20)
-    np.testing.assert_allclose(v["fidelity_combined"], (v["fidelity_insertion_norm"] + 1 - v["fidelity_deletion_norm"]) / 2)
+    expected = (v["fidelity_insertion_norm"] + 1 - v["fidelity_deletion_norm"]) / 2
+    np.testing.assert_allclose(v["fidelity_combined"], expected)
     p_x = linear.model.predict_proba(X)[np.arange(30), cls]
     p_b = linear.model.predict_proba(make_baseline(linear.data))[0, cls]
     raw = normalised(v["fidelity_deletion"], p_x, p_b, 0.05)
@@ -248,3 +250,39 @@ def test_baseline_ignores_missing_values(mixed):
     data_holed = type(data)(**{**data.__dict__, "X_train": holed})
     assert make_baseline(data_holed).at[0, "rate"] == pytest.approx(holed["rate"].iloc[10:].mean())
     assert not pd.isna(make_baseline(data_holed).at[0, "rate"])
+
+
+def test_class_baselines_are_the_other_class_average():
+    case = skewed_case()
+    predicted = case.model.predict(case.data.X_train)
+    rows = make_class_baselines(case.data, predicted)
+    assert len(rows) == 2 and list(rows.columns) == list(case.data.X_train.columns)
+    for explained in (0, 1):
+        others = case.data.X_train[predicted == 1 - explained]
+        np.testing.assert_allclose(rows.iloc[explained].to_numpy(dtype=float), others.mean().to_numpy())
+    # a model that never predicts class 1 leaves class 0 without a contrast: the training average is used
+    fallback = make_class_baselines(case.data, np.zeros(len(predicted), dtype=int))
+    average = make_baseline(case.data).iloc[0].to_numpy(dtype=float)
+    np.testing.assert_allclose(fallback.iloc[0].to_numpy(dtype=float), average)
+
+
+def test_other_class_baseline_scores_the_cases_the_training_average_cannot():
+    case = skewed_case()
+    X = case.data.X_test.iloc[:200]
+    cls = _explained(case, X)
+    rows = make_class_baselines(case.data, case.model.predict(case.data.X_train))
+    ids = np.arange(len(X))
+    truth = np.tile([1.0, 1.0, 0, 0, 0, 0, 0, 0], (len(X), 1))
+    random = np.random.default_rng(8).normal(size=truth.shape)
+    common = {"tie_draws": 5, "random_state": 2, "instance_ids": ids, "baseline_of": cls}
+    good = fidelity_scores(case.model, X, truth, cls, rows, 20, **common)["fidelity_combined"]
+    bad = fidelity_scores(case.model, X, random, cls, rows, 20, **common)["fidelity_combined"]
+    average = fidelity_scores(case.model, X, truth, cls, make_baseline(case.data), 20, tie_draws=5, random_state=2,
+                              instance_ids=ids)["fidelity_combined"]
+    assert np.isfinite(good).mean() > 0.95 > np.isfinite(average).mean() + 0.2
+    assert np.nanmean(good - bad) > 0.15
+    slow = deletion_insertion_auc_loop(case.model, X.iloc[:4], truth[:4], cls[:4], rows, 5, tie_draws=2,
+                                       baseline_of=cls[:4])
+    fast = deletion_insertion_auc(case.model, X.iloc[:4], truth[:4], cls[:4], rows, 5, tie_draws=2, baseline_of=cls[:4])
+    for a, b in zip(fast, slow):
+        np.testing.assert_allclose(a, b, atol=1e-9)

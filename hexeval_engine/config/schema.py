@@ -60,15 +60,18 @@ class DataSettings(Section):
 
 class Fidelity(Section):
     steps: int = Field(20, ge=2, le=200)
-    min_gap: float = Field(0.05, ge=0, le=1, description="smallest |f(x) - f(baseline)| a normalised score is given for")
+    min_gap: float = Field(0.05, ge=0, le=1, description="smallest f(x) - f(baseline) a normalised score is given for")
     tie_draws: int = Field(5, ge=1, le=100, description="random orders averaged when features tie in relevance")
-    soft_draws: int = Field(20, ge=1, le=1000, description="Bernoulli masks per case for soft sufficiency/comprehensiveness")
+    soft_draws: int = Field(20, ge=1, le=1000, description="masks per case for soft sufficiency/comprehensiveness")
+    baseline: Literal["training_average", "other_class_average"] = Field(
+        "other_class_average", description="what a removed feature becomes: the training average, or the average of "
+                                        "training rows predicted as the other class")
 
 
 class CounterfactualChecks(Section):
-    k_neighbours: int = Field(5, ge=1, le=100, description="training rows a counterfactual's distance to the data averages")
-    max_knn_ratio: float = Field(2.0, gt=0, description="largest k-NN distance ratio a plausible counterfactual may have")
-    reference_rows: int = Field(500, ge=10, le=100000, description="training rows whose k-NN distance sets the typical one")
+    k_neighbours: int = Field(5, ge=1, le=100, description="training rows a counterfactual's distance averages over")
+    max_knn_ratio: float = Field(2.0, gt=0, description="largest k-NN distance ratio of a plausible counterfactual")
+    reference_rows: int = Field(500, ge=10, le=100000, description="training rows that set the typical k-NN distance")
 
 
 class Stability(Section):

@@ -9,6 +9,7 @@ module                 metrics
 ``fidelity``           fidelity_deletion, fidelity_insertion (raw), their _norm versions, fidelity_combined
 ``soft_removal``       soft_sufficiency, soft_comprehensiveness
 ``masking``            the masked rows both send to the model, and the seeded random draws they share
+``baseline``           the row(s) a removed feature takes its value from (training average, or per class)
 ``parsimony``          num_important_features, gini_sparseness, entropy_complexity
 ``sensitivity``        max_sensitivity, local_lipschitz
 ``stability``          stability (mean cosine, for reference), lime_seed_agreement
@@ -23,7 +24,7 @@ module                 metrics
 """
 
 from .aggregate import bootstrap_ci, summarise
-from .baseline import make_baseline
+from .baseline import make_baseline, make_class_baselines
 from .compute import INSTANCE_COLUMNS, compute_instance_metrics, relevance_vector
 from .counterfactuals import CounterfactualSpace, counterfactual_metrics
 from .fidelity import deletion_insertion_auc, deletion_insertion_auc_loop, fidelity_scores
@@ -40,7 +41,7 @@ __all__ = [
     "attribution_similarity", "bootstrap_ci", "compute_instance_metrics", "counterfactual_metrics",
     "deletion_insertion_auc", "deletion_insertion_auc_loop", "entropy_complexity", "explanation_vector",
     "fidelity_scores", "get_spec", "gini_sparseness", "held_out_rule_metrics", "instance_stability",
-    "local_lipschitz", "make_baseline", "max_sensitivity", "num_important_features", "plausibility_metrics",
-    "relevance_vector", "rule_coverage", "rule_length", "rule_mask", "rule_precision", "seed_agreement",
-    "soft_removal_scores", "summarise",
+    "local_lipschitz", "make_baseline", "make_class_baselines", "max_sensitivity", "num_important_features",
+    "plausibility_metrics", "relevance_vector", "rule_coverage", "rule_length", "rule_mask", "rule_precision",
+    "seed_agreement", "soft_removal_scores", "summarise"
 ]

@@ -23,7 +23,8 @@ Public interface (stable)
 * Failed explanations (``error`` set) are skipped; feed them to the report separately.
 
 Model calls: one (chunked) for all masked rows; one on ``X_test`` when there are rules; one on
-``X_train`` when there are counterfactuals; one on the noisy copies when ``perturbed`` is given.
+``X_train`` when there are counterfactuals or ``evaluation.fidelity.baseline`` is
+``other_class_average``; one on the noisy copies when ``perturbed`` is given.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import logging
 import numpy as np
 import pandas as pd
 
-from .baseline import make_baseline
+from .baseline import make_baseline, make_class_baselines
 from .counterfactuals import CounterfactualSpace, counterfactual_metrics
 from .fidelity import FidelityCurves
 from .masking import MaskedRows
@@ -65,7 +66,7 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
         Any mix of methods; failed ones are skipped.
     config : HexevalConfig
         Uses ``evaluation.random_state``, ``evaluation.fidelity`` (``steps``, ``min_gap``,
-        ``tie_draws``, ``soft_draws``), ``evaluation.stability.noise_std``,
+        ``tie_draws``, ``soft_draws``, ``baseline``), ``evaluation.stability.noise_std``,
         ``evaluation.counterfactual`` and ``evaluation.explainers.dice`` (``immutable_features``,
         ``feature_ranges``).
     perturbed, seed_runs : dict, optional
@@ -79,10 +80,11 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
         for that instance (documented per metric).
     """
     ok = [e for e in explanations if e.error is None]
+    train = _TrainPredictions(model, data)
     rows: list[tuple] = []
-    rows += _vector_rows(model, data, [e for e in ok if _has_vector(e)], config)
+    rows += _vector_rows(model, data, [e for e in ok if _has_vector(e)], config, train)
     rows += _rule_rows(model, data, [e for e in ok if e.rule is not None])
-    rows += _counterfactual_rows(model, data, [e for e in ok if e.counterfactuals is not None], config)
+    rows += _counterfactual_rows(data, [e for e in ok if e.counterfactuals is not None], config, train)
     by_key = {(e.method, e.instance_id): e for e in ok}
     rows += _stability_rows(model, data, by_key, perturbed or {}, config)
     for (method, iid), runs in (seed_runs or {}).items():
@@ -92,6 +94,18 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
         rows.append((method, iid, "lime_seed_agreement", seed_agreement(runs, data.feature_names), False))
     frame = pd.DataFrame(rows, columns=INSTANCE_COLUMNS)
     return frame.astype({"value": float, "derived": bool})
+
+
+class _TrainPredictions:
+    """The model's predicted class of every training row, computed once per call and only if needed."""
+
+    def __init__(self, model, data):
+        self.model, self.data, self._value = model, data, None
+
+    def get(self) -> np.ndarray:
+        if self._value is None:
+            self._value = self.model.predict(self.data.X_train[list(self.data.feature_names)])
+        return self._value
 
 
 def _has_vector(e) -> bool:
@@ -118,7 +132,7 @@ def _importance(explanation, feature_names) -> np.ndarray:
     return np.array([abs(float(weights.get(f, 0.0))) for f in feature_names])
 
 
-def _vector_rows(model, data, explanations, config) -> list[tuple]:
+def _vector_rows(model, data, explanations, config, train: _TrainPredictions) -> list[tuple]:
     if not explanations:
         return []
     ev = config.evaluation
@@ -126,8 +140,14 @@ def _vector_rows(model, data, explanations, config) -> list[tuple]:
     scores = np.array([relevance_vector(e, features) for e in explanations]).reshape(len(explanations), len(features))
     positions = np.array([e.instance_id for e in explanations], dtype=int)
     classes = np.array([e.predicted_class for e in explanations], dtype=int)
-    masked = MaskedRows(data.X_test[features], make_baseline(data))
-    common = {"positions": positions, "random_state": ev.random_state, "instance_ids": positions}
+    if ev.fidelity.baseline == "other_class_average":
+        masked = MaskedRows(data.X_test[features], make_class_baselines(data, train.get()))
+        baseline_of = classes
+    else:
+        masked = MaskedRows(data.X_test[features], make_baseline(data))
+        baseline_of = np.zeros(len(classes), dtype=int)
+    common = {"positions": positions, "random_state": ev.random_state, "instance_ids": positions,
+              "baseline_of": baseline_of}
     curves = FidelityCurves(masked, scores, classes, ev.fidelity.steps, tie_draws=ev.fidelity.tie_draws, **common)
     soft = SoftRemoval(masked, scores, classes, draws=ev.fidelity.soft_draws, **common)
     proba = masked.predict(model)
@@ -156,16 +176,15 @@ def _rule_rows(model, data, explanations) -> list[tuple]:
     return out
 
 
-def _counterfactual_rows(model, data, explanations, config) -> list[tuple]:
+def _counterfactual_rows(data, explanations, config, train: _TrainPredictions) -> list[tuple]:
     if not explanations:
         return []
     ev = config.evaluation
     dice, checks = ev.explainers.dice, ev.counterfactual
     space = CounterfactualSpace.from_data(data, immutable_features=dice.immutable_features,
                                           feature_ranges=dice.feature_ranges)
-    manifold = CounterfactualManifold.from_data(data, model.predict(data.X_train[list(data.feature_names)]),
-                                                k=checks.k_neighbours, reference_rows=checks.reference_rows,
-                                                random_state=ev.random_state)
+    manifold = CounterfactualManifold.from_data(data, train.get(), k=checks.k_neighbours,
+                                                reference_rows=checks.reference_rows, random_state=ev.random_state)
     instances = [data.X_test.iloc[e.instance_id] for e in explanations]
     plausible = plausibility_table(instances, [e.predicted_class for e in explanations],
                                    [e.counterfactuals for e in explanations], manifold, space,

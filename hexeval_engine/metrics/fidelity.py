@@ -3,7 +3,7 @@
 Public interface (stable)
 -------------------------
 ``deletion_insertion_auc(model, X_raw, scores, explained_class, baseline_row, steps, *, tie_draws=1,
-random_state=0, instance_ids=None, chunk_rows=50_000) -> (deletion, insertion)``  raw areas, ``(n,)`` each
+random_state=0, instance_ids=None, baseline_of=None, chunk_rows=50_000) -> (deletion, insertion)``  raw areas
 ``fidelity_scores(model, X_raw, scores, explained_class, baseline_row, steps, *, min_gap=0.05, ...)
 -> dict[str, ndarray]``  the five per-instance values below
 ``deletion_insertion_auc_loop(...)``  same values as ``deletion_insertion_auc``, one model call per row
@@ -112,10 +112,12 @@ class FidelityCurves:
     instance_ids : array-like of int, shape (n,), optional
         Seeds the tie draws with the instance, so every method sees the same draws for the same
         instance (default: ``positions``).
+    baseline_of : array-like of int, shape (n,), optional
+        Row of ``rows.base`` each explanation removes features to (default 0).
     """
 
     def __init__(self, rows: MaskedRows, scores, explained_class, steps: int, *, positions=None, tie_draws: int = 1,
-                 random_state: int = 0, instance_ids=None):
+                 random_state: int = 0, instance_ids=None, baseline_of=None):
         scores = np.asarray(scores, dtype=float)
         n, p = len(scores), len(rows.columns)
         if scores.ndim != 2 or scores.shape[1] != p:
@@ -136,6 +138,7 @@ class FidelityCurves:
         self.valid = finite & (np.abs(np.where(np.isfinite(scores), scores, 0.0)).sum(axis=1) > 0)
         self.columns = rows.columns
         self.positions, self.cls = positions, cls
+        self.baseline_of = np.zeros(n, dtype=int) if baseline_of is None else np.asarray(baseline_of, dtype=int)
         self.units, self.orders = self._orders(scores, ids, tie_draws, random_state)
         self.slice = self._queue(rows)
 
@@ -164,7 +167,7 @@ class FidelityCurves:
         from_baseline = np.stack([in_front, ~in_front], axis=1).reshape(m * 2 * K, p)  # deletion, insertion
         source = np.repeat(self.positions[self.units], 2 * K)
         classes = np.repeat(self.cls[self.units], 2 * K)
-        return rows.add(source, from_baseline, classes)
+        return rows.add(source, from_baseline, classes, np.repeat(self.baseline_of[self.units], 2 * K))
 
     def curves(self, proba: np.ndarray) -> np.ndarray:
         """``(units, 2, K)``: the deletion and insertion curve of every (explanation, draw)."""
@@ -195,7 +198,7 @@ class FidelityCurves:
 
 def fidelity_scores(model, X_raw: pd.DataFrame, scores, explained_class, baseline_row: pd.DataFrame, steps: int, *,
                     min_gap: float = 0.05, tie_draws: int = 1, random_state: int = 0, instance_ids=None,
-                    chunk_rows: int = 50_000) -> dict[str, np.ndarray]:
+                    baseline_of=None, chunk_rows: int = 50_000) -> dict[str, np.ndarray]:
     """Raw, normalised and combined deletion/insertion fidelity of ``n`` explanations of the rows of ``X_raw``.
 
     Parameters
@@ -208,9 +211,12 @@ def fidelity_scores(model, X_raw: pd.DataFrame, scores, explained_class, baselin
         Relevance per feature (see the module docstring).
     explained_class : array-like of int, shape (n,)
     baseline_row : pandas.DataFrame
-        One raw row (see :func:`make_baseline`) with the same columns.
+        One raw row (see :func:`make_baseline`) with the same columns, or several (e.g.
+        :func:`make_class_baselines`) picked per instance by ``baseline_of``.
     steps : int
         ``evaluation.fidelity.steps``.
+    baseline_of : array-like of int, shape (n,), optional
+        Row of ``baseline_row`` each instance removes features to (default 0).
     min_gap, tie_draws, random_state, instance_ids
         ``evaluation.fidelity.min_gap``, ``evaluation.fidelity.tie_draws``, ``evaluation.random_state``
         and the instance ids that seed the tie draws (default ``0..n-1``).
@@ -225,22 +231,23 @@ def fidelity_scores(model, X_raw: pd.DataFrame, scores, explained_class, baselin
     _check_one_per_row(X_raw, scores)
     rows = MaskedRows(X_raw, baseline_row)
     curves = FidelityCurves(rows, scores, explained_class, steps, tie_draws=tie_draws, random_state=random_state,
-                            instance_ids=instance_ids)
+                            instance_ids=instance_ids, baseline_of=baseline_of)
     return curves.result(rows.predict(model, chunk_rows), min_gap=min_gap)
 
 
 def deletion_insertion_auc(model, X_raw: pd.DataFrame, scores, explained_class, baseline_row: pd.DataFrame,
                            steps: int, *, tie_draws: int = 1, random_state: int = 0, instance_ids=None,
-                           chunk_rows: int = 50_000) -> tuple[np.ndarray, np.ndarray]:
+                           baseline_of=None, chunk_rows: int = 50_000) -> tuple[np.ndarray, np.ndarray]:
     """Raw deletion and insertion areas (see :func:`fidelity_scores`); ``NaN`` where no feature is ranked."""
     values = fidelity_scores(model, X_raw, scores, explained_class, baseline_row, steps, tie_draws=tie_draws,
-                             random_state=random_state, instance_ids=instance_ids, chunk_rows=chunk_rows)
+                             random_state=random_state, instance_ids=instance_ids, baseline_of=baseline_of,
+                             chunk_rows=chunk_rows)
     return values["fidelity_deletion"], values["fidelity_insertion"]
 
 
 def deletion_insertion_auc_loop(model, X_raw: pd.DataFrame, scores, explained_class, baseline_row: pd.DataFrame,
                                 steps: int, *, tie_draws: int = 1, random_state: int = 0,
-                                instance_ids=None) -> tuple[np.ndarray, np.ndarray]:
+                                instance_ids=None, baseline_of=None) -> tuple[np.ndarray, np.ndarray]:
     """Reference implementation of :func:`deletion_insertion_auc`: one model call per masked row.
 
     Same arguments, same orders and values; kept only to test and benchmark the vectorised version.
@@ -248,13 +255,14 @@ def deletion_insertion_auc_loop(model, X_raw: pd.DataFrame, scores, explained_cl
     _check_one_per_row(X_raw, scores)
     rows = MaskedRows(X_raw, baseline_row)
     plan = FidelityCurves(rows, scores, explained_class, steps, tie_draws=tie_draws, random_state=random_state,
-                          instance_ids=instance_ids)
+                          instance_ids=instance_ids, baseline_of=baseline_of)
     curves = np.empty((len(plan.units), 2, len(plan.ks)))
     for u, i in enumerate(plan.units):
         instance = rows.X.iloc[[i]].reset_index(drop=True)
+        base = rows.base.iloc[[plan.baseline_of[i]]].reset_index(drop=True)
         for s, k in enumerate(plan.ks):
             front = plan.orders[u, :k]
-            for curve, (masked_from, rest_from) in enumerate(((rows.base, instance), (instance, rows.base))):
+            for curve, (masked_from, rest_from) in enumerate(((base, instance), (instance, base))):
                 row = rest_from.copy()
                 for j in front:
                     col = plan.columns[j]

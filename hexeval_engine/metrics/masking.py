@@ -2,13 +2,14 @@
 
 Public interface (stable)
 -------------------------
-``MaskedRows(X_raw, baseline_row)``  collects masked rows from several metrics, then
-``.add(source, from_baseline, classes) -> slice`` and ``.predict(model, chunk_rows=50_000) -> ndarray``
+``MaskedRows(X_raw, baseline_rows)``  collects masked rows from several metrics, then
+``.add(source, from_baseline, classes, baseline_of=None) -> slice`` and
+``.predict(model, chunk_rows=50_000) -> ndarray``
 ``instance_rng(random_state, instance_id, stream) -> numpy.random.Generator``
 ``feature_uniforms(rng, draws, columns) -> ndarray (draws, p)``
 
-Removal by baseline replacement: a "removed" feature takes the value of one reference row (see
-:func:`hexeval_engine.metrics.baseline.make_baseline`), as in Covert, Lundberg & Lee (2021),
+Removal by baseline replacement: a "removed" feature takes the value of a reference row (see
+:mod:`hexeval_engine.metrics.baseline`; one row, or one per explained class), as in Covert, Lundberg & Lee (2021),
 *Explaining by Removing*, JMLR 22. Deletion/insertion curves and the soft sufficiency /
 comprehensiveness masks are all such rows; collecting them first and sending them to the model
 together keeps the number of model calls small (one per ``chunk_rows`` rows).
@@ -57,24 +58,26 @@ class MaskedRows:
     ----------
     X_raw : pandas.DataFrame
         The instances (raw columns). Row ``i`` is referred to by position ``i`` in ``source``.
-    baseline_row : pandas.DataFrame
-        One raw row with the same columns, in the same order.
+    baseline_rows : pandas.DataFrame
+        One or more raw rows with the same columns, in the same order; ``baseline_of`` in
+        :meth:`add` picks one per masked row (default the first).
     """
 
-    def __init__(self, X_raw: pd.DataFrame, baseline_row: pd.DataFrame):
-        if list(baseline_row.columns) != list(X_raw.columns) or len(baseline_row) != 1:
-            raise ValueError("The baseline must be one row with the same columns, in the same order, as the "
-                             f"instances ({list(X_raw.columns)}); got {list(baseline_row.columns)} "
-                             f"with {len(baseline_row)} row(s).")
+    def __init__(self, X_raw: pd.DataFrame, baseline_rows: pd.DataFrame):
+        if list(baseline_rows.columns) != list(X_raw.columns) or len(baseline_rows) < 1:
+            raise ValueError("The baseline must be at least one row with the same columns, in the same order, as the "
+                             f"instances ({list(X_raw.columns)}); got {list(baseline_rows.columns)} "
+                             f"with {len(baseline_rows)} row(s).")
         self.X = X_raw.reset_index(drop=True)
-        self.base = baseline_row.reset_index(drop=True)
+        self.base = baseline_rows.reset_index(drop=True)
         self.columns = list(X_raw.columns)
         self._sources: list[np.ndarray] = []
         self._masks: list[np.ndarray] = []
         self._classes: list[np.ndarray] = []
+        self._bases: list[np.ndarray] = []
         self.n_rows = 0
 
-    def add(self, source, from_baseline, classes) -> slice:
+    def add(self, source, from_baseline, classes, baseline_of=None) -> slice:
         """Queue rows: row ``r`` copies instance ``source[r]`` and takes the baseline where ``from_baseline[r]``.
 
         Parameters
@@ -83,6 +86,8 @@ class MaskedRows:
         from_baseline : array-like of bool, shape (r, p)
         classes : array-like of int, shape (r,)
             The class whose probability is read for each row.
+        baseline_of : array-like of int, shape (r,), optional
+            Which baseline row each masked row takes its removed values from (default 0).
 
         Returns
         -------
@@ -94,7 +99,12 @@ class MaskedRows:
         classes = np.asarray(classes, dtype=int).reshape(-1)
         if len(classes) != len(source):
             raise ValueError(f"One class per masked row is needed; got {len(classes)} for {len(source)} rows.")
+        bases = (np.zeros(len(source), dtype=int) if baseline_of is None
+                 else np.asarray(baseline_of, dtype=int).reshape(-1))
+        if len(bases) != len(source) or (len(bases) and (bases.min() < 0 or bases.max() >= len(self.base))):
+            raise ValueError(f"baseline_of must name one of the {len(self.base)} baseline row(s) per masked row.")
         start = self.n_rows
+        self._bases.append(bases)
         self._sources.append(source)
         self._masks.append(mask)
         self._classes.append(classes)
@@ -107,7 +117,8 @@ class MaskedRows:
         source = np.concatenate(self._sources)[start:stop] if self._sources else np.empty(0, dtype=int)
         mask = (np.concatenate(self._masks)[start:stop] if self._masks
                 else np.empty((0, len(self.columns)), dtype=bool))
-        pick = np.where(mask, len(self.X), source[:, None])  # the baseline is appended as the last row
+        bases = np.concatenate(self._bases)[start:stop] if self._bases else np.empty(0, dtype=int)
+        pick = np.where(mask, len(self.X) + bases[:, None], source[:, None])  # baselines appended after the rows
         pool = pd.concat([self.X, self.base], ignore_index=True)
         cols = {}
         for j, col in enumerate(self.columns):

@@ -74,7 +74,8 @@ class CounterfactualManifold:
         X = data.X_train
         predicted_train = np.asarray(predicted_train, dtype=int).reshape(-1)
         if len(predicted_train) != len(X):
-            raise ValueError(f"One predicted class per training row is needed; got {len(predicted_train)} for {len(X)}.")
+            raise ValueError(f"One predicted class per training row is needed; got {len(predicted_train)} "
+                             f"for {len(X)}.")
         numeric = [f for f in data.feature_names if f not in data.categorical_features]
         categorical = [f for f in data.feature_names if f in data.categorical_features]
         raw = _numeric(X, numeric)

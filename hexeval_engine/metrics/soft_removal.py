@@ -71,10 +71,12 @@ class SoftRemoval:
         ``evaluation.random_state``.
     instance_ids : array-like of int, optional
         Seeds the masks' random numbers with the instance (default: ``positions``).
+    baseline_of : array-like of int, shape (n,), optional
+        Row of ``rows.base`` each explanation removes features to (default 0).
     """
 
     def __init__(self, rows: MaskedRows, scores, explained_class, *, positions=None, draws: int = 20,
-                 random_state: int = 0, instance_ids=None):
+                 random_state: int = 0, instance_ids=None, baseline_of=None):
         scores = np.asarray(scores, dtype=float)
         p = len(rows.columns)
         if scores.ndim != 2 or scores.shape[1] != p:
@@ -88,6 +90,7 @@ class SoftRemoval:
         cls = np.asarray(explained_class, dtype=int).reshape(-1)
         if self.positions.shape != (n,) or ids.shape != (n,) or cls.shape != (n,):
             raise ValueError(f"positions, instance_ids and explained_class need one entry per explanation ({n}).")
+        self.baseline_of = np.zeros(n, dtype=int) if baseline_of is None else np.asarray(baseline_of, dtype=int)
         q = keep_probabilities(scores)
         self.valid = np.isfinite(q).all(axis=1)
         self.index = np.flatnonzero(self.valid)
@@ -103,7 +106,7 @@ class SoftRemoval:
             blocks.append(np.vstack([np.zeros((1, p), bool), np.ones((1, p), bool), ~hit, hit]))
         per = 2 + 2 * S
         return rows.add(np.repeat(self.positions[self.index], per), np.vstack(blocks),
-                        np.repeat(cls[self.index], per))
+                        np.repeat(cls[self.index], per), np.repeat(self.baseline_of[self.index], per))
 
     def result(self, proba: np.ndarray, *, min_gap: float = 0.05) -> dict[str, np.ndarray]:
         """``SOFT_METRICS`` -> ``(n,)`` values from the probabilities of ``rows.predict``."""
@@ -123,11 +126,11 @@ class SoftRemoval:
 
 def soft_removal_scores(model, X_raw: pd.DataFrame, scores, explained_class, baseline_row: pd.DataFrame, *,
                         draws: int = 20, min_gap: float = 0.05, random_state: int = 0, instance_ids=None,
-                        chunk_rows: int = 50_000) -> dict[str, np.ndarray]:
+                        baseline_of=None, chunk_rows: int = 50_000) -> dict[str, np.ndarray]:
     """Soft sufficiency and comprehensiveness of one explanation per row of ``X_raw`` (see the module docstring)."""
     if np.shape(scores) != X_raw.shape:
         raise ValueError(f"scores must have shape (n_instances, n_features) = {X_raw.shape}; got {np.shape(scores)}.")
     rows = MaskedRows(X_raw, baseline_row)
     soft = SoftRemoval(rows, scores, explained_class, draws=draws, random_state=random_state,
-                       instance_ids=instance_ids)
+                       instance_ids=instance_ids, baseline_of=baseline_of)
     return soft.result(rows.predict(model, chunk_rows), min_gap=min_gap)
