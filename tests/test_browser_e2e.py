@@ -270,13 +270,12 @@ def test_saved_run_loads_into_results_and_recommendations(page):
 def test_two_saved_runs_compare(page):
     _goto(page, "Configure & Run")
     page.get_by_text("Compare two runs").wait_for()
-    picker = page.get_by_test_id("stMultiSelect")
-    for day in ("2026-01-02", "2026-01-03"):
-        picker.click()
+    for label, day in (("Run A", "2026-01-02"), ("Run B", "2026-01-03")):  # exactly two runs, chosen explicitly
+        page.get_by_role("combobox", name=label, exact=True).click()
         page.get_by_role("option", name=re.compile(day)).click()
         _settle(page)
-        page.keyboard.press("Escape")
     page.get_by_role("button", name="Compare", exact=True).click()
+    page.get_by_text("Settings that differ").wait_for()
     page.get_by_text("Recommendation changes").wait_for()
     _no_exception(page)
     _shot(page, "15_compare_runs")

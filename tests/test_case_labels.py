@@ -12,4 +12,6 @@ def test_heart_case_features_use_value_labels(usecase_bundle):
     labels = config.domain.value_labels
     for feature in ("sex", "cp", "fbs", "thal"):
         assert values[feature] == labels[feature][str(data.X_test[feature].iloc[0])], feature
-    assert values["age"] == str(data.X_test["age"].iloc[0])  # numeric features stay numbers
+    # numeric features stay numbers, written with the use case's unit
+    assert values["age"] == f"{int(data.X_test['age'].iloc[0])} years"
+    assert values["chol"] == f"{int(data.X_test['chol'].iloc[0])} mg/dl"
