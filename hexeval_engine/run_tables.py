@@ -47,8 +47,9 @@ def read_table(path: Path, key: str, manifest: dict, run_name: str) -> pd.DataFr
                        "delete it and re-run the evaluation.") from err
     missing = [c for c in REQUIRED_COLUMNS.get(key, ()) if c not in frame.columns]
     if missing:
-        raise RunError(f"Table {path.name} of run {run_name} lacks the column(s) {', '.join(missing)}: it is not the "
-                       "table HEXEval saved. Delete the run and re-run the evaluation.")
+        columns = f"columns {', '.join(missing)}" if len(missing) > 1 else f"column {missing[0]}"
+        raise RunError(f"Table {path.name} of run {run_name} lacks the {columns}: it is not the table HEXEval "
+                       "saved. Delete the run and re-run the evaluation.")
     expected = _expected_rows(key, manifest)
     if expected is not None and len(frame) != expected:
         raise RunError(f"Table {path.name} of run {run_name} holds {len(frame)} row(s) but the run saved {expected}: "

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_missing_playwright_fails_in_ci_and_skips_elsewhere(tmp_path, ci):
     blocked = tmp_path / "playwright"
     blocked.mkdir()
-    (blocked / "__init__.py").write_text("raise ImportError('Playwright hidden by this test')\n")
+    (blocked / "__init__.py").write_text("raise ModuleNotFoundError('Playwright hidden by this test', name='playwright')\n")
     env = {**os.environ, "PYTHONPATH": str(tmp_path), "CI": ci}
     done = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider",
                            "tests/test_browser_e2e.py"], cwd=ROOT, env=env, capture_output=True, text=True,
