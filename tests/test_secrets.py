@@ -59,9 +59,10 @@ def test_allowed_endpoint_gets_the_key_and_an_echoing_server_gets_it_saved_nowhe
     out = tmp_path / "runs"
     result = evaluate(usecase="heart", output_dir=out, config_overrides=tiny(llm_server.url))
     assert {r.headers.get("authorization") for r in llm_server.completion_requests()} == {f"Bearer {OPERATOR_KEY}"}
-    ratings = result.persona_ratings.set_index("persona_name")
-    assert ratings.loc[personas[0], "status"] == "ok" and "Your key is Bearer ***" in ratings.loc[personas[0], "comment"]
-    assert ratings.loc[personas[1], "status"] == "failed" and "***" in ratings.loc[personas[1], "error"]
+    ratings = result.persona_ratings
+    first, second = (ratings[ratings["persona_name"] == p] for p in personas[:2])
+    assert (first["status"] == "ok").all() and first["comment"].str.contains("Your key is Bearer ***", regex=False).all()
+    assert (second["status"] == "failed").all() and second["error"].str.contains("***", regex=False).all()
     write_report(load_run(result.output_path), result.output_path / "report.html")
     files = {p.name for p in out.rglob("*") if p.is_file()}
     assert {"llm_cache.sqlite", "persona_ratings.csv", "report.html", "run.json"} <= files
