@@ -56,8 +56,9 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     fig = go.Figure(go.Heatmap(
         z=z, x=methods, y=[s.get("title", "") for s in stakeholders], text=text,
         colorscale=SCORE_COLORSCALE, zmin=low, zmax=high, xgap=2, ygap=2,
-        colorbar={"title": {"text": f"score ({low:.2f}–{high:.2f})", "side": "top"}, "thickness": 10,
-                  "orientation": "h", "x": 0, "xanchor": "left", "y": -0.02, "yanchor": "top", "len": 1},
+        # under the method names; its range is stated in the subtitle
+        colorbar={"thickness": 10, "orientation": "h", "x": 0, "xanchor": "left", "y": -0.12, "yanchor": "top",
+                  "len": 1},
         hovertemplate="%{y}<br>%{x}: %{z:.2f}<extra></extra>",
     ))
     for i, row in enumerate(z):
@@ -72,7 +73,7 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     mode = " (technical only)" if recommendations.get("mode") == "technical_only" else ""
     fig = style(fig, f"Combined score per stakeholder{mode}<br><sup>{RECOMMENDED_MARK} recommended · colour scale "
                      f"spans this run's scores,<br>{low:.2f} to {high:.2f}</sup>")
-    fig.update_layout(margin={"t": 100, "b": 90}, showlegend=False)
+    fig.update_layout(margin={"t": 100, "b": 100}, showlegend=False)
     return fig
 
 
