@@ -121,8 +121,13 @@ def _goto(page, title: str) -> None:
 
 def _pick_credit_risk(page) -> None:
     _open_sidebar(page)
-    page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
-    page.get_by_role("option", name="Credit Risk (Finance)").click()
+    page.wait_for_timeout(500)  # the phone sidebar slides in; a click during the animation can miss
+    option = page.get_by_role("option", name="Credit Risk (Finance)")
+    for _ in range(3):
+        page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
+        if option.is_visible() or (page.wait_for_timeout(1000) or option.is_visible()):
+            break
+    option.click()
     page.get_by_text("Predict whether a consumer loan will default").first.wait_for()
     _close_sidebar_on_phone(page)
 
@@ -164,6 +169,10 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
 
     page.goto(url)
     page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
+    # the theme follows the system setting: a dark page for a dark system, a light one otherwise
+    background = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
+    channels = [int(c) for c in re.findall(r"\d+", background)[:3]]
+    assert (sum(channels) < 3 * 80) == (scheme == "dark"), background
     _pick_credit_risk(page)
     _shot(page, f"{name}-0-configure")
     if width >= 1440:  # the primary action is in view without scrolling

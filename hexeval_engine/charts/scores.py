@@ -21,6 +21,9 @@ RECOMMENDED_MARK = "★"
 def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     """Combined score of every method for every stakeholder, the recommended cell starred.
 
+    Long stakeholder titles wrap onto two lines and the colour bar lies under the grid, so the
+    cells keep their width on a phone.
+
     Parameters
     ----------
     recommendations : dict or None
@@ -53,7 +56,9 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     fig = go.Figure(go.Heatmap(
         z=z, x=methods, y=[s.get("title", "") for s in stakeholders], text=text,
         colorscale=SCORE_COLORSCALE, zmin=low, zmax=high, xgap=2, ygap=2,
-        colorbar={"title": {"text": f"score<br>{low:.2f}–{high:.2f}", "side": "top"}, "thickness": 12},
+        # under the method names; its range is stated in the subtitle
+        colorbar={"thickness": 10, "orientation": "h", "x": 0, "xanchor": "left", "y": -0.12, "yanchor": "top",
+                  "len": 1},
         hovertemplate="%{y}<br>%{x}: %{z:.2f}<extra></extra>",
     ))
     for i, row in enumerate(z):
@@ -62,12 +67,23 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
                 fig.add_annotation(x=methods[j], y=i, text=text[i][j], showarrow=False,
                                    font={"size": 14, "color": _ink((v - low) / (high - low))})
     fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=list(range(len(stakeholders))),
-                     ticktext=[s.get("title", "") for s in stakeholders])
+                     ticktext=[_wrap(s.get("title", "")) for s in stakeholders])
     fig.update_traces(y=list(range(len(stakeholders))))
-    fig.update_layout(height=140 + 56 * len(stakeholders))
+    fig.update_layout(height=200 + 56 * len(stakeholders))
     mode = " (technical only)" if recommendations.get("mode") == "technical_only" else ""
-    return style(fig, f"Combined score per stakeholder and method{mode} — {RECOMMENDED_MARK} recommended"
-                      f"<br><sup>colour scale spans this run's scores, {low:.2f} to {high:.2f}</sup>")
+    fig = style(fig, f"Combined score per stakeholder{mode}<br><sup>{RECOMMENDED_MARK} recommended · colour scale "
+                     f"spans this run's scores,<br>{low:.2f} to {high:.2f}</sup>")
+    fig.update_layout(margin={"t": 100, "b": 100}, showlegend=False)
+    return fig
+
+
+def _wrap(title: str, width: int = 16) -> str:
+    """A long stakeholder title on two lines (more room for the cells at phone width)."""
+    if len(title) <= width or " " not in title:
+        return title
+    cut = title.rfind(" ", 0, len(title) // 2 + 4)
+    cut = cut if cut > 0 else title.find(" ")
+    return title[:cut] + "<br>" + title[cut + 1:]
 
 
 def _ink(t: float) -> str:
