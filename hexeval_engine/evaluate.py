@@ -31,6 +31,7 @@ from .runs import new_run_id, save_run
 from .sanity import run_sanity_checks
 from .usecase_data import load_data_for_config
 from .usecases import get_usecase
+from .vocabulary import humanise
 
 log = logging.getLogger(__name__)
 
@@ -267,11 +268,12 @@ def _strip_credentials(url: str) -> str:
 
 
 def _name_outcomes(config: HexevalConfig, data) -> HexevalConfig:
-    """Outcome wording the config leaves unset becomes the target's own labels (``status = churned``),
+    """Outcome wording the config leaves unset becomes the target's own labels (``status churned``),
     so explanations, persona prompts and reports say what the model predicts instead of "positive outcome"."""
     domain = config.domain
     negative, positive = data.class_labels
-    words = {key: f"{data.target} = {label}" for key, label in (("positive_outcome", positive),
+    target = humanise(data.target).lower()
+    words = {key: f"{target} {label}" for key, label in (("positive_outcome", positive),
                                                                  ("negative_outcome", negative))
              if key not in domain.model_fields_set}
     if not words:

@@ -101,7 +101,7 @@ def test_a_ratings_table_without_the_rating_columns_is_an_error_not_a_traceback(
     run = save_fixture_run(outputs)
     pd.DataFrame({"persona_role": ["Patient"], "trust": [4]}).to_csv(run / "persona_ratings.csv", index=False)
     at = open_page(app(viewed_run=str(run)), RESULTS)
-    assert any("lacks the column(s)" in e.value for e in at.error)
+    assert any("lacks the column" in e.value and "explanation_type" in e.value for e in at.error)
 
 
 def test_case_values_are_withheld_when_the_data_file_changed(outputs):

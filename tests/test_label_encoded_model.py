@@ -64,8 +64,10 @@ def test_engine_evaluates_end_to_end_and_explanations_show_labels(bare_model, tm
     methods = set(result.technical_metrics["method"])
     assert {"SHAP", "LIME", "Anchor", "DiCE"} <= methods
     texts = " ".join(e.text or "" for e in result.technical.explanations)
-    assert re.search(r"loan_grade is [A-G]\b", texts) and not re.search(r"loan_grade is \d", texts)
-    assert re.search(r"person_home_ownership is (RENT|MORTGAGE|OWN|OTHER)\b", texts)
+    assert re.search(r"loan.grade is [A-G]\b", texts) and not re.search(r"loan.grade is \d", texts)
+    # the labels, worded for people ("Rent", not the code "RENT" nor an integer code)
+    assert re.search(r"person.home.ownership is (Rent|Mortgage|Own|Other)\b", texts)
+    assert "loan_status" not in texts  # the outcome is named in words, not by its column
     changed = [v for e in result.technical.explanations for cf in (e.counterfactuals or []) for v in cf.row.values()]
     assert changed and {"RENT", "MORTGAGE", "OWN", "OTHER"} & set(map(str, changed))
     shap_exp = next(e for e in result.technical.explanations if e.method == "SHAP")
