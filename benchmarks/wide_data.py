@@ -7,7 +7,7 @@ Pipeline (one-hot encoding with unknown categories ignored, median imputation) i
 XGBClassifier, saved with skops.
 
 Each configuration runs ``hexeval_engine.evaluate`` in a fresh child process and reports wall time
-per stage (from the run manifest) and the child's peak resident memory (``ru_maxrss``). Reference:
+per stage in seconds (from the run manifest: loading, technical, personas, total) and the child's peak resident memory (``ru_maxrss``). Reference:
 the bundled heart use case with the same knobs, so the two rows compare like with like.
 
 Knobs (all set explicitly): sample_size 20, SHAP background 50, LIME 500 samples with a stability
@@ -127,7 +127,7 @@ def main() -> None:
         print(f"Anchor {'off' if args.no_anchor else 'on'}; load average at start: {os.getloadavg()}")
         rows = [("heart (reference)", run("heart", knobs)), (f"wide ({args.rows:,} × 300)", run("wide", knobs, model, csv))]
     print(f"\nload average at the end: {os.getloadavg()}")
-    header = f"{'case':<22}{'features':>9}{'load':>8}{'technical':>11}{'personas':>10}{'total':>9}{'wall':>9}{'peak MiB':>10}  failures"
+    header = f"{'case':<22}{'features':>9}{'loading':>8}{'technical':>11}{'personas':>10}{'total':>9}{'wall':>9}{'peak MiB':>10}  failures"
     print(header)
     print("-" * len(header))
     for name, r in rows:
