@@ -7,12 +7,14 @@ Pipeline (one-hot encoding with unknown categories ignored, median imputation) i
 XGBClassifier, saved with skops.
 
 Each configuration runs ``hexeval_engine.evaluate`` in a fresh child process and reports wall time
-per stage (from the run manifest) and the child's peak resident memory (``ru_maxrss``). Reference:
+per stage in seconds (from the run manifest: loading, technical, personas, total) and the child's peak resident memory (``ru_maxrss``). Reference:
 the bundled heart use case with the same knobs, so the two rows compare like with like.
 
 Knobs (all set explicitly): sample_size 20, SHAP background 50, LIME 500 samples with a stability
 subset of 5, Anchor on 5 instances at precision 0.9, DiCE on 3 instances with 3 counterfactuals,
 fidelity steps 20, stability repeats 3, simulated persona rater on 2 instances, sequential backend.
+``--no-anchor`` leaves Anchor out of both rows (on the wide data its beam search over ~900 candidate
+predicates did not finish 5 instances in 12 minutes and held more than 4 GiB).
 
 Run: ``PYTHONPATH=. .venv/bin/python benchmarks/wide_data.py [--rows 5000] [--levels 3000]``.
 """
@@ -80,14 +82,14 @@ def make_wide(folder: Path, rows: int, levels: int, n_features: int = 300) -> tu
     return path, csv
 
 
-def _child(kind: str, model: str | None, csv: str | None, out: str, queue) -> None:
+def _child(kind: str, model: str | None, csv: str | None, out: str, knobs: dict, queue) -> None:
     from hexeval_engine import evaluate
 
     start = time.perf_counter()
     if kind == "heart":
-        result = evaluate(usecase="heart", output_dir=out, config_overrides=KNOBS)
+        result = evaluate(usecase="heart", output_dir=out, config_overrides=knobs)
     else:
-        result = evaluate(model, csv, "target", output_dir=out, config_overrides=KNOBS, keep_inputs=True)
+        result = evaluate(model, csv, "target", output_dir=out, config_overrides=knobs, keep_inputs=True)
     wall = time.perf_counter() - start
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     queue.put({"timings": result.manifest["timings"], "wall": wall, "peak_mib": peak_mib,
@@ -96,12 +98,12 @@ def _child(kind: str, model: str | None, csv: str | None, out: str, queue) -> No
                "ratings_ok": result.manifest["counts"]["ratings_ok"]})
 
 
-def run(kind: str, model=None, csv=None) -> dict:
+def run(kind: str, knobs: dict, model=None, csv=None) -> dict:
     ctx = mp.get_context("spawn")
     queue = ctx.Queue()
     with tempfile.TemporaryDirectory() as out:
         proc = ctx.Process(target=_child, args=(kind, str(model) if model else None, str(csv) if csv else None,
-                                               out, queue))
+                                               out, knobs, queue))
         proc.start()
         proc.join()
         if proc.exitcode != 0:
@@ -113,15 +115,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=5000)
     parser.add_argument("--levels", type=int, default=3000)
+    parser.add_argument("--no-anchor", action="store_true", help="leave Anchor out of both rows")
     args = parser.parse_args()
+    knobs = json.loads(json.dumps(KNOBS))
+    knobs["evaluation"]["explainers"]["anchor"]["enabled"] = not args.no_anchor
     with tempfile.TemporaryDirectory() as tmp:
         t = time.perf_counter()
         model, csv = make_wide(Path(tmp), args.rows, args.levels)
         print(f"Synthetic data: {args.rows:,} rows × 300 features (merchant: {args.levels:,} levels), "
               f"{csv.stat().st_size / 2**20:.1f} MiB CSV; model trained in {time.perf_counter() - t:.1f} s")
-        rows = [("heart (reference)", run("heart")), (f"wide ({args.rows:,} × 300)", run("wide", model, csv))]
-    print(f"\nload average before/after: {os.getloadavg()}")
-    header = f"{'case':<22}{'features':>9}{'load':>8}{'technical':>11}{'personas':>10}{'total':>9}{'wall':>9}{'peak MiB':>10}  failures"
+        print(f"Anchor {'off' if args.no_anchor else 'on'}; load average at start: {os.getloadavg()}")
+        rows = [("heart (reference)", run("heart", knobs)), (f"wide ({args.rows:,} × 300)", run("wide", knobs, model, csv))]
+    print(f"\nload average at the end: {os.getloadavg()}")
+    header = f"{'case':<22}{'features':>9}{'loading':>8}{'technical':>11}{'personas':>10}{'total':>9}{'wall':>9}{'peak MiB':>10}  failures"
     print(header)
     print("-" * len(header))
     for name, r in rows:

@@ -44,7 +44,7 @@ def test_a_pickle_upload_is_refused_without_running_it(usecase_bundle, tmp_path)
     check = check_upload(UploadedFile("model.pkl", pickle.dumps(_RunsCode(marker))), csv, target)
     try:
         assert not check.ok
-        assert any("is a pickle/joblib file, which this server does not accept" in e for e in check.errors)
+        assert any("pickle/joblib file, which this server does not accept" in e for e in check.errors)
         assert not marker.exists()
     finally:
         check.discard()

@@ -61,12 +61,31 @@ class DiceExplainer:
         self.predictor = CodedPredictor(model, data.coder)
         train = _categoricals_as_text(self.space.decode(self.space.train), data.categorical_features)
         train[data.target] = data.y_train.to_numpy()
+        train = self._with_unseen_categories(train)
         self._data = dice_ml.Data(dataframe=train, continuous_features=list(data.numeric_features),
                                   outcome_name=data.target)
         self._backend = _PooledModel(data.coder)
         self._model = dice_ml.Model(model=self._backend, backend="sklearn", model_type="classifier")
         self.vary = [f for f in data.feature_names if f not in set(self.settings.immutable_features)]
         self._precision = self._data.get_decimal_precisions(output_type="dict")
+
+    def _with_unseen_categories(self, train: pd.DataFrame) -> pd.DataFrame:
+        """``train`` plus the test rows holding a category no training row has.
+
+        DiCE refuses a query whose category lies outside its dataset ("has a value outside the
+        dataset"); with a column of thousands of levels (an id-like merchant or postcode) most test
+        rows hold one. Those rows join DiCE's search space, so every category the coder knows is in it.
+        """
+        data = self.data
+        new = pd.Series(False, index=data.X_test.index)
+        for col in data.categorical_features:
+            new |= ~data.X_test[col].isin(set(data.X_train[col].dropna())) & data.X_test[col].notna()
+        if not new.any():
+            return train
+        M, _ = self.space.encode(data.X_test[new])
+        extra = _categoricals_as_text(self.space.decode(M), data.categorical_features)
+        extra[data.target] = data.y_test[new].to_numpy()
+        return pd.concat([train, extra], ignore_index=True)
 
     def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
                 on_instance=None) -> list[Explanation]:
