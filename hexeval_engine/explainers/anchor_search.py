@@ -113,9 +113,9 @@ class _Rule:
 
 
 class _Search:
-    def __init__(self, sample_fn, coverage_data, samples: _Samples):
+    def __init__(self, sample_fn, coverage: np.ndarray, samples: _Samples):
         self.sample_fn = sample_fn
-        self.coverage = np.asarray(coverage_data, dtype=bool)
+        self.coverage = coverage
         self.samples = samples
         self.rules: dict[tuple, _Rule] = {}
         self.n_predicates = samples.data.shape[1]
@@ -169,6 +169,7 @@ class _Search:
     def draw(self, t: tuple, n: int):
         """The library's ``complete_sample_fn``: ``n`` samples on which rule ``t`` holds; returns the positives."""
         _, data, labels = self.sample_fn(list(t), n)
+        data, labels = np.asarray(data, dtype=np.int8), np.asarray(labels, dtype=np.int8)
         rule = self.rules[t]
         added = self.samples.add(data, labels)
         rule.parts.append(np.arange(added.start, added.stop))
@@ -241,21 +242,22 @@ def anchor_beam(sample_fn, *, delta=0.05, epsilon=0.1, batch_size=10, desired_co
     sample function (``AnchorTabularExplainer.get_sample_fn``).
     """
     empty = {"feature": [], "mean": [], "precision": [], "coverage": [], "all_precision": 0}
-    _, coverage_data, _ = sample_fn([], coverage_samples, compute_labels=False)
+    coverage = np.asarray(sample_fn([], coverage_samples, compute_labels=False)[1], dtype=bool)
     _, data, labels = sample_fn([], max(1, min_samples_start))
-    data, labels = np.asarray(data), np.asarray(labels)
+    data, labels = np.asarray(data, dtype=np.int8), np.asarray(labels, dtype=np.int8)
     mean = labels.mean()
     beta = np.log(1.0 / delta)
     lb = float(dlow_bernoulli(mean, beta / data.shape[0]))
     while mean > desired_confidence and lb < desired_confidence - epsilon:
         _, ndata, nlabels = sample_fn([], batch_size)
-        data = np.vstack((data, ndata))
-        labels = np.hstack((labels, nlabels))
+        data = np.vstack((data, np.asarray(ndata, dtype=np.int8)))
+        labels = np.hstack((labels, np.asarray(nlabels, dtype=np.int8)))
         mean = labels.mean()
         lb = float(dlow_bernoulli(mean, beta / data.shape[0]))
     if lb > desired_confidence:
         return dict(empty, num_preds=data.shape[0], all_precision=mean)
-    search = _Search(sample_fn, coverage_data, _Samples(data, labels))
+    search = _Search(sample_fn, coverage, _Samples(data, labels))
+    del data, labels  # the search holds its own (growing) copy
     n_features = search.n_predicates
     current_size = 1
     best_of_size: dict[int, list] = {0: []}

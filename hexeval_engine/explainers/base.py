@@ -43,6 +43,10 @@ log = logging.getLogger(__name__)
 MODEL_CALL_MEMORY_BYTES = 256 * 2**20
 #: Bytes assumed per cell of a decoded, preprocessed row (frame, transformed copy, validation copies).
 BYTES_PER_CELL = 64
+#: Memory the row cache of a :class:`CodedPredictor` may hold, and the per-row overhead of one entry
+#: (bytes object, float, dict slot) besides its 8 bytes per column.
+CACHE_MEMORY_BYTES = 64 * 2**20
+CACHE_ENTRY_OVERHEAD = 150
 
 
 def rows_per_call(n_columns: int) -> int:
@@ -195,13 +199,17 @@ class CodedPredictor:
     ----------
     model : HexevalModel
     coder : FeatureCoder
-    max_cached_rows : int
-        The cache is cleared when it would grow beyond this many rows.
+    max_cached_rows : int, optional
+        The cache is cleared when it would grow beyond this many rows. Default: as many rows as fit
+        in ``CACHE_MEMORY_BYTES`` (each key holds a row's coded values), at most 200,000.
     """
 
-    def __init__(self, model, coder, *, max_cached_rows: int = 200_000):
+    def __init__(self, model, coder, *, max_cached_rows: int | None = None):
         self.model = model
         self.coder = coder
+        if max_cached_rows is None:
+            row_bytes = 8 * len(coder.feature_names) + CACHE_ENTRY_OVERHEAD
+            max_cached_rows = max(1000, min(200_000, CACHE_MEMORY_BYTES // row_bytes))
         self.max_cached_rows = max_cached_rows
         self._cache: dict[bytes, float] = {}
         self.calls = 0
