@@ -79,3 +79,20 @@ def test_agreement_of_repeated_ratings():
     assert table.loc["trust", "mean_abs_diff"] == 2 and table.loc["trust", "share_identical"] == 0
     assert table.loc["completeness", "mean_abs_diff"] == 0 and table.loc["completeness", "share_identical"] == 1
     assert (table["groups"] == 1).all()
+
+
+def test_a_wide_case_lists_what_the_explanation_speaks_about_and_says_how_many_are_left_out():
+    from hexeval_engine.explanation import Explanation
+    from hexeval_engine.raters.base import Case, CaseFeature
+    from hexeval_engine.raters.prompt import MAX_CASE_LINES, _mentioned, render_case
+
+    features = tuple(CaseFeature(f"f{i}", f"feature {i}", str(i)) for i in range(300))
+    case = Case(instance_id=0, features=features, predicted_class=1, outcome="yes", probability_positive=0.8)
+    exp = Explanation("SHAP", 0, 1, 0.8, attributions={"f250": 0.5, "f3": -0.1, **{f"f{i}": 0.0 for i in range(100, 140)}})
+    text = render_case(case, _mentioned(exp))
+    lines = text.splitlines()
+    assert lines[:2] == ["- feature 3: 3", "- feature 100: 100"] and "- feature 250: 250" in lines
+    assert len(lines) == MAX_CASE_LINES + 1
+    assert lines[-1] == f"- … and {300 - MAX_CASE_LINES} more features not listed here"
+    small = Case(instance_id=0, features=features[:13], predicted_class=1, outcome="yes", probability_positive=0.8)
+    assert len(render_case(small, []).splitlines()) == 13

@@ -89,14 +89,43 @@ def system_prompt(p: Persona, domain: Domain) -> str:
 
 def _user(task: RatingTask) -> str:
     case, domain = task.case, task.domain
-    return (f"The {domain.decision_noun}:\n{render_case(case)}\n\n{render_prediction(case, domain)}\n\n"
+    return (f"The {domain.decision_noun}:\n{render_case(case, _mentioned(task.explanation))}\n\n"
+            f"{render_prediction(case, domain)}\n\n"
             f"{task.label}:\n<<<\n{task.explanation.text.strip()}\n>>>\n\n"
             f"Rate {task.label} as {task.persona.name} and answer with the JSON object.")
 
 
-def render_case(case: Case) -> str:
-    """The case's raw feature values, one per line, with descriptions (units) and labels."""
-    return "\n".join(f"- {f.description}: {f.value}" for f in case.features)
+#: Cases with more features than this list the ones the explanation speaks about, then others up to the cap.
+MAX_CASE_LINES = 40
+
+
+def render_case(case: Case, mentioned=()) -> str:
+    """The case's feature values, one per line, with descriptions (units) and labels.
+
+    A wide case (more than :data:`MAX_CASE_LINES` features) lists the features in ``mentioned`` first,
+    then the others in column order up to the cap, and says how many were left out: a persona cannot
+    take in hundreds of lines, and a prompt that long costs tokens without informing the rating.
+    """
+    features = list(case.features)
+    if len(features) > MAX_CASE_LINES:
+        first = [f for f in features if f.name in set(mentioned)]
+        rest = [f for f in features if f.name not in set(mentioned)]
+        shown = (first + rest)[:max(MAX_CASE_LINES, len(first))]
+        left = len(features) - len(shown)
+        return "\n".join(f"- {f.description}: {f.value}" for f in shown) + (
+            f"\n- … and {left} more features not listed here" if left else "")
+    return "\n".join(f"- {f.description}: {f.value}" for f in features)
+
+
+def _mentioned(explanation) -> list[str]:
+    """The raw features an explanation speaks about (its attributions, rule or counterfactual changes)."""
+    attrs = explanation.attributions or explanation.extra.get("source_attributions") or {}
+    names = sorted(attrs, key=lambda f: -abs(attrs[f]))[:MAX_CASE_LINES]  # the largest first
+    if explanation.rule is not None:
+        names += [c.feature for c in explanation.rule.conditions]
+    for cf in explanation.counterfactuals or []:
+        names += list(cf.changes)
+    return names
 
 
 def render_prediction(case: Case, domain: Domain) -> str:
