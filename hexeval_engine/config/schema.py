@@ -102,14 +102,14 @@ class LimeSettings(Section):
 class AnchorSettings(Section):
     enabled: bool = True
     precision_threshold: float = Field(0.9, gt=0, le=1)
-    max_instances: int = Field(10, ge=1, le=1000)
+    max_instances: int = Field(20, ge=1, le=1000)
     time_budget_seconds: float = Field(60.0, **_BUDGET)
 
 
 class DiceSettings(Section):
     enabled: bool = True
     num_counterfactuals: int = Field(3, ge=1, le=20)
-    max_instances: int = Field(5, ge=1, le=1000)
+    max_instances: int = Field(20, ge=1, le=1000)
     time_budget_seconds: float = Field(60.0, **_BUDGET)
     method: Literal["random", "genetic", "kdtree"] = "random"
     immutable_features: list[str] = Field(default_factory=list, description="features a counterfactual must not change")
@@ -158,7 +158,7 @@ class Sanity(Section):
 
 
 class Evaluation(Section):
-    sample_size: int = Field(100, ge=1, le=100000)
+    sample_size: int = Field(20, ge=1, le=100000)
     random_state: int = 42
     bootstrap_resamples: int = Field(1000, ge=100, le=100000)
     confidence_level: float = Field(0.95, gt=0.5, lt=1)
