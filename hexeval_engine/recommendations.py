@@ -222,7 +222,7 @@ def _parsimony_tie_break(winner, pool, comparisons, ev: _Evidence, parsimony: pd
         if not (math.isfinite(d.p_value) and d.p_value < alpha and d.ci_low > 0):
             as_faithful.append(a)
     sizes = {a["method"]: float(np.nanmean(_column(parsimony, a["method"])))
-             if a["method"] in parsimony.columns else math.inf for a in as_faithful}
+             if a["method"] in parsimony.columns else math.inf for a in tied}
     choice = min(as_faithful, key=lambda a: (sizes[a["method"]], -(a["score"] or 0)))
     if choice is winner or not math.isfinite(sizes[choice["method"]]):
         return winner, None

@@ -202,3 +202,18 @@ def test_paired_statistics_building_blocks():
     assert paired_difference([1, np.nan, 3], [0, 5, np.nan]).n == 1
     assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
     assert np.isnan(holm([np.nan, 0.02])[0]) and holm([np.nan, 0.02])[1] == pytest.approx(0.02)
+
+
+def test_parsimony_tie_break_when_the_score_leader_is_less_faithful_than_a_tied_method():
+    # Persona ratings put LIME on top, but SHAP is clearly more faithful and tied on the score: the tie-break
+    # may only choose among the methods as faithful as SHAP, and must not fail because LIME is not one of them.
+    both = {"recommendations": {"weights": {"technical_fidelity": 0.3, "technical_parsimony": 0.2,
+                                            "persona_trust": 0.3, "persona_satisfaction": 0.2}}}
+    per_case = per_instance_table({"SHAP": noisy(0.85, 12, 0.01, 1), "LIME": noisy(0.70, 12, 0.01, 2),
+                                   "Random": noisy(0.4, 12, 0.02, 3)},
+                                  sizes={"SHAP": [3] * 12, "LIME": [6] * 12})
+    ratings = case_ratings({("Officer", "SHAP"): [3, 4] * 6, ("Officer", "LIME"): [4, 4] * 6}, cases=12)
+    entry = generate_recommendations(long_table(), ratings, both, per_instance=per_case,
+                                     rater_kind="simulated")["stakeholders"]["Officer"]
+    assert entry["lead"] == "close_call"
+    assert entry["recommended_method"] == "SHAP"
