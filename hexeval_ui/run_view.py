@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from hexeval_engine import HexevalError
@@ -12,6 +14,8 @@ from .components import RESULTS_PAGE, show_error
 from .engine import outputs_root
 from .rater import RaterChoice, api_key_for
 from .settings import pickle_uploads_allowed
+
+log = logging.getLogger(__name__)
 
 
 class _StageProgress:
@@ -46,6 +50,12 @@ def run_evaluation(usecase, rater: RaterChoice, overrides: dict, upload=None) ->
             status.update(label="The evaluation stopped", state="error")
             show_error(err)
             return
+        except Exception:  # a bug, not a user error: say so on the page (the traceback goes to the server log)
+            log.exception("The evaluation failed with an internal error")
+            status.update(label="The evaluation failed", state="error")
+            st.error("HEXEval hit an internal error and stopped; nothing was saved and earlier runs are untouched. "
+                     "The details are in the server log — please report them.", icon=":material/bug_report:")
+            return
         status.update(label="Evaluation complete", state="complete", expanded=False)
     state.remember_run(state.current_usecase(), str(result.output_path), result.run_id)
     st.rerun()  # redraw the sidebar (drawn before the run) so "Run being viewed" shows this run at once
@@ -56,8 +66,8 @@ def render_finished_run() -> None:
     finished = state.take_finished_run()
     if finished is None:
         return
-    run_id, folder = finished
-    st.success(f"Run `{run_id}` saved to `{folder}`.", icon=":material/check_circle:")
+    run_id, _folder = finished
+    st.success(f"Run `{run_id}` saved.", icon=":material/check_circle:")
     st.page_link(RESULTS_PAGE, label="See the results", icon=":material/monitoring:")
 
 
