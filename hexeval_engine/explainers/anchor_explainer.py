@@ -123,7 +123,8 @@ class AnchorExplainer:
                 found = anchor_beam(
                     sample_fn, delta=DELTA, epsilon=TAU, batch_size=BATCH_SIZE, desired_confidence=self.threshold,
                     beam_size=BEAM_SIZE, min_samples_start=MIN_SAMPLES_START, max_anchor_size=MAX_ANCHOR_SIZE,
-                    coverage_samples=COVERAGE_SAMPLES)
+                    coverage_samples=COVERAGE_SAMPLES,
+                    label_fn=lambda raw: (classify(raw) == int(classes[i])).astype(int))
                 return [mapping[idx] for idx in found["feature"]], found
             return run
 
