@@ -131,9 +131,18 @@ def print_main(runs: list[dict]) -> None:
             print(f"    failures ({len(r['failures'])}): {r['failures'][:3]}")
 
 
+def _failed(run: dict) -> str:
+    """Failed explanations per method, e.g. ``A3`` (3 Anchor cases over budget or failing), ``-`` if none."""
+    counts: dict = {}
+    for f in run["failures"]:
+        if "instance_id" in f:
+            counts[f["method"]] = counts.get(f["method"], 0) + 1
+    return " ".join(f"{m[0]}{n}" for m, n in counts.items()) or "-"
+
+
 def print_scaling(runs: list[dict]) -> None:
     head = (f"{'workload':<16}{'features':>9}{'n':>6}" + "".join(f"{m + ' s':>9}" for m in METHODS) +
-            f"{'wall s':>8}{'cpu s':>7}{'x ref':>7}{'peak MB':>9}{'start MB':>10}  load")
+            f"{'wall s':>8}{'cpu s':>7}{'x ref':>7}{'peak MB':>9}{'start MB':>10}{'failed':>8}  load")
     print(head)
     print("-" * len(head))
     reference = {}
@@ -144,10 +153,12 @@ def print_scaling(runs: list[dict]) -> None:
         t = r["timings"]
         cells = "".join(f"{t.get(m, float('nan')):>9.2f}" for m in METHODS)
         print(f"{r['name']:<16}{r['features']:>9}{r['sample']:>6}{cells}{r['wall']:>8.2f}"
-              f"{r['cpu']:>7.2f}{r['wall'] / ref['wall']:>7.1f}{r['peak_rss_mb']:>9.0f}{r['start_rss_mb']:>10.0f}  "
+              f"{r['cpu']:>7.2f}{r['wall'] / ref['wall']:>7.1f}{r['peak_rss_mb']:>9.0f}{r['start_rss_mb']:>10.0f}"
+              f"{_failed(r):>8}  "
               f"{r['load_before'].split()[0]}")
     print("\n'x ref' = wall time relative to the first row of the same group. Anchor and DiCE explain their first 10")
-    print("and 5 instances whatever the sample size; SHAP and LIME explain the whole sample.")
+    print("and 5 instances whatever the sample size; SHAP and LIME explain the whole sample. 'failed' = failed")
+    print("explanations per method initial (e.g. A3: three Anchor cases stopped by the time budget).")
 
 
 def fidelity_comparison(name: str, instances: int) -> None:

@@ -41,8 +41,10 @@ def _compare(model, data, config, rows):
     lengths = []
     for i in range(len(M)):
         found = []
+        label = int(classes[i])
         for search in (lambda fn: AnchorBaseBeam.anchor_beam(_library_sample_fn(fn), **settings),
-                       lambda fn: anchor_beam(fn, **settings)):
+                       lambda fn: anchor_beam(fn, **settings,  # as AnchorExplainer runs it: pooled labelling
+                                              label_fn=lambda raw: (classify(raw) == label).astype(int))):
             sample_fn, _ = explainer._anchor.get_sample_fn(M[i], classify, desired_label=int(classes[i]))
             np.random.seed(1000 + i)
             found.append(search(sample_fn))

@@ -30,7 +30,7 @@ import pandas as pd
 
 from ..explanation import Condition, Explanation, Rule
 from .anchor_search import anchor_beam
-from .base import GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace, budget_setting, failure_text
+from .base import GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure
 from .lockstep import MAX_TOGETHER, run_lockstep
 
 log = logging.getLogger(__name__)
@@ -123,7 +123,8 @@ class AnchorExplainer:
                 found = anchor_beam(
                     sample_fn, delta=DELTA, epsilon=TAU, batch_size=BATCH_SIZE, desired_confidence=self.threshold,
                     beam_size=BEAM_SIZE, min_samples_start=MIN_SAMPLES_START, max_anchor_size=MAX_ANCHOR_SIZE,
-                    coverage_samples=COVERAGE_SAMPLES)
+                    coverage_samples=COVERAGE_SAMPLES,
+                    label_fn=lambda raw: (classify(raw) == int(classes[i])).astype(int))
                 return [mapping[idx] for idx in found["feature"]], found
             return run
 
@@ -143,7 +144,7 @@ class AnchorExplainer:
         base = dict(method=self.method, instance_id=int(iid), predicted_class=cls, probability=probability,
                     algorithm=f"AnchorTabularExplainer (precision threshold {self.threshold:g})", seconds=seconds)
         if isinstance(result, BaseException):
-            log.error("Anchor failed for instance %s", iid, exc_info=result)
+            log_failure(log, "Anchor", iid, result)
             return Explanation(**base, error=failure_text(result))
         predicates, found = result
         precision = found["precision"][-1] if found["precision"] else found["all_precision"]

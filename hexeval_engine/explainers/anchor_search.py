@@ -13,7 +13,12 @@ questions), same statistics and the same tie-breaking; what changes is how the b
   (``data[t_idx]`` for each of ``beam_size x predicates`` candidates: quadratic in the number of
   columns); here the counts of all extensions of a rule come from one pass over its samples;
 * the confidence bounds of all arms are computed together (vectorised bisection, the library's
-  17 steps and clipping).
+  17 steps and clipping);
+* draws whose labels nothing waits for are labelled by **one** model question instead of one each
+  (when ``label_fn`` is given): the single-sample draw for every candidate without samples (one
+  model call per candidate in the library: hundreds on wide data) and each bandit step's pair of
+  draws (the best and the challenger). The rows are drawn in the library's order, so the random
+  numbers and every statistic are unchanged; only the model calls are pooled.
 
 Cost therefore grows about linearly with the number of predicates. The result dict has the
 library's keys ``feature``, ``mean``, ``precision``, ``coverage``, ``all_precision``,
@@ -113,8 +118,9 @@ class _Rule:
 
 
 class _Search:
-    def __init__(self, sample_fn, coverage: np.ndarray, samples: _Samples):
+    def __init__(self, sample_fn, coverage: np.ndarray, samples: _Samples, label_fn=None):
         self.sample_fn = sample_fn
+        self.label_fn = label_fn
         self.coverage = coverage
         self.samples = samples
         self.rules: dict[tuple, _Rule] = {}
@@ -178,6 +184,25 @@ class _Search:
         rule.positives += positives
         return positives
 
+    def draw_together(self, requests: list) -> list:
+        """``draw`` for each ``(t, n)`` in order, labelled by one ``label_fn`` call; the positives of each."""
+        if self.label_fn is None or len(requests) < 2:
+            return [self.draw(t, n) for t, n in requests]
+        drawn = [self.sample_fn(list(t), n, compute_labels=False) for t, n in requests]
+        labels = np.asarray(self.label_fn(np.vstack([raw for raw, _, _ in drawn])), dtype=np.int8)
+        out, start = [], 0
+        for (t, n), (_, data, _) in zip(requests, drawn):
+            mine = labels[start:start + n]
+            start += n
+            rule = self.rules[t]
+            added = self.samples.add(np.asarray(data, dtype=np.int8), mine)
+            rule.parts.append(np.arange(added.start, added.stop))
+            rule.nsamples += n
+            positives = mine.sum()
+            rule.positives += positives
+            out.append(positives)
+        return out
+
     # ------------------------------------------------------------------ bandit
     def lucb(self, tuples, epsilon, delta, batch_size, top_n):
         """The library's ``lucb``: the ``top_n`` rules with the highest precision (indices into ``tuples``)."""
@@ -186,9 +211,10 @@ class _Search:
         positives = np.array([self.rules[t].positives for t in tuples])
         ub = np.zeros(n_samples.shape)
         lb = np.zeros(n_samples.shape)
-        for f in np.where(n_samples == 0)[0]:
+        empty = np.where(n_samples == 0)[0]
+        for f, found in zip(empty, self.draw_together([(tuples[f], 1) for f in empty])):
             n_samples[f] += 1
-            positives[f] += self.draw(tuples[f], 1)
+            positives[f] += found
         if n_features == top_n:
             return range(n_features)
         means = positives / n_samples
@@ -206,11 +232,12 @@ class _Search:
         ut, lt = update_bounds(t)
         B = ub[ut] - lb[lt]
         while B > epsilon:
+            found_ut, found_lt = self.draw_together([(tuples[ut], batch_size), (tuples[lt], batch_size)])
             n_samples[ut] += batch_size
-            positives[ut] += self.draw(tuples[ut], batch_size)
+            positives[ut] += found_ut
             means[ut] = positives[ut] / n_samples[ut]
             n_samples[lt] += batch_size
-            positives[lt] += self.draw(tuples[lt], batch_size)
+            positives[lt] += found_lt
             means[lt] = positives[lt] / n_samples[lt]
             t += 1
             ut, lt = update_bounds(t)
@@ -235,11 +262,13 @@ class _Search:
 
 def anchor_beam(sample_fn, *, delta=0.05, epsilon=0.1, batch_size=10, desired_confidence=1.0, beam_size=1,
                 epsilon_stop=0.05, min_samples_start=0, max_anchor_size=None, stop_on_first=False,
-                coverage_samples=10000) -> dict:
+                coverage_samples=10000, label_fn=None) -> dict:
     """The anchor of one instance; arguments as ``AnchorBaseBeam.anchor_beam``'s.
 
     ``sample_fn(present, n, compute_labels=True) -> (raw, data, labels)`` is the library's
-    sample function (``AnchorTabularExplainer.get_sample_fn``).
+    sample function (``AnchorTabularExplainer.get_sample_fn``). ``label_fn(raw) -> labels``, if
+    given, must label raw rows exactly as ``sample_fn`` does (1 where the model gives the explained
+    class); it lets independent draws share one model call.
     """
     empty = {"feature": [], "mean": [], "precision": [], "coverage": [], "all_precision": 0}
     coverage = np.asarray(sample_fn([], coverage_samples, compute_labels=False)[1], dtype=bool)
@@ -256,7 +285,7 @@ def anchor_beam(sample_fn, *, delta=0.05, epsilon=0.1, batch_size=10, desired_co
         lb = float(dlow_bernoulli(mean, beta / data.shape[0]))
     if lb > desired_confidence:
         return dict(empty, num_preds=data.shape[0], all_precision=mean)
-    search = _Search(sample_fn, coverage, _Samples(data, labels))
+    search = _Search(sample_fn, coverage, _Samples(data, labels), label_fn)
     del data, labels  # the search holds its own (growing) copy
     n_features = search.n_predicates
     current_size = 1

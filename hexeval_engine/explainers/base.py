@@ -9,6 +9,7 @@ Public interface
 ``GLOBAL_RNG_LOCK``                                            held while a library draws from numpy's global RNG
 ``TimeBudgetExceeded(budget, spent, setting)``                 an instance's explanation ran over its time budget
 ``failure_text(err) -> str``                                   the reason recorded in ``Explanation.error``
+``log_failure(logger, method, instance_id, err)``               log it (budget stops without a traceback)
 ``rows_per_call(n_columns)``                                   memory-aware cap on the rows of one model call
 
 Explainer libraries (LIME, Anchor, DiCE) work on numeric matrices in which categorical features
@@ -69,6 +70,14 @@ class TimeBudgetExceeded(RuntimeError):
 def failure_text(err: BaseException) -> str:
     """What ``Explanation.error`` says about a failed instance (a budget stop speaks for itself)."""
     return str(err) if isinstance(err, TimeBudgetExceeded) else f"{type(err).__name__}: {err}"
+
+
+def log_failure(logger, method: str, instance_id, err: BaseException) -> None:
+    """Log a failed instance: a budget stop as a warning (it is expected), anything else with its traceback."""
+    if isinstance(err, TimeBudgetExceeded):
+        logger.warning("%s stopped for instance %s: %s", method, instance_id, err)
+    else:
+        logger.error("%s failed for instance %s", method, instance_id, exc_info=err)
 
 
 def budget_setting(method_key: str) -> str:

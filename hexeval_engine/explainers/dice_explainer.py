@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
-from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, silenced
+from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, silenced
 from .lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
@@ -128,7 +128,7 @@ class DiceExplainer:
                         probability=float(probabilities[i]), algorithm=f"DiCE ({self.settings.method}, model-agnostic)",
                         seconds=seconds)
             if isinstance(results[i], BaseException):
-                log.error("DiCE failed for instance %s", iid, exc_info=results[i])
+                log_failure(log, "DiCE", iid, results[i])
                 out.append(Explanation(**base, error=failure_text(results[i])))
                 continue
             extra = dict(shared, immutable_features=list(self.settings.immutable_features))

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Explanation
-from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, rows_per_call
+from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, rows_per_call
 from .lime_regression import VectorisedLimeBase
 from .lockstep import run_lockstep
 
@@ -100,7 +100,7 @@ class LimeExplainer:
                     algorithm=f"LimeTabularExplainer ({self.settings.num_samples} samples, quartile discretisation)",
                     seconds=seconds)
         if isinstance(result, BaseException):
-            log.error("LIME failed for instance %s", iid, exc_info=result)
+            log_failure(log, "LIME", iid, result)
             return Explanation(**base, error=failure_text(result))
         names = self.data.feature_names
         weights = dict(result.as_map()[cls])
