@@ -131,6 +131,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         page.get_by_role("tab", name="Case explorer").click()
         _settle(page)
         page.get_by_text("As the personas saw it").first.wait_for()
+        page.get_by_text(re.compile("^Feature values of case")).first.click()  # the values sit in an expander
         page.locator("[data-testid='stDataFrame']:visible").first.wait_for()  # the case's feature values
         _settle(page)
         assert page.get_by_text("Feature values are not available").count() == 0  # read from the run's copy
@@ -139,13 +140,11 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
 
         _goto(page, "Configure & Run")
         page.get_by_text("Compare two runs").wait_for()
-        picker = page.get_by_test_id("stMultiSelect")
-        for typed in ("Ward check", "2026-01-02"):  # the upload's run, then the bundled heart run
-            picker.locator("input").click()
-            page.keyboard.type(typed)
-            page.keyboard.press("Enter")
+        # exactly two runs, chosen explicitly: the upload's run as A, the bundled heart run as B
+        for label, option in (("Run A", "Ward check"), ("Run B", "2026-01-02")):
+            page.get_by_role("combobox", name=label, exact=True).click()
+            page.get_by_role("option", name=re.compile(option)).first.click()
             _settle(page)
-            page.keyboard.press("Escape")
         page.get_by_role("button", name="Compare", exact=True).click()
         page.get_by_text("Recommendation changes").wait_for()
         page.get_by_text("The runs belong to different use cases").wait_for()

@@ -227,10 +227,6 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
         assert not leaks, f"{where} shows raw codes or column names: {leaks}"
 
 
-@pytest.mark.xfail(strict=True, reason="the simulated rater (hexeval_engine/raters/properties.py, owned by the "
-                   "simulated-rater rewrite) quotes rule conditions in their technical form "
-                   "('loan_percent_income <= 0.15'); it should word them with Vocabulary.condition. Remove this "
-                   "marker when that lands: strict, so the fix shows up as a failure here.")
 def test_persona_comments_contain_no_raw_codes():
     assert COMMENTS, "run test_pages_read_well_offline first (same module)"
     codes = raw_codes()
