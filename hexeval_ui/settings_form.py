@@ -46,11 +46,21 @@ def render_settings(scope: str, config, *, max_sample: int, n_personas: int, rat
     repeats = right.number_input("Ratings per explanation", 1, 5, value=pe.runs_per_method, disabled=not personas_on,
                                  key=key("personas:runs"), persist_state="session",
                                  help="Repeat each rating to measure how consistent the rater is.")
+    nar = config.narratives
+    narratives_on = st.toggle(
+        f"Narratives: also tell {nar.source}'s explanation as a short story, checked for faithfulness",
+        value=nar.enabled, key=key("narratives:enabled"), persist_state="session",
+        help="Each rated case gets a narrative of its top attributions, written for the persona's audience "
+             "(offline: a built-in template narrator; with an LLM rater: the LLM). Each narrative is read back and "
+             "its ranks, directions and values are checked against the attributions; a narrative that misstates "
+             "them is flagged and cannot be recommended. Personas rate narratives like the other methods.")
     persona_overrides = {"enabled": personas_on, "sample_instances": int(instances), "runs_per_method": int(repeats),
                          "rater": rater.engine_name}
     if rater.uses_llm:
         persona_overrides |= {"llm_model": rater.model, "base_url": rater.base_url}
-    overrides = {"evaluation": {"sample_size": int(sample), "explainers": explainers}, "personas": persona_overrides}
+    overrides = {"evaluation": {"sample_size": int(sample), "explainers": explainers}, "personas": persona_overrides,
+                 "narratives": {"enabled": bool(narratives_on and personas_on),
+                                "narrator": "openai" if rater.uses_llm else "simulated"}}
     planned = validate_config(deep_merge(config.model_dump(), overrides))
     _estimate(personas_on, persona_plan(planned, n_personas=n_personas), int(instances), rater)
     return overrides

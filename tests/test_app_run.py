@@ -76,6 +76,8 @@ def test_run_with_the_llm_rater_against_a_local_server(llm_server):
              llm_api_key="sk-test-sentinel")
     assert "test-model" in texts(at)  # the sidebar's status line names the active rater
     _small_settings(at)
+    at.toggle(key="heart:narratives:enabled").set_value(False)  # this fake server answers ratings only
+    at.run()
     _run(at)
     assert len(llm_server.requests) >= 16  # 4 personas x 4 methods x 1 instance
     open_page(at, "pages/results.py")

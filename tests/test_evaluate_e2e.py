@@ -51,9 +51,10 @@ def test_cli_evaluate_bundled_usecase(tmp_path, usecase, capsys):
     assert (run.technical_metrics["error"] == "").all(), run.technical_metrics["error"].tolist()
     ratings = run.persona_ratings
     n_personas = ratings["persona_role"].nunique()
-    # every persona rates the four methods and the Random baseline (the raters' sanity reference)
-    assert len(ratings) == n_personas * 5 and (ratings["status"] == "ok").all()
-    assert set(ratings["explanation_type"]) == {"SHAP", "LIME", "Anchor", "DiCE", "Random"}
+    # every persona rates the four methods, the narrative of SHAP's explanation and the Random baseline (the
+    # raters' sanity reference)
+    assert len(ratings) == n_personas * 6 and (ratings["status"] == "ok").all()
+    assert set(ratings["explanation_type"]) == {"SHAP", "LIME", "Anchor", "DiCE", "Narrative", "Random"}
     assert set(ratings["rater"]) == {"simulated"} and "SIMULATED" in printed
     assert set(run.recommendations["stakeholders"]) == set(ratings["persona_role"])
     assert run.manifest["model"]["sha256"] and run.manifest["data"]["sha256"]

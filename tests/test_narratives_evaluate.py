@@ -43,8 +43,12 @@ def test_offline_narratives_are_written_scored_rated_and_saved(usecase, tmp_path
     assert result.manifest["narratives"]["narratives"] == 24
 
 
-def test_narratives_off_by_default_leave_runs_unchanged(tmp_path):
-    result = evaluate(usecase="heart", config_overrides=FAST, output_dir=tmp_path, save=False)
+def test_narratives_switched_off_leave_runs_unchanged(tmp_path):
+    from hexeval_engine.config.schema import HexevalConfig
+
+    assert HexevalConfig().narratives.enabled is False  # off unless a config (the bundled ones do) switches it on
+    overrides = {**FAST, "narratives": {"enabled": False}}
+    result = evaluate(usecase="heart", config_overrides=overrides, output_dir=tmp_path, save=False)
     assert result.narratives is None
     assert "Narrative" not in set(result.persona_ratings["explanation_type"])
 
