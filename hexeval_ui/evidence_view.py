@@ -109,11 +109,11 @@ def comparisons_table(entry: dict) -> pd.DataFrame:
     """A stakeholder's paired comparisons of the recommended method with each other qualifying method."""
     rows = []
     for c in entry.get("comparisons") or []:
-        rows.append({"Compared with": c.get("method"),
-                     "Paired difference": _num(c.get("diff")) if c.get("diff") is None else f"{c['diff']:+.2f}",
+        rows.append({"Versus": c.get("method"),
+                     "Difference": _num(c.get("diff")) if c.get("diff") is None else f"{c['diff']:+.2f}",
                      "95% interval": _signed_interval(c.get("ci_low"), c.get("ci_high")),
-                     "Paired units": c.get("n", 0),
-                     "Corrected p (Holm)": _num(c.get("p_holm"), 3)})
+                     "Units": c.get("n", 0),
+                     "p (Holm)": _num(c.get("p_holm"), 3)})
     return pd.DataFrame(rows)
 
 
@@ -122,6 +122,8 @@ def render_comparisons(entry: dict) -> None:
     if table.empty:
         return
     st.markdown(f"**Paired comparisons of {entry.get('recommended_method') or 'the leader'}** — same cases, "
-                "difference in score; a clear lead needs the corrected p below 0.05, an interval above 0 and at "
-                "least 8 paired units.")
-    st.dataframe(table, hide_index=True)
+                "difference in score; a clear lead needs the Holm-corrected p below 0.05, an interval above 0 and "
+                "at least 8 paired units (a persona rating one case is a unit).")
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={"Units": st.column_config.NumberColumn("Units", width="small"),
+                                "p (Holm)": st.column_config.TextColumn("p (Holm)", width="small")})
