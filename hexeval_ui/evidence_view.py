@@ -36,6 +36,13 @@ def _num(x, digits: int = 2) -> str:
     return "–" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{digits}f}"
 
 
+def _p(x) -> str:
+    """A p-value as people write it: ``< 0.001`` rather than ``0.000``."""
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "–"
+    return "< 0.001" if x < 0.001 else f"{x:.3f}"
+
+
 def _signed_interval(low, high) -> str:
     return "–" if low is None or high is None else f"{low:+.2f} to {high:+.2f}"
 
@@ -53,7 +60,7 @@ def baseline_table(recs: dict) -> pd.DataFrame:
             "Difference from random": "reference" if is_baseline else (
                 f"{vs['diff']:+.2f} [{_signed_interval(vs.get('ci_low'), vs.get('ci_high'))}]"
                 if vs.get("diff") is not None else "not tested"),
-            "Signed-rank p": "" if is_baseline else _num(vs.get("p_value"), 3),
+            "Signed-rank p": "" if is_baseline else _p(vs.get("p_value")),
             "Beats random": "" if is_baseline else (
                 "not tested" if vs.get("qualifies") is None else (_YES if vs["qualifies"] else _NO)),
         })
@@ -113,7 +120,7 @@ def comparisons_table(entry: dict) -> pd.DataFrame:
                      "Difference": _num(c.get("diff")) if c.get("diff") is None else f"{c['diff']:+.2f}",
                      "95% interval": _signed_interval(c.get("ci_low"), c.get("ci_high")),
                      "Units": c.get("n", 0),
-                     "p (Holm)": _num(c.get("p_holm"), 3)})
+                     "p (Holm)": _p(c.get("p_holm"))})
     return pd.DataFrame(rows)
 
 
