@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from .plain_values import show_counts, show_number
+from .vocabulary import plural
 
 #: What ``data.implausible_values`` may ask for: leave them, drop their rows, or clip them.
 IMPLAUSIBLE_CHOICES = ("keep", "exclude", "clip")
@@ -107,8 +108,8 @@ def treat_implausible(frame: pd.DataFrame, bounds: dict, choice: str, report: Da
     if choice == "exclude":
         mask = _implausible_mask(frame, bounds)
         report.implausible_rows_excluded = int(mask.sum())
-        report.remedies["implausible values"] = f"excluded {int(mask.sum())} row(s) before splitting"
-        report.warnings.append(f"Excluded {int(mask.sum())} row(s) with implausible values before splitting; "
+        report.remedies["implausible values"] = f"excluded {plural(int(mask.sum()), 'row')} before splitting"
+        report.warnings.append(f"Excluded {plural(int(mask.sum()), 'row')} with implausible values before splitting; "
                                f"{int((~mask).sum())} rows remain.")
         return frame[~mask]
     frame = frame.copy()
@@ -123,8 +124,8 @@ def treat_implausible(frame: pd.DataFrame, bounds: dict, choice: str, report: Da
         frame.loc[too_low, col] = inside.min()
         frame.loc[too_high, col] = inside.max()
     report.implausible_values_clipped = clipped
-    report.remedies["implausible values"] = f"clipped {clipped} value(s) to the nearest plausible value"
-    report.warnings.append(f"Clipped {clipped} implausible value(s) to the nearest plausible value in their column "
+    report.remedies["implausible values"] = f"clipped {plural(clipped, 'value')} to the nearest plausible value"
+    report.warnings.append(f"Clipped {plural(clipped, 'implausible value')} to the nearest plausible value in their column "
                            "before splitting.")
     return frame
 
@@ -152,11 +153,11 @@ def _add_warnings(r: DataQualityReport) -> None:
         r.warnings.append(f"{r.duplicate_rows} of {r.n_rows} rows are exact duplicates; duplicates that land in both "
                           "train and test inflate test scores.")
     for col, n in r.missing_values.items():
-        r.warnings.append(f"Column '{col}' has {n} missing value(s) ({n / r.n_rows:.1%}); the model must handle them.")
+        r.warnings.append(f"Column '{col}' has {plural(n, 'missing value')} ({n / r.n_rows:.1%}); the model must handle them.")
     for col in r.constant_columns:
         r.warnings.append(f"Column '{col}' has a single value and carries no information.")
     for col, o in r.outliers.items():
-        r.warnings.append(f"Column '{col}' has {o['count']} implausible value(s) ({o['reason']}; from {show_number(o['min'])} "
+        r.warnings.append(f"Column '{col}' has {plural(o['count'], 'implausible value')} ({o['reason']}; from {show_number(o['min'])} "
                           f"to {show_number(o['max'])}).")
     if r.class_balance and r.minority_share < 0.1:
         r.warnings.append(f"The classes are imbalanced ({show_counts(r.class_balance)}); accuracy alone is misleading.")

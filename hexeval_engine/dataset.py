@@ -15,6 +15,7 @@ from .data_quality import IMPLAUSIBLE_CHOICES, DataQualityReport, assess, crossi
 from .errors import DataError
 from .plain_values import show_counts
 from .target import encode_target, find_target
+from .vocabulary import plural
 
 
 @dataclass
@@ -113,7 +114,7 @@ def load_data(
         keep = ~frame.duplicated()
         quality.duplicates_dropped = int((~keep).sum())
         frame, y_all = frame[keep], y_all[keep]
-        quality.remedies["duplicates"] = f"dropped {quality.duplicates_dropped} duplicate row(s) before splitting"
+        quality.remedies["duplicates"] = f"dropped {plural(quality.duplicates_dropped, 'duplicate row')} before splitting"
         quality.warnings.append(f"Dropped {quality.duplicates_dropped} duplicate rows before splitting; "
                                 f"{len(frame)} distinct rows remain.")
     X = frame[features].reset_index(drop=True)

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine.narratives.wording import AUDIENCE_LABELS
+from hexeval_engine.vocabulary import plural
 
 _DIRECTION = {1: "towards the prediction", -1: "away from the prediction"}
 _CHECKS = {"Narrative's rank": "rank_ok", "Narrative's direction": "sign_ok", "Narrative's value": "value_ok"}
@@ -90,7 +91,7 @@ def _metrics_line(row) -> str:
         ("value agreement", "value_agreement"), ("top features mentioned", "top_n_mentioned"))
         if not pd.isna(getattr(row, key))]
     if not pd.isna(row.hallucinated) and row.hallucinated:
-        parts.append(f"{int(row.hallucinated)} feature(s) not in the table: {row.hallucinated_features}")
+        parts.append(f"{plural(int(row.hallucinated), 'feature')} not in the table: {row.hallucinated_features}")
     return " · ".join(parts)
 
 

@@ -18,6 +18,7 @@ from .compare_view import render_compare_picker
 from .components import RESULTS_PAGE, section, show_error
 from .engine import outputs_root
 from .runs_view import all_runs, run_label, scan
+from hexeval_engine.vocabulary import plural
 
 COLUMNS = ["name", "date (UTC)", "run", "rater", "sample size", "status", "failed methods"]
 
@@ -43,7 +44,8 @@ def render_saved_runs(usecase: str) -> None:
                    icon=":material/warning:")
     stale = [t for t in temp_folders(outputs_root()) if t.stale and t.path.parent.name == usecase]
     if stale:
-        st.caption(f"{len(stale)} unfinished run folder(s) were left by evaluations that were stopped; they are not "
+        st.caption(f"{plural(len(stale), 'unfinished run folder')} {'was' if len(stale) == 1 else 'were'} left by "
+                   "evaluations that were stopped; they are not "
                    "runs. The server operator can remove them with `hexeval runs clean`.")
     if not infos:
         st.caption("No saved runs for this use case yet — the first run you make appears here.")

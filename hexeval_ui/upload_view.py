@@ -18,6 +18,7 @@ from .quality_view import render_quality
 from .settings import ALLOW_PICKLE_SETTING, pickle_uploads_allowed
 from .upload import UploadCheck, UploadedFile, blocking_problems, check_again, check_upload
 from .usecase_view import render_model_card
+from hexeval_engine.vocabulary import plural
 
 ENCODINGS = {"auto": "as text — the model is a pipeline with its own encoder",
              "label": "as integer codes of the sorted categories (scikit-learn's LabelEncoder)"}
@@ -209,7 +210,8 @@ def _implausible(q, chosen: str | None) -> None:
         st.button("Keep implausible values", on_click=_set_remedy, args=("implausible_values", None),
                   key="remedy_keep_implausible")
         return
-    st.warning(f"{q.implausible_rows:,} row(s) have implausible values: {where}.", icon=":material/data_alert:")
+    verb = "has" if q.implausible_rows == 1 else "have"
+    st.warning(f"{plural(q.implausible_rows, 'row')} {verb} implausible values: {where}.", icon=":material/data_alert:")
     exclude, clip, _ = st.columns([2, 2, 3])
     exclude.button("Exclude these rows", on_click=_set_remedy, args=("implausible_values", "exclude"),
                    key="remedy_exclude", width="stretch")

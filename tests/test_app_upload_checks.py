@@ -58,7 +58,7 @@ def test_implausible_values_can_be_excluded_or_clipped_with_one_click():
     frame = pd.read_csv(HEART.data_path).drop_duplicates()
     frame.loc[frame.index[:3], "chol"] = 99999  # impossible cholesterol
     at = _upload(app(usecase="custom"), csv=("odd.csv", frame.to_csv(index=False).encode()))
-    assert any("3 row(s) have implausible values: chol (3" in w.value for w in at.warning), texts(at)
+    assert any("3 rows have implausible values: chol (3" in w.value for w in at.warning), texts(at)
     button(at, "Exclude these rows").click().run()
     check = at.session_state["upload"]
     assert check.data_options == {"implausible_values": "exclude"} and check.quality.implausible_rows_excluded == 3

@@ -109,7 +109,7 @@ def test_a_kill_during_save_run_leaves_no_run_and_runs_clean_removes_the_leftove
     assert leftover.stale and (leftover.path / "technical_metrics.csv").exists()
     completed = subprocess.run([sys.executable, "-m", "hexeval_engine", "runs", "list", "--output", str(tmp_path)],
                                capture_output=True, text=True, cwd=ROOT)
-    assert "1 unfinished run folder(s)" in completed.stdout and "hexeval runs clean" in completed.stdout
+    assert "1 unfinished run folder was left" in completed.stdout and "hexeval runs clean" in completed.stdout
     assert cli(["runs", "clean", "--output", str(tmp_path)]) == 0
     assert temp_folders(tmp_path) == [] and before.exists()
 
@@ -197,5 +197,5 @@ def test_dashboard_lists_damaged_runs_with_the_reason_and_keeps_working(tmp_path
     shown_text = texts(at)
     assert "Damaged run `20261121-000001-aaaaaa` cannot be loaded" in shown_text and "not UTF-8" in shown_text
     assert "Damaged run `20261121-000002-bbbbbb`" in shown_text
-    assert "1 unfinished run folder(s)" in shown_text and "hexeval runs clean" in shown_text
+    assert "1 unfinished run folder was left" in shown_text and "hexeval runs clean" in shown_text
     assert good.name in at.session_state["saved_run_choice"]

@@ -30,7 +30,7 @@ def test_implausible_values_are_counted_and_kept_by_default(ages_csv):
 def test_exclude_drops_the_rows_before_splitting(ages_csv):
     data = load_data(ages_csv, "target", plausible_ranges={"age": (18, 100)}, implausible_values="exclude")
     assert len(data.X_all) == 198 and data.X_all["age"].max() < 100
-    assert data.quality.implausible_rows_excluded == 2 and "excluded 2 row(s)" in data.quality.remedies["implausible values"]
+    assert data.quality.implausible_rows_excluded == 2 and "excluded 2 rows" in data.quality.remedies["implausible values"]
 
 
 def test_clip_replaces_values_with_the_nearest_plausible_one_seen(ages_csv):
@@ -50,7 +50,7 @@ def test_duplicates_dropped_before_splitting_leave_no_leaking_test_rows(tmp_path
     assert any("leakage" in w for w in leaky.quality.warnings)
     clean = load_data(path, "target", drop_duplicates=True)
     assert clean.quality.duplicates_dropped == 180 and clean.quality.duplicates_crossing_split == 0
-    assert "dropped 180 duplicate row(s)" in clean.quality.remedies["duplicates"]
+    assert "dropped 180 duplicate rows" in clean.quality.remedies["duplicates"]
 
 
 def test_config_keys_for_remedies_and_encodings_are_validated():

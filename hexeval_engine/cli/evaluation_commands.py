@@ -11,6 +11,7 @@ import pandas as pd
 from ..paths import default_outputs_root, generic_personas_path
 from ..persona_evaluation import uses_generic_personas
 from ..recommendation_text import LEAD_LABELS
+from ..vocabulary import plural
 
 
 def register(sub, add_inputs) -> None:
@@ -123,7 +124,8 @@ def runs_list(args) -> int:
     leftovers = [t for t in temp_folders(root) if not args.usecase or t.path.parent.name == args.usecase]
     stale = [t for t in leftovers if t.stale]
     if stale:
-        print(f"{len(stale)} unfinished run folder(s) left by evaluations that were stopped: "
+        print(f"{plural(len(stale), 'unfinished run folder')} {'was' if len(stale) == 1 else 'were'} left by "
+              "evaluations that were stopped: "
               + ", ".join(f"{t.path.parent.name}/{shown(t.path.name)}" for t in stale)
               + ". Remove them with `hexeval runs clean`.")
     if len(leftovers) > len(stale):
@@ -140,7 +142,7 @@ def runs_clean(args) -> int:
     for path in removed:
         print(f"Removed {path.parent.name}/{shown(path.name)}")
     busy = sum(1 for t in temp_folders(root) if t.writer_alive)
-    print(f"Removed {len(removed)} unfinished run folder(s) under {root}."
+    print(f"Removed {plural(len(removed), 'unfinished run folder')} under {root}."
           + (f" Left {busy} that a running evaluation is still writing." if busy else ""))
     return 0
 
