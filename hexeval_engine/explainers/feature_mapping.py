@@ -20,8 +20,18 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import pandas as pd
 
 log = logging.getLogger(__name__)
+
+
+def dense_matrix(M) -> np.ndarray:
+    """A transformed matrix (sparse, DataFrame or array) as a dense float array."""
+    if hasattr(M, "toarray"):
+        M = M.toarray()
+    if isinstance(M, pd.DataFrame):
+        M = M.to_numpy()
+    return np.asarray(M, dtype=float)
 
 
 def output_to_raw(model, feature_names: list[str]) -> np.ndarray | None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .feature_mapping import sum_to_raw
+from .feature_mapping import dense_matrix, sum_to_raw
 
 log = logging.getLogger(__name__)
 
@@ -63,10 +63,10 @@ class LinearShap:
         if parts is None or mapping is None:
             return None
         coef, intercept = parts
-        background = _dense(model.transform(background_raw))
+        background = dense_matrix(model.transform(background_raw))
         if background.shape[1] != len(coef) or len(mapping) != len(coef):
             return None
-        checked = _dense(model.transform(check_rows))
+        checked = dense_matrix(model.transform(check_rows))
         logit = checked @ coef + intercept
         proba = np.asarray(check_positive, dtype=float)
         error = float(np.max(np.abs(_sigmoid(logit) - proba))) if len(proba) else 0.0
@@ -82,7 +82,7 @@ class LinearShap:
 
     def values(self, X_raw: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         """Class-1 log-odds attributions per raw feature ``(n, p)`` and base values ``(n,)``."""
-        Xt = _dense(self.model.transform(X_raw))
+        Xt = dense_matrix(self.model.transform(X_raw))
         phi = (Xt - self.background_mean) * self.coef
         base = float(self.intercept + self.background_mean @ self.coef)
         return sum_to_raw(phi, self.mapping, self.n_raw), np.full(len(Xt), base)
@@ -114,13 +114,13 @@ def _columnwise(model, background_raw: pd.DataFrame, mapping) -> bool:
     m = len(rows)
     if m < 2:
         return True
-    base = _dense(model.transform(rows))
+    base = dense_matrix(model.transform(rows))
     blocks = []
     for col in rows.columns:
         block = rows.copy()
         block[col] = np.roll(rows[col].to_numpy(), 1)
         blocks.append(block)
-    changed = _dense(model.transform(pd.concat(blocks, ignore_index=True))).reshape(len(blocks), m, -1)
+    changed = dense_matrix(model.transform(pd.concat(blocks, ignore_index=True))).reshape(len(blocks), m, -1)
     mapping = np.asarray(mapping)
     for i in range(len(blocks)):
         others = mapping != i
@@ -133,11 +133,3 @@ def _sigmoid(z):
     from scipy.special import expit
 
     return expit(z)
-
-
-def _dense(M):
-    if hasattr(M, "toarray"):
-        M = M.toarray()
-    if isinstance(M, pd.DataFrame):
-        M = M.to_numpy()
-    return np.asarray(M, dtype=float)

@@ -37,7 +37,7 @@ import pandas as pd
 
 from ..explanation import Explanation
 from .base import GLOBAL_RNG_LOCK, TimeBudgetExceeded, budget_setting
-from .feature_mapping import output_to_raw, sum_to_raw
+from .feature_mapping import dense_matrix, output_to_raw, sum_to_raw
 from .linear_shap import ALGORITHM as LINEAR_ALGORITHM
 from .linear_shap import LinearShap
 
@@ -129,7 +129,7 @@ class ShapExplainer:
         if self._linear is not None:
             return self._linear.values(X_raw[list(self.data.feature_names)])
         if self._tree is not None:
-            phi, base = _tree_shap(self._tree, _dense(self.model.transform(X_raw)), self.model.positive_index)
+            phi, base = _tree_shap(self._tree, dense_matrix(self.model.transform(X_raw)), self.model.positive_index)
             return sum_to_raw(phi, self._mapping, len(self.data.feature_names)), base
         return self._agnostic_values(X_raw)
 
@@ -144,7 +144,7 @@ class ShapExplainer:
         if linear is not None:
             self._linear, self.algorithm, self.output = linear, LINEAR_ALGORITHM, "log-odds"
             return linear.values(X_raw[names])
-        Xt = _dense(self.model.transform(X_raw))
+        Xt = dense_matrix(self.model.transform(X_raw))
         if Xt.shape[1] != len(mapping):
             log.info("Preprocessing gives %d columns but names %d; using a model-agnostic explainer.",
                      Xt.shape[1], len(mapping))
@@ -172,7 +172,7 @@ class ShapExplainer:
             return shap.TreeExplainer(est, feature_perturbation="tree_path_dependent")
 
         def interventional():
-            background = _dense(self.model.transform(self.background))
+            background = dense_matrix(self.model.transform(self.background))
             return shap.TreeExplainer(est, data=background, feature_perturbation="interventional",
                                       model_output="probability")
 
@@ -227,11 +227,3 @@ def _tree_shap(explainer, Xt, positive_index: int = 1):
     if positive_index == 0:
         return -values, np.full(values.shape[0], 1.0 - expected[-1])
     return values, np.full(values.shape[0], expected[-1])
-
-
-def _dense(M):
-    if hasattr(M, "toarray"):
-        M = M.toarray()
-    if isinstance(M, pd.DataFrame):
-        M = M.to_numpy()
-    return np.asarray(M, dtype=float)
