@@ -6,41 +6,17 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
-import sys
 from contextlib import contextmanager
 
 import pytest
 
-from test_browser_e2e import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, _goto, _no_exception,
-                              _settle, _shot, _wait_healthy)
+from test_browser_e2e import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _goto, _no_exception, _settle, _shot,
+                              streamlit_app)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow,
               pytest.mark.skipif(not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
                                  reason="Chromium is not installed (make browser-deps)")]
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-@contextmanager
-def _server(outputs, log):
-    """``streamlit run app.py`` on a free port with ``outputs`` as the runs root; stopped on exit."""
-    port = _free_port()
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port), "--server.address",
-             "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=os.environ | {"HEXEVAL_OUTPUTS": str(outputs)}, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @contextmanager
@@ -103,7 +79,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
     csv.write_bytes(heart.data_path.read_bytes())
     log = tmp_path / "server.log"
 
-    with _server(outputs, log) as url, _browser(url) as page:
+    with streamlit_app(outputs, log) as url, _browser(url) as page:
         _pick(page, "Use case", "Custom Upload")
         _upload(page, "Model file", model)
         _upload(page, "Data (CSV", csv)
@@ -124,7 +100,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
     (custom,) = [r for r in list_runs(root=outputs) if r.usecase.startswith("custom-")]
     assert custom.usecase == "custom-ward-check" and (custom.path / "input_data.csv").is_file()
 
-    with _server(outputs, log) as url, _browser(url) as page:  # a restarted server, a new session
+    with streamlit_app(outputs, log) as url, _browser(url) as page:  # a restarted server, a new session
         _pick(page, "Use case", "Custom Upload")
         _pick(page, "Run being viewed", re.compile("Ward check"))
         _goto(page, "Results")

@@ -16,6 +16,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -74,16 +75,16 @@ def outputs_dir(tmp_path_factory) -> Path:
     return root
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory, outputs_dir):
+@contextmanager
+def streamlit_app(outputs: Path, log: Path):
+    """``streamlit run app.py`` on a free port with ``outputs`` as the runs root, its output appended to ``log``;
+    yields the URL once healthy and stops the server on exit."""
     port = _free_port()
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = os.environ | {"HEXEVAL_OUTPUTS": str(outputs_dir)}
-    with open(log, "wb") as out:
+    with open(log, "ab") as out:
         proc = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
              "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+            cwd=ROOT, env=os.environ | {"HEXEVAL_OUTPUTS": str(outputs)}, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, proc)
@@ -95,6 +96,12 @@ def app_url(tmp_path_factory, outputs_dir):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory, outputs_dir):
+    with streamlit_app(outputs_dir, tmp_path_factory.mktemp("streamlit") / "server.log") as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

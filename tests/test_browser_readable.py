@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from test_browser_e2e import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _free_port, _settle, _wait_healthy
+from test_browser_e2e import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _settle, streamlit_app
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ARTIFACTS / "readable"
@@ -58,25 +58,9 @@ def outputs(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory, outputs):
-    port = _free_port()
     log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    env = os.environ | {"HEXEVAL_OUTPUTS": str(outputs)}
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
+    with streamlit_app(outputs, log) as url:
         yield url, log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
 
 
 @pytest.fixture(scope="module")
