@@ -9,6 +9,7 @@ the original columns and their real values.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -66,19 +67,41 @@ class FeatureCoder:
         return out
 
     def decode(self, M: np.ndarray) -> pd.DataFrame:
-        """Float matrix -> raw frame with the original columns, values and dtypes."""
+        """Float matrix -> raw frame with the original columns, values and dtypes.
+
+        Array-based: one numpy array per column goes straight into the frame (no per-column
+        ``Series``), so a model call on wide rows costs little besides the model itself.
+        """
         M = np.atleast_2d(np.asarray(M, dtype=float))
+        missing = np.isnan(M)
         cols = {}
-        for j, col in enumerate(self.feature_names):
+        for j, (col, values, dtype) in enumerate(self._decode_plan):
+            if values is not None:
+                codes = np.clip(np.rint(np.where(missing[:, j], 0.0, M[:, j])), 0, len(values) - 1).astype(np.intp)
+                raw = values[codes]
+                if missing[:, j].any():
+                    raw = raw.astype(object)
+                    raw[missing[:, j]] = None
+                # text categories stay plain objects: letting pandas infer its string dtype costs ~3x more
+                cols[col] = pd.Series(raw, dtype=object, copy=False) if raw.dtype == object else raw
+            elif dtype is not None and not missing[:, j].any():
+                cols[col] = np.rint(M[:, j]).astype(dtype)
+            else:
+                cols[col] = M[:, j].copy()
+        return pd.DataFrame(cols, columns=self.feature_names)
+
+    @cached_property
+    def _decode_plan(self) -> list[tuple[str, np.ndarray | None, str | None]]:
+        """Per column: its name, the array of category values (categoricals) and the integer dtype to restore."""
+        plan = []
+        for col in self.feature_names:
             if col in self.categories:
                 cats = self.categories[col]
-                codes = np.clip(np.rint(np.nan_to_num(M[:, j], nan=0.0)), 0, len(cats) - 1).astype(int)
-                values = np.array(cats, dtype=object)[codes]
-                values[np.isnan(M[:, j])] = None
-                cols[col] = pd.Series(values, dtype=_category_dtype(cats))
+                plan.append((col, np.array(cats, dtype=_category_dtype(cats)), None))
             else:
-                cols[col] = _restore_numeric(M[:, j], self.numeric_dtypes.get(col, "float64"))
-        return pd.DataFrame(cols, columns=self.feature_names)
+                dtype = self.numeric_dtypes.get(col, "float64")
+                plan.append((col, None, dtype if "int" in dtype else None))
+        return plan
 
     def label(self, feature: str, value) -> str:
         """Human-readable form of a raw value (uses value labels when the use case defines them)."""
@@ -97,9 +120,3 @@ def _category_dtype(cats: list):
     if all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in cats):
         return "int64"
     return object
-
-
-def _restore_numeric(column: np.ndarray, dtype: str) -> pd.Series:
-    if "int" in dtype and not np.isnan(column).any():
-        return pd.Series(np.rint(column).astype(dtype))
-    return pd.Series(column.astype(float))

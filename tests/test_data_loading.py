@@ -149,3 +149,22 @@ def test_coder_round_trip(usecase_bundle):
     for col in sample.columns:
         left, right = sample[col].tolist(), back[col].tolist()
         assert [None if pd.isna(v) else v for v in left] == [None if pd.isna(v) else v for v in right], col
+
+
+def test_decoded_rows_keep_their_types_and_gaps():
+    """The model is asked about decoded rows: integers stay integers, text stays text, gaps stay gaps."""
+    from hexeval_engine.coding import FeatureCoder
+
+    frame = pd.DataFrame({"age": [40, 51, 63], "grade": ["A", "C", "B"], "rate": [0.1, np.nan, 0.3],
+                          "level": [2, 1, 2]})
+    coder = FeatureCoder.fit(frame, ["grade", "level"])
+    M = coder.encode(frame)
+    back = coder.decode(M)
+    assert list(back.columns) == ["age", "grade", "rate", "level"]
+    assert str(back["age"].dtype) == "int64" and str(back["level"].dtype) == "int64"
+    assert back["grade"].tolist() == ["A", "C", "B"] and back["level"].tolist() == [2, 1, 2]
+    assert np.isnan(back["rate"][1]) and back["rate"][2] == 0.3
+    M[0, 1] = np.nan  # a coded gap in a text column decodes to a missing value, not to the first category
+    M[1, 0] = 50.6    # a sampled value between integers is rounded back to the column's integer type
+    again = coder.decode(M)
+    assert again["grade"][0] is None and again["grade"][1] == "C" and again["age"][1] == 51
