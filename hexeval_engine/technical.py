@@ -21,8 +21,8 @@ never used to compare methods. ``n_instances`` in ``metrics`` is the real number
 behind each row; ``n_explained`` counts every case the method explained.
 
 With ``explainers.lime.stability_test``, SHAP, LIME and Random also explain
-``evaluation.stability.repeats`` noisy copies of the first ``lime.stability_subset`` shared cases,
-and LIME re-explains them with ``repeats`` other seeds. Metrics come from
+``evaluation.stability.repeats`` noisy copies of the first ``lime.stability_subset`` cases of the
+sample (the shared cases come first), and LIME re-explains them with ``repeats`` other seeds. Metrics come from
 :func:`hexeval_engine.metrics.compute.compute_instance_metrics` and are aggregated once by
 :func:`hexeval_engine.metrics.aggregate.summarise` (mean and bootstrap CI).
 
@@ -147,7 +147,9 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     classes, probabilities = explained_classes(model, X)
     counts = {m: _instances_for(m, len(ids), config) for m in methods}
     stab_methods = [m for m in _STABILITY_METHODS if m in methods] if ev.explainers.lime.stability_test else []
-    n_stab = min(ev.explainers.lime.stability_subset, min(counts.values(), default=0))
+    # the first ``stability_subset`` cases of the sample, as configured (not cut to Anchor's or DiCE's
+    # cap); the shared cases are at the start of the sample (Anchor and DiCE explain its start)
+    n_stab = min(ev.explainers.lime.stability_subset, len(ids))
     stab_units = n_stab * ev.stability.repeats * (len(stab_methods) + ("LIME" in stab_methods))
     progress = _Progress(report(on_progress), sum(counts.values()) + stab_units + 1)
 

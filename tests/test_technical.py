@@ -73,6 +73,16 @@ def test_long_and_per_instance_tables(heart_run):
     assert one is not None and one.rule is not None
 
 
+def test_stability_is_measured_on_the_configured_subset_not_cut_to_the_shared_cases(heart_run):
+    """``stability_subset: 3`` means 3 cases, although Anchor and DiCE (2 cases each) leave 2 shared ones."""
+    result, _, _ = heart_run
+    for table, cases in ((result.per_instance, result.instance_ids[:2]), (result.per_instance_unshared,
+                                                                          result.instance_ids[2:3])):
+        for method in ("SHAP", "LIME", BASELINE_METHOD):
+            rows = table[(table["method"] == method) & (table["metric"] == "stability")]
+            assert sorted(rows.dropna(subset=["value"])["instance_id"]) == sorted(cases), (method, cases)
+
+
 def test_sample_is_deterministic_and_capped(heart_run, usecase_bundle):
     result, _, data = heart_run
     _, config, _, _ = usecase_bundle("heart")
