@@ -24,18 +24,20 @@ from .method_timing import MethodClock
 
 def noisy_copies(data, X_raw: pd.DataFrame, instance_ids, *, noise_std: float, repeat: int,
                  random_state: int) -> pd.DataFrame:
-    """One noisy copy of each row (copy number ``repeat``), numeric features only."""
+    """One noisy copy of each row (copy number ``repeat``), numeric features only.
+
+    Row ``r``'s noise comes from its own generator (seeded by ``instance_ids[r]`` and ``repeat``), so a
+    copy is the same whichever rows it is made with.
+    """
     out = X_raw.reset_index(drop=True).copy()
-    stds = data.X_train[data.numeric_features].std(skipna=True).fillna(0.0)
-    for col in data.numeric_features:
-        out[col] = out[col].astype(float)
-    for r, iid in enumerate(instance_ids):
-        rng = np.random.default_rng(instance_seed(random_state, iid, f"noise:{repeat}"))
-        noise = rng.normal(0.0, 1.0, len(data.numeric_features)) * noise_std * stds.to_numpy(dtype=float)
-        for col, delta in zip(data.numeric_features, noise):
-            value = out.at[r, col]
-            if not pd.isna(value):
-                out.at[r, col] = float(value) + float(delta)
+    numeric = list(data.numeric_features)
+    if not numeric or out.empty:
+        return out
+    stds = data.X_train[numeric].std(skipna=True).fillna(0.0).to_numpy(dtype=float)
+    noise = np.array([np.random.default_rng(instance_seed(random_state, iid, f"noise:{repeat}"))
+                      .normal(0.0, 1.0, len(numeric)) for iid in instance_ids]).reshape(len(out), len(numeric))
+    values = out[numeric].to_numpy(dtype=float, na_value=np.nan)
+    out[numeric] = values + noise * noise_std * stds  # missing values stay missing (NaN + noise is NaN)
     return out
 
 

@@ -230,28 +230,29 @@ def _copy_distances(model, data, items, config) -> dict:
     numeric = list(data.numeric_features)
     scales = data.X_train[numeric].apply(pd.to_numeric, errors="coerce").std(skipna=True).fillna(0.0).to_numpy()
     features = list(data.feature_names)
-    frames, spans = [], []
-    for (method, iid), others in items:
-        original = data.X_test.iloc[[iid]][features]
-        copies = [noisy_copies(data, original, [iid], noise_std=ev.stability.noise_std, repeat=r,
-                               random_state=ev.random_state) for r in range(len(others))]
-        frames += copies
-        spans.append(len(copies))
-    if not frames:
+    iids = sorted({iid for (_, iid), _ in items})
+    repeats = max((len(others) for _, others in items), default=0)
+    if not iids or not repeats:
         return {key: np.empty(0) for key, _ in items}
-    stacked = pd.concat(frames, ignore_index=True)
-    proba = model.predict_proba(stacked) if len(stacked) else np.empty((0, 2))
-    out, start = {}, 0
-    for ((method, iid), others), span in zip(items, spans):
+    position = {iid: k for k, iid in enumerate(iids)}
+    originals = data.X_test.iloc[iids][features]
+    # copy r of every case at once (a copy depends only on its case and r), shared by every method
+    copies = [noisy_copies(data, originals, iids, noise_std=ev.stability.noise_std, repeat=r,
+                           random_state=ev.random_state) for r in range(repeats)]
+    stacked = pd.concat(copies, ignore_index=True)
+    proba = model.predict_proba(stacked).reshape(repeats, len(iids), 2)
+    numeric_copies = (stacked[numeric].to_numpy(dtype=float, na_value=np.nan).reshape(repeats, len(iids), len(numeric))
+                      if numeric else np.empty((repeats, len(iids), 0)))
+    out = {}
+    for (method, iid), others in items:
+        k, span = position[iid], len(others)
         x = data.X_test.iloc[iid][numeric].to_numpy(dtype=float, na_value=np.nan) if numeric else np.empty(0)
-        copies = stacked.iloc[start:start + span]
-        dist = standardised_distances(x, copies[numeric].to_numpy(dtype=float, na_value=np.nan), scales)
+        dist = standardised_distances(x, numeric_copies[:span, k, :], scales)
         recorded = np.array([o.probability if o.error is None else np.nan for o in others], dtype=float)
-        rebuilt = proba[start + np.arange(span), [o.predicted_class for o in others]]
+        rebuilt = proba[np.arange(span), k, [o.predicted_class for o in others]]
         matches = np.isclose(recorded, rebuilt, rtol=0, atol=1e-6)
         if not matches[np.isfinite(recorded)].all():
             log.warning("Local Lipschitz estimate of %s on case %s skips %d noisy cop(ies) that could not be "
                         "rebuilt from the run's seeds.", method, iid, int((~matches & np.isfinite(recorded)).sum()))
         out[(method, iid)] = np.where(matches, dist, np.nan)
-        start += span
     return out
