@@ -2,10 +2,13 @@
 
 ``load_workload(name, sample_size)`` -> ``(model, data, config, description)`` for
 
-* ``heart``        bundled heart use case (random forest, duplicates dropped: 61 test rows)
+* ``heart``        bundled heart use case as shipped (random forest, duplicates dropped: the
+                   test set has 61 rows, so at most 61 cases, not the original's 100)
+* ``heart_full``   the bundled random forest on all 1,025 rows of heart.csv, duplicates kept like the
+                   original HEXEval (205 test rows, so the sample is 100 cases)
 * ``credit_risk``  bundled credit-risk use case (XGBoost behind imputation + one-hot)
-* ``heart_lr``     heart data with a pipeline like the original HEXEval's own model
-                   (one-hot + standard scaler + LogisticRegression), trained here
+* ``heart_lr``     what the original HEXEval ran: all 1,025 rows, duplicates kept, and a pipeline like
+                   its own model (one-hot + standard scaler + LogisticRegression), trained here
 * ``synthetic:P``  2,000 synthetic rows with ``P`` features (a quarter categorical), an XGBoost
                    pipeline like credit risk's (100 trees, depth 4), trained here
 
@@ -51,8 +54,10 @@ def load_workload(name: str, sample_size: int):
     overrides = original_defaults(sample_size)
     if name.startswith("synthetic:"):
         return _synthetic(int(name.split(":", 1)[1]), overrides)
-    usecase = get_usecase("heart" if name == "heart_lr" else name)
+    usecase = get_usecase("heart" if name in ("heart_lr", "heart_full") else name)
     prepare_usecase(usecase)
+    if name in ("heart_lr", "heart_full"):
+        overrides["data"] = {"drop_duplicates": False}  # the original's data: 1,025 rows, 205 test rows
     config = load_config(usecase.config_path, overrides)
     data = load_data_for_config(usecase.data_path, config)
     if name == "heart_lr":
