@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
-from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, silenced
+from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, python_strings, silenced
 from .lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
@@ -113,7 +113,7 @@ class DiceExplainer:
                 return None if frame is None else frame[self.data.feature_names].reset_index(drop=True)
             return run
 
-        with silenced("dice_ml"):
+        with silenced("dice_ml"), python_strings():
             results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
                                    on_finish=None if on_instance is None else (lambda i: on_instance()),
                                    budget_seconds=self.settings.time_budget_seconds,
