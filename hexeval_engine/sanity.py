@@ -167,7 +167,8 @@ def randomisation_check(model, data, config, technical) -> dict:
     with ExplainRunner(randomised, data, seq) as runner:
         for method in methods:
             seeds = [instance_seed(config.evaluation.random_state, i, method) for i in ids]
-            redone = {e.instance_id: e for e in runner.explain(method, X, ids, classes, probabilities, seeds) if e.ok}
+            redone = {e.instance_id: e for e in runner.explain(method, X, ids, classes, probabilities, seeds,
+                                                                     render=False) if e.ok}
             sims = []
             for iid in ids:
                 real = technical.explanation(method, iid)

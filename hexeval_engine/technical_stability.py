@@ -70,7 +70,7 @@ def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids
         seeds = [instance_seed(rs, iid, f"{method}:noise:{k // len(ids)}") for k, iid in enumerate(stacked_ids)]
         with clock.charge(method):
             explained = runner.explain(method, stacked, stacked_ids, stacked_classes, stacked_prob, seeds,
-                                       on_instance=on_instance)
+                                       on_instance=on_instance, render=False)
         for e in explained:
             perturbed.setdefault((method, e.instance_id), []).append(e)
     if "LIME" in methods:
@@ -81,7 +81,8 @@ def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids
         rep_prob = np.tile(proba[np.arange(len(ids)), classes], settings.repeats)
         seeds = [instance_seed(rs, iid, f"LIME:rerun:{k // len(ids)}") for k, iid in enumerate(rep_ids)]
         with clock.charge("LIME"):
-            explained = runner.explain("LIME", X_rep, rep_ids, rep_classes, rep_prob, seeds, on_instance=on_instance)
+            explained = runner.explain("LIME", X_rep, rep_ids, rep_classes, rep_prob, seeds, on_instance=on_instance,
+                                       render=False)
         for e in explained:
             seed_runs.setdefault(("LIME", e.instance_id), []).append(e)
     return perturbed, seed_runs

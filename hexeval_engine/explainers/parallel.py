@@ -79,10 +79,12 @@ class ExplainRunner:
             self._explainers[method] = build_explainer(method, self.model, self.data, self.config, seed=seed)
         return self._explainers[method]
 
-    def explain(self, method: str, X_raw, instance_ids, classes, probabilities, seeds, *, on_instance=None) -> list:
+    def explain(self, method: str, X_raw, instance_ids, classes, probabilities, seeds, *, on_instance=None,
+                render: bool = True) -> list:
         """Explanations of ``X_raw``'s rows (labelled ``instance_ids``), rendered to text.
 
         ``on_instance()`` is called once per explained row (per finished chunk on loky/dask).
+        ``render=False`` skips the texts, for explanations only metrics read (noisy copies, re-runs).
         """
         n = len(instance_ids)
         if n == 0:
@@ -90,21 +92,22 @@ class ExplainRunner:
         if self.parallel.backend == "sequential" or method == "SHAP" or n == 1:
             out = self.explainer(method).explain(X_raw, instance_ids, classes, probabilities, seeds,
                                                  on_instance=on_instance)
-            return _rendered(out, X_raw, self.data, self.config)
+            return _rendered(out, X_raw, self.data, self.config) if render else out
         out = self._distributed(method, X_raw, list(instance_ids), np.asarray(classes), np.asarray(probabilities),
-                                list(seeds))
+                                list(seeds), render)
         if on_instance is not None:
             for _ in out:
                 on_instance()
         return out
 
-    def _distributed(self, method, X_raw, ids, classes, probabilities, seeds) -> list:
+    def _distributed(self, method, X_raw, ids, classes, probabilities, seeds, render) -> list:
         from joblib import Parallel, delayed, parallel_config
 
         chunks = [c for c in np.array_split(np.arange(len(ids)), min(self.parallel.n_jobs, len(ids))) if len(c)]
         payload = _portable(self.model)
         tasks = [delayed(_explain_chunk)(method, payload, self.data, self.config, X_raw.iloc[c].reset_index(drop=True),
-                                         [ids[i] for i in c], classes[c], probabilities[c], [seeds[i] for i in c])
+                                         [ids[i] for i in c], classes[c], probabilities[c], [seeds[i] for i in c],
+                                         render)
                  for c in chunks]
         if self.parallel.backend == "dask":
             # Submitted directly: joblib's dask backend scatters large arguments from the event
@@ -122,13 +125,13 @@ class ExplainRunner:
         return out
 
 
-def _explain_chunk(method, payload, data, config, X_raw, ids, classes, probabilities, seeds):
+def _explain_chunk(method, payload, data, config, X_raw, ids, classes, probabilities, seeds, render=True):
     """Worker task: rebuild the model, explain a chunk, return explanations and model work done."""
     model = HexevalModel(**payload)
     seed = instance_seed(config.evaluation.random_state, -1, f"{method}:explainer")
     explainer = build_explainer(method, model, data, config, seed=seed)
     out = explainer.explain(X_raw, ids, classes, probabilities, seeds)
-    return _rendered(out, X_raw, data, config), model.rows, model.calls
+    return (_rendered(out, X_raw, data, config) if render else out), model.rows, model.calls
 
 
 def _portable(model) -> dict:
