@@ -250,11 +250,15 @@ class CodedPredictor:
     max_cached_rows : int, optional
         The cache is cleared when it would grow beyond this many rows. Default: as many rows as fit
         in ``CACHE_MEMORY_BYTES`` (each key holds a row's coded values), at most 200,000.
+    cache : bool
+        ``False`` sends every row straight to the model: for callers whose rows never repeat (LIME's
+        random samples), where looking rows up costs ~1 us per row and finds nothing.
     """
 
-    def __init__(self, model, coder, *, max_cached_rows: int | None = None):
+    def __init__(self, model, coder, *, max_cached_rows: int | None = None, cache: bool = True):
         self.model = model
         self.coder = coder
+        self.cache = cache
         if max_cached_rows is None:
             row_bytes = 8 * len(coder.feature_names) + CACHE_ENTRY_OVERHEAD
             max_cached_rows = max(1000, min(200_000, CACHE_MEMORY_BYTES // row_bytes))
@@ -272,6 +276,8 @@ class CodedPredictor:
     def positive(self, M: np.ndarray) -> np.ndarray:
         """Probability of class 1 for each coded row."""
         M = np.ascontiguousarray(np.atleast_2d(M), dtype=float)
+        if not self.cache:
+            return self._predict(M)
         keys = [row.tobytes() for row in M]
         unknown: dict[bytes, int] = {}
         for i, key in enumerate(keys):
@@ -284,14 +290,18 @@ class CodedPredictor:
                 unknown.setdefault(key, i)
         if unknown:
             idx = np.fromiter(unknown.values(), dtype=np.int64, count=len(unknown))
-            step = rows_per_call(M.shape[1])
-            proba = np.concatenate([self.model.predict_proba(self.coder.decode(M[idx[k:k + step]]))[:, 1]
-                                    for k in range(0, len(idx), step)])
-            self.calls += -(-len(idx) // step)
-            self.rows += len(idx)
-            for key, p in zip(unknown, proba):
+            for key, p in zip(unknown, self._predict(M[idx])):
                 self._cache[key] = float(p)
         return np.fromiter((self._cache[k] for k in keys), dtype=float, count=len(keys))
+
+    def _predict(self, M: np.ndarray) -> np.ndarray:
+        """Probability of class 1 from the model, in calls of at most :func:`rows_per_call` rows."""
+        step = rows_per_call(M.shape[1])
+        proba = np.concatenate([self.model.predict_proba(self.coder.decode(M[k:k + step]))[:, 1]
+                                for k in range(0, len(M), step)]) if len(M) else np.empty(0)
+        self.calls += -(-len(M) // step)
+        self.rows += len(M)
+        return proba
 
     def proba(self, M: np.ndarray) -> np.ndarray:
         """``(n, 2)`` probabilities for coded rows."""

@@ -49,7 +49,7 @@ class LimeExplainer:
         coder = data.coder
         names = {j: [coder.label(col, v) for v in coder.categories[col]]
                  for j, col in enumerate(coder.feature_names) if col in coder.categories}
-        self.predictor = CodedPredictor(model, coder)
+        self.predictor = CodedPredictor(model, coder, cache=False)  # LIME's samples never repeat
         self._lime = LimeTabularExplainer(
             self.space.train, mode="classification", feature_names=list(coder.feature_names),
             categorical_features=coder.categorical_indices, categorical_names=names,
