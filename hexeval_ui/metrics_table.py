@@ -108,12 +108,31 @@ def build_metrics_table(wide: pd.DataFrame | None, long: pd.DataFrame | None) ->
     return MetricsTable(groups, failed, any_derived)
 
 
+#: What each kind of method gives, in words, for the methods overview.
+FAMILY_WORDS = {"attribution": "feature weights", "rule": "a rule", "counterfactual": "changes that flip the outcome",
+                "narrative": "a written explanation", "baseline": "random weights (reference)"}
+OVERVIEW_COLUMNS = {"method": "Method", "family": "Gives", "algorithm": "Algorithm", "n_instances": "Cases compared",
+                    "n_explained": "Cases explained", "seconds": "Seconds", "status": "Status"}
+
+
 def overview_table(wide: pd.DataFrame | None) -> pd.DataFrame:
-    """Per method: family, algorithm, instances explained, seconds, and ok or the error that stopped it."""
-    columns = ["method", "family", "algorithm", "n_instances", "seconds", "status"]
+    """Per method, with readable column labels: what it gives, algorithm, cases compared and explained, seconds, status."""
+    columns = list(OVERVIEW_COLUMNS.values())
     if wide is None or wide.empty or "method" not in wide.columns:
         return pd.DataFrame(columns=columns)
     failed = method_errors(wide)
-    frame = wide.reindex(columns=[c for c in columns if c != "status"]).copy()
+    frame = wide.reindex(columns=[c for c in OVERVIEW_COLUMNS if c != "status"]).copy()
+    frame["family"] = [FAMILY_WORDS.get(f, f) for f in frame["family"]]
     frame["status"] = [f"failed: {failed[m]}" if m in failed else "ok" for m in frame["method"]]
-    return frame
+    return frame.rename(columns=OVERVIEW_COLUMNS)
+
+
+def timing_note(manifest: dict) -> str:
+    """One sentence on what the seconds per method cover and how they add up (empty for runs without timings)."""
+    per_method = (manifest or {}).get("timings", {}).get("per_method") or {}
+    total, shared = per_method.get("total"), per_method.get("shared")
+    if total is None or shared is None:
+        return ""
+    return (f"Seconds per method cover its explanations, its stability runs and its metrics. With {shared:.2f} s of "
+            f"work no single method owns (the model's predictions for the sample, the noisy copies, the summaries) "
+            f"they add up to the {total:.2f} s the technical evaluation took.")

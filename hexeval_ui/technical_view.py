@@ -7,7 +7,7 @@ import streamlit as st
 from hexeval_engine.charts import fidelity_chart, parsimony_chart
 
 from .components import section
-from .metrics_table import DERIVED_MARK, build_metrics_table, overview_table
+from .metrics_table import DERIVED_MARK, build_metrics_table, overview_table, timing_note
 
 HALF_WIDTH_CHARS = 66  # about what half of the wide layout shows without a horizontal scrollbar
 
@@ -20,10 +20,14 @@ def render_technical(run) -> None:
     table = build_metrics_table(run.technical_metrics, run.technical_metrics_long)
     for method, error in table.failed.items():
         st.error(f"**{method} failed** and has no metrics in this run: {error}", icon=":material/error:")
-    with st.expander("Methods in this run (algorithm, time, status)"):
+    with st.expander("Methods in this run (algorithm, cases, time, status)"):
         st.dataframe(overview_table(run.technical_metrics), hide_index=True, column_config={
-            "n_instances": st.column_config.NumberColumn("instances"),
-            "seconds": st.column_config.NumberColumn("seconds", format="%.2f")})
+            "Cases compared": st.column_config.NumberColumn(
+                help="Cases every method explained: the only cases methods are compared on"),
+            "Seconds": st.column_config.NumberColumn(format="%.2f")})
+        note = timing_note(run.manifest)
+        if note:
+            st.caption(note)
     if not table.groups:
         st.info("This run has no technical metric values.", icon=":material/info:")
         return

@@ -94,7 +94,8 @@ def save_fixture_run(root: Path, *, shift: int = 0, created: str = "2026-01-02T0
                 "rater": rater_info, "model": {"type": "RandomForestClassifier", "sha256": model_sha256},
                 "data": {"source": str(uc.data_path), "sha256": file_sha256(uc.data_path),
                          "summary": {"target": uc.target}},
-                "timings": {"total": 1.0}, "counts": {"sample_size": 12},
+                "timings": {"total": 1.0, "per_method": {"SHAP": 0.4, "LIME": 0.3, "shared": 0.25, "total": 0.95}},
+                "counts": {"sample_size": 12},
                 "failures": [{"method": failed, "error": errors[failed]}] if failed else []}
     recommendations = generate_recommendations(long, ratings, config, per_instance=fixture_per_instance(),
                                                rater_kind="simulated")
