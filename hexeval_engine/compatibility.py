@@ -9,6 +9,7 @@ from .dataset import Dataset
 from .errors import HexevalError
 from .input_encoding import OPTION
 from .model_wrapper import HexevalModel
+from .vocabulary import noun
 
 SAMPLE_ROWS = 200
 
@@ -30,9 +31,9 @@ def validate_model_data_compatibility(model: HexevalModel, data: Dataset) -> dic
         extra = [c for c in data.feature_names if c not in names]
         checks["missing_features"], checks["extra_columns"] = missing, extra
         if missing:
-            errors.append(f"The model needs feature(s) the CSV lacks: {', '.join(missing)}. Use the CSV the model was trained on.")
+            errors.append(f"The model needs {noun(len(missing), 'a feature', 'features')} the CSV lacks: {', '.join(missing)}. Use the CSV the model was trained on.")
         if extra:
-            warnings.append(f"The CSV has column(s) the model does not use: {', '.join(extra)}. They are ignored by the "
+            warnings.append(f"The CSV has {noun(len(extra), 'a column', 'columns')} the model does not use: {', '.join(extra)}. They are ignored by the "
                             "model but explainers will still vary them; drop them for cleaner explanations.")
     else:
         warnings.append("The model file does not record its input column names; HEXEval assumes the CSV's column order.")
@@ -80,7 +81,7 @@ def _prediction_failure(model: HexevalModel, sample: pd.DataFrame, err: Exceptio
     coded = set(model.input_codes or {})
     text_cols = [c for c in sample.columns if not pd.api.types.is_numeric_dtype(sample[c]) and c not in coded]
     if text_cols:
-        return (f"The model ({model.type_name}) could not predict on {len(sample)} test rows: text column(s) "
+        return (f"The model ({model.type_name}) could not predict on {len(sample)} test rows: text {noun(len(text_cols), 'column')} "
                 f"{', '.join(text_cols)} reach it as text, but it expects numbers. If it was trained on integer codes "
                 f"of these columns, set {OPTION}: label in the config (sorted-category codes, as scikit-learn's "
                 "LabelEncoder makes them) or ordinal with data.category_order (on the dashboard: \"Text columns reach "

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from .errors import DataError
+from .vocabulary import noun, plural
 
 #: Separators tried, in order of preference when two split the header equally well.
 DELIMITERS = (",", ";", "\t", "|")
@@ -69,7 +70,7 @@ def read_csv_content(source) -> CsvContent:
     if delimiter == ";":
         converted = _decimal_commas(frame)
         if converted:
-            notes.append(f"Numbers with a decimal comma were read as numbers in column(s) {', '.join(converted)}.")
+            notes.append(f"Numbers with a decimal comma were read as numbers in {noun(len(converted), 'column')} {', '.join(converted)}.")
     return CsvContent(frame, encoding, delimiter, notes)
 
 
@@ -144,7 +145,7 @@ def _read_bytes(source) -> tuple[bytes, str]:
 def _check_header(header: list[str], name: str) -> None:
     if len(header) < 2:
         first = header[0] if header else ""
-        raise DataError(f"The file {name} does not look like a CSV: its first line has {len(header)} column(s) "
+        raise DataError(f"The file {name} does not look like a CSV: its first line has {plural(len(header), 'column')} "
                         f"(\"{first[:60]}\"). A CSV needs a header with the features and the target, separated by "
                         "commas (semicolons, tabs or pipes also work).")
     stripped = [h.strip() for h in header]

@@ -16,6 +16,7 @@ from .errors import DataError
 from .plain_values import show_counts
 from .target import encode_target, find_target
 from .vocabulary import plural
+from .vocabulary import noun
 
 
 @dataclass
@@ -135,7 +136,7 @@ def _split_kinds(frame, features, forced) -> tuple[list[str], list[str]]:
     forced = list(forced or [])
     unknown = [c for c in forced if c not in features]
     if unknown:
-        raise DataError(f"Categorical feature(s) {', '.join(unknown)} are not columns of the CSV "
+        raise DataError(f"Categorical {noun(len(unknown), 'feature')} {', '.join(unknown)} {noun(len(unknown), 'is')} not in the CSV "
                         f"(features: {', '.join(features)}). Fix the use case or config.")
     categorical = [c for c in features if c in forced or not pd.api.types.is_numeric_dtype(frame[c])
                    or pd.api.types.is_bool_dtype(frame[c])]
@@ -147,7 +148,7 @@ def _check_features(frame, features) -> None:
         raise DataError("The CSV has only the target column; add feature columns.")
     empty = [c for c in features if frame[c].isna().all()]
     if empty:
-        raise DataError(f"Feature column(s) {', '.join(empty)} are entirely empty (all values missing). "
+        raise DataError(f"Feature {noun(len(empty), 'column')} {', '.join(empty)} {noun(len(empty), 'is')} entirely empty (all values missing). "
                         "Remove them from the CSV or fill them.")
 
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from .errors import ConfigError
 from .plain_values import show_all
+from .vocabulary import noun
 
 #: Shown in messages: where the option lives.
 OPTION = "data.categorical_encoding"
@@ -44,11 +45,11 @@ def category_codes(data, settings) -> dict[str, list] | None:
     order = {str(k): list(v) for k, v in settings.category_order.items()}
     unknown = [c for c in order if c not in data.feature_names]
     if unknown:
-        raise ConfigError(f"data.category_order names column(s) the CSV does not have: {', '.join(unknown)}. "
+        raise ConfigError(f"data.category_order names {noun(len(unknown), 'a column', 'columns')} the CSV does not have: {', '.join(unknown)}. "
                           f"Its columns are: {', '.join(data.feature_names)}.")
     unordered = [c for c in text_columns if c not in order]
     if unordered:
-        raise ConfigError(f"{OPTION} is 'ordinal' but data.category_order gives no order for the text column(s) "
+        raise ConfigError(f"{OPTION} is 'ordinal' but data.category_order gives no order for the text {noun(len(unordered), 'column')} "
                           f"{', '.join(unordered)}. List each one's categories in code order (0 first).")
     codes = {}
     for col, categories in order.items():
@@ -79,7 +80,7 @@ def describe(codes: dict[str, list] | None, mode: str) -> str:
         return "Text columns reach the model as text (its own pipeline encodes them)."
     how = "sorted-category integer codes (as scikit-learn's LabelEncoder)" if mode == "label" else \
         "integer codes in the configured category order"
-    return f"Text column(s) {', '.join(codes)} reach the model as {how}; explanations show their labels."
+    return f"Text {noun(len(codes), 'column')} {', '.join(codes)} {noun(len(codes), 'reaches', 'reach')} the model as {how}; explanations show their labels."
 
 
 def _numeric(data, col: str) -> bool:

@@ -10,6 +10,7 @@ import pandas as pd
 
 from .errors import ModelError
 from .plain_values import show, show_all
+from .vocabulary import noun
 
 
 @dataclass
@@ -150,7 +151,7 @@ class HexevalModel:
             return X
         missing = [c for c in self.feature_names if c not in X.columns]
         if missing:
-            raise ModelError(f"The model needs column(s) {', '.join(missing)}, which the data does not have. "
+            raise ModelError(f"The model needs {noun(len(missing), 'the column', 'the columns')} {', '.join(missing)}, which the data does not have. "
                              "Use the CSV the model was trained on, or retrain the model on these columns.")
         return X[self.feature_names]
 

@@ -15,6 +15,7 @@ import pandas as pd
 
 from .errors import RunError
 from .ratings_summary import DIMENSIONS
+from .vocabulary import plural
 
 REQUIRED_COLUMNS = {
     "technical_metrics": ("method",),
@@ -52,7 +53,7 @@ def read_table(path: Path, key: str, manifest: dict, run_name: str) -> pd.DataFr
                        "saved. Delete the run and re-run the evaluation.")
     expected = _expected_rows(key, manifest)
     if expected is not None and len(frame) != expected:
-        raise RunError(f"Table {path.name} of run {run_name} holds {len(frame)} row(s) but the run saved {expected}: "
+        raise RunError(f"Table {path.name} of run {run_name} holds {plural(len(frame), 'row')} but the run saved {expected}: "
                        "the file was cut short or changed. Delete the run and re-run the evaluation.")
     return frame
 

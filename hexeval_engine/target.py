@@ -8,6 +8,7 @@ import pandas as pd
 
 from .errors import DataError
 from .plain_values import plain, show, show_all
+from .vocabulary import noun, plural
 
 TARGET_NAMES = ("target", "label", "class", "y", "outcome")
 POSITIVE_WORDS = {"1", "true", "yes", "y", "positive", "pos"}
@@ -43,7 +44,7 @@ def encode_target(y: pd.Series, positive_label=None) -> tuple[pd.Series, tuple]:
     missing = int(y.isna().sum())
     if missing:
         lines = ", ".join(str(int(i) + 2) for i in y.index[y.isna()][:5])  # line 1 of the file is the header
-        raise DataError(f"Target column '{name}' has {missing} missing value(s) (e.g. on line(s) {lines} of the file). "
+        raise DataError(f"Target column '{name}' has {plural(missing, 'missing value')} (e.g. on {noun(min(missing, 5), 'line')} {lines} of the file). "
                         "Drop or fill those rows before evaluating.")
     values = list(pd.unique(y))
     if len(values) == 1:

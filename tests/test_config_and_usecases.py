@@ -75,7 +75,7 @@ def test_cli_validate_exit_codes(usecase_bundle, tmp_path, capsys):
     heart = get_usecase("heart")
     credit = get_usecase("credit_risk")
     assert cli(["validate", str(heart.model_path), str(credit.data_path), "--target", "loan_status"]) == 1
-    assert "needs feature(s) the CSV lacks" in capsys.readouterr().out
+    assert "needs features the CSV lacks" in capsys.readouterr().out
     assert cli(["validate", str(heart.model_path), str(heart.data_path), "--target", "nope"]) == 1
     assert "'nope' is not in the CSV" in capsys.readouterr().err
 

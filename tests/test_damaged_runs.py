@@ -68,7 +68,7 @@ def test_show_and_report_explain_garbage_and_truncated_tables(tmp_path, capsys):
     garbage, truncated = save(tmp_path), save(tmp_path)
     (garbage / "technical_metrics_long.csv").write_bytes(b"\x00\x01garbage\xff,\n\"unterminated")
     (truncated / "technical_metrics.csv").write_text("method,fidelity_insertion,error\nSHAP,0.5,\n")  # 1 of 2 rows
-    for run, fragment in ((garbage, "technical_metrics_long.csv"), (truncated, "holds 1 row(s) but the run saved 2")):
+    for run, fragment in ((garbage, "technical_metrics_long.csv"), (truncated, "holds 1 row but the run saved 2")):
         with pytest.raises(RunError, match="re-run the evaluation"):
             load_run(run)
         for command in (["runs", "show"], ["report"]):

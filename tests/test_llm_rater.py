@@ -66,7 +66,7 @@ def test_server_error_that_never_recovers_fails_only_that_rating(llm_server):
     assert len(failed) == 1 and all(r.ok for r in others)
     bad = failed[0]
     assert bad.status == "failed" and bad.scores is None and bad.comment == ""
-    assert "HTTP 500" in bad.error and "3 attempt(s)" in bad.error
+    assert "HTTP 500" in bad.error and "3 attempts" in bad.error
     assert bad.calls == 3 and bad.retries == 2
 
 

@@ -40,4 +40,4 @@ def test_cli_evaluate_prints_validation_warnings(tmp_path, capsys):
     code = cli(["evaluate", str(heart.model_path), str(data), "--target", "target", "--no-personas",
                 "--sample-size", "5", "--output", str(tmp_path / "runs"), "--quiet"])
     assert code == 0
-    assert "warning: The CSV has column(s) the model does not use: unused_note" in capsys.readouterr().out
+    assert "warning: The CSV has a column the model does not use: unused_note" in capsys.readouterr().out

@@ -26,6 +26,7 @@ from ..errors import LLMError
 from ..raters.cache import CachedAnswer, ResponseCache, cache_key
 from ..raters.credentials import redact, resolve_api_key
 from ..raters.prompt import estimate_prompt_tokens
+from ..vocabulary import plural
 
 log = logging.getLogger(__name__)
 
@@ -196,7 +197,7 @@ class ChatClient:
 
     def _describe(self, err: openai.OpenAIError) -> str:
         where = self.base_url or "api.openai.com"
-        attempts = f"{self._local.requests} attempt(s)"
+        attempts = plural(self._local.requests, "attempt")
         if isinstance(err, openai.APITimeoutError):
             text = f"no answer from {where} within {self.timeout:g} s ({attempts}); raise personas.timeout_seconds"
         elif isinstance(err, openai.APIConnectionError):

@@ -35,6 +35,7 @@ import httpx
 import openai
 
 from ..errors import LLMError
+from ..vocabulary import plural
 from .base import ProgressFn, Rating, RatingTask, UsageEstimate
 from .cache import CachedAnswer, ResponseCache, cache_key
 from .credentials import is_official_endpoint, redact, resolve_api_key
@@ -246,7 +247,7 @@ class LLMRater:
 
     def _describe(self, err: Exception) -> str:
         where = self.base_url or "api.openai.com"
-        attempts = f"{self._local.requests} attempt(s)"
+        attempts = plural(self._local.requests, "attempt")
         if isinstance(err, ReplyError):
             text = f"unusable reply from {where}: {err}"
         elif isinstance(err, httpx.HTTPError):
