@@ -44,7 +44,7 @@ from hexeval_engine.persona_evaluation import run_persona_evaluation  # noqa: E4
 from hexeval_engine.prepare import prepare_usecase  # noqa: E402
 from hexeval_engine.raters import make_rater  # noqa: E402
 from hexeval_engine.technical import run_technical_evaluation  # noqa: E402
-from hexeval_engine.usecase_data import load_data_for_config  # noqa: E402
+from hexeval_engine.data.usecase_data import load_data_for_config  # noqa: E402
 
 REFERENCE_COMMIT = "9e475e7"
 CASES = 16

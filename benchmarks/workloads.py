@@ -47,9 +47,9 @@ def original_defaults(sample_size: int = 100) -> dict:
 
 def load_workload(name: str, sample_size: int):
     from hexeval_engine import get_usecase, load_config, load_model
-    from hexeval_engine.model_wrapper import HexevalModel
+    from hexeval_engine.models.model_wrapper import HexevalModel
     from hexeval_engine.prepare import prepare_usecase
-    from hexeval_engine.usecase_data import load_data_for_config
+    from hexeval_engine.data.usecase_data import load_data_for_config
 
     overrides = original_defaults(sample_size)
     if name.startswith("synthetic:"):
@@ -105,7 +105,7 @@ def _synthetic(p: int, overrides: dict):
     from xgboost import XGBClassifier
 
     from hexeval_engine import load_config, load_data
-    from hexeval_engine.model_wrapper import HexevalModel
+    from hexeval_engine.models.model_wrapper import HexevalModel
 
     frame = synthetic_frame(p)
     with tempfile.TemporaryDirectory() as tmp:

@@ -15,12 +15,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
-from .compatibility import validate_model_data_compatibility
+from .models.compatibility import validate_model_data_compatibility
 from .config import HexevalConfig, load_config
 from .errors import ConfigError, ModelError
-from .input_encoding import category_codes
-from .model_loading import file_sha256, load_model
-from .model_performance import held_out_performance
+from .data.input_encoding import category_codes
+from .models.model_loading import file_sha256, load_model
+from .models.model_performance import held_out_performance
 from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
 from .progress import report, sub_progress
@@ -29,7 +29,7 @@ from .run_inputs import copies_for, record_copies
 from .run_manifest import build_manifest, explanation_records
 from .runs import new_run_id, save_run
 from .sanity import run_sanity_checks
-from .usecase_data import load_data_for_config
+from .data.usecase_data import load_data_for_config
 from .usecases import get_usecase
 from .vocabulary import humanise
 

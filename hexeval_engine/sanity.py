@@ -106,7 +106,7 @@ def _refittable(model):
 
 def _randomised_model(model, data, config):
     """A copy of the model fitted on permuted training labels, or ``(None, reason)``."""
-    from .model_wrapper import HexevalModel
+    from .models.model_wrapper import HexevalModel
 
     fresh, reason = _refittable(model)
     if fresh is None:

@@ -177,7 +177,7 @@ class Vocabulary:
 
     @classmethod
     def from_data(cls, data, config) -> "Vocabulary":
-        """The vocabulary of a loaded :class:`~hexeval_engine.dataset.Dataset` under ``config``."""
+        """The vocabulary of a loaded :class:`~hexeval_engine.data.dataset.Dataset` under ``config``."""
         return cls.from_domain(config.domain, coder=data.coder, X=data.X_train)
 
     # ---- features -----------------------------------------------------------------------------

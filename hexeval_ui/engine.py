@@ -9,7 +9,7 @@ import streamlit as st
 import hexeval_engine
 from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.paths import default_outputs_root
-from hexeval_engine.usecase_data import load_data_for_config
+from hexeval_engine.data.usecase_data import load_data_for_config
 
 
 def outputs_root() -> Path:

@@ -18,13 +18,13 @@ from pathlib import Path
 
 from hexeval_engine import HexevalError, load_config, load_model, validate_model_data_compatibility
 from hexeval_engine.errors import DataError, ModelError
-from hexeval_engine.input_encoding import category_codes
-from hexeval_engine.model_loading import PICKLE_SUFFIXES, SAFE_SUFFIXES
+from hexeval_engine.data.input_encoding import category_codes
+from hexeval_engine.models.model_loading import PICKLE_SUFFIXES, SAFE_SUFFIXES
 from hexeval_engine.paths import shown
-from hexeval_engine.model_performance import held_out_performance
+from hexeval_engine.models.model_performance import held_out_performance
 from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.safe_yaml import parse_yaml
-from hexeval_engine.usecase_data import load_data_for_config
+from hexeval_engine.data.usecase_data import load_data_for_config
 
 MODEL_SUFFIXES = SAFE_SUFFIXES + PICKLE_SUFFIXES
 CSV_SUFFIXES = (".csv", ".txt", ".tsv")

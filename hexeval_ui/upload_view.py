@@ -8,9 +8,9 @@ import io
 import streamlit as st
 
 from hexeval_engine import HexevalError
-from hexeval_engine.csv_reader import read_csv
+from hexeval_engine.data.csv_reader import read_csv
 from hexeval_engine.plain_values import show_number
-from hexeval_engine.target import find_target
+from hexeval_engine.data.target import find_target
 
 from . import state
 from .components import bullet_list, section, show_error

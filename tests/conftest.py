@@ -8,7 +8,7 @@ import pytest
 
 from hexeval_engine import get_usecase, load_config, load_model
 from hexeval_engine.prepare import prepare_usecase
-from hexeval_engine.usecase_data import load_data_for_config
+from hexeval_engine.data.usecase_data import load_data_for_config
 
 
 ROOT = Path(__file__).resolve().parents[1]

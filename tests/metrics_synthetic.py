@@ -18,10 +18,10 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import OneHotEncoder
 
-from hexeval_engine.coding import FeatureCoder
-from hexeval_engine.data_quality import DataQualityReport
-from hexeval_engine.dataset import Dataset
-from hexeval_engine.model_wrapper import HexevalModel
+from hexeval_engine.data.coding import FeatureCoder
+from hexeval_engine.data.data_quality import DataQualityReport
+from hexeval_engine.data.dataset import Dataset
+from hexeval_engine.models.model_wrapper import HexevalModel
 
 WEIGHTS = np.array([2.5, -2.0, 1.2, 0.6, 0.0, -0.3])
 

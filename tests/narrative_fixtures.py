@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from hexeval_engine.coding import FeatureCoder
+from hexeval_engine.data.coding import FeatureCoder
 from hexeval_engine.config.schema import Domain
 from hexeval_engine.explanation import Explanation
 from hexeval_engine.narratives.facts import build_facts

@@ -12,7 +12,7 @@ from hexeval_engine.explainers import base, explain_instances
 from hexeval_engine.explainers.base import CodedPredictor, ExplainerSpace, TimeBudgetExceeded
 from hexeval_engine.explainers.lockstep import run_lockstep
 from hexeval_engine.explainers.shap_explainer import ShapExplainer
-from hexeval_engine.model_wrapper import HexevalModel
+from hexeval_engine.models.model_wrapper import HexevalModel
 
 
 def _with(config, extra):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hexeval_engine import DataError, load_data
-from hexeval_engine.csv_reader import read_csv_content
+from hexeval_engine.data.csv_reader import read_csv_content
 
 ROWS = [("café", 1.5, 1), ("crème brûlée", 2.25, 0), ("naïve", 3.0, 1), ("Zürich", 4.5, 0)] * 10
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 
 from hexeval_engine import evaluate, get_usecase
-from hexeval_engine.model_loading import file_sha256
+from hexeval_engine.models.model_loading import file_sha256
 from hexeval_engine.run_inputs import data_file, model_file
 from hexeval_engine.runs import compare_runs, list_runs, load_run
 

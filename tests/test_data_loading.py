@@ -153,7 +153,7 @@ def test_coder_round_trip(usecase_bundle):
 
 def test_decoded_rows_keep_their_types_and_gaps():
     """The model is asked about decoded rows: integers stay integers, text stays text, gaps stay gaps."""
-    from hexeval_engine.coding import FeatureCoder
+    from hexeval_engine.data.coding import FeatureCoder
 
     frame = pd.DataFrame({"age": [40, 51, 63], "grade": ["A", "C", "B"], "rate": [0.1, np.nan, 0.3],
                           "level": [2, 1, 2]})

@@ -12,7 +12,7 @@ from hexeval_engine.explainers import explain_instances
 from hexeval_engine.explainers.anchor_explainer import AnchorExplainer
 from hexeval_engine.explainers.base import explained_classes, instance_seed
 from hexeval_engine.explainers.feature_mapping import output_to_raw
-from hexeval_engine.model_wrapper import HexevalModel
+from hexeval_engine.models.model_wrapper import HexevalModel
 
 SMALL = {"evaluation": {"explainers": {"lime": {"num_samples": 200}}}}
 

@@ -14,7 +14,7 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardSc
 from hexeval_engine import load_config
 from hexeval_engine.explainers import explain_instances
 from hexeval_engine.explainers.shap_explainer import ShapExplainer
-from hexeval_engine.model_wrapper import HexevalModel
+from hexeval_engine.models.model_wrapper import HexevalModel
 from metrics_synthetic import linear_case, true_attributions
 
 

@@ -8,7 +8,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from hexeval_engine import HexevalError, evaluate, load_data, validate_model_data_compatibility
-from hexeval_engine.model_wrapper import HexevalModel
+from hexeval_engine.models.model_wrapper import HexevalModel
 
 INTERNALS = ("np.", "dtype(", "numpy.", "Int64Index", "array(")
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from hexeval_engine import get_usecase, load_config
-from hexeval_engine.coding import FeatureCoder
+from hexeval_engine.data.coding import FeatureCoder
 from hexeval_engine.explanation import Condition, Counterfactual, Explanation, Rule
 from hexeval_engine.explainers.render import render
 from hexeval_engine.vocabulary import (Vocabulary, category_words, dimension_label, format_number, humanise,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..dataset import Dataset
+from ..data.dataset import Dataset
 
 
 def print_quality(data: Dataset) -> None:

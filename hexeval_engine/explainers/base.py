@@ -13,7 +13,7 @@ Public interface
 ``rows_per_call(n_columns)``                                   memory-aware cap on the rows of one model call
 
 Explainer libraries (LIME, Anchor, DiCE) work on numeric matrices in which categorical features
-are integer codes (:class:`~hexeval_engine.coding.FeatureCoder`); every matrix is decoded to raw
+are integer codes (:class:`~hexeval_engine.data.coding.FeatureCoder`); every matrix is decoded to raw
 CSV columns before the model sees it. None of these libraries can sample around a missing value,
 so they see missing numeric values as the training median and missing categorical values as the
 training mode (the features filled are recorded in ``Explanation.extra["filled_for_explainer"]``);

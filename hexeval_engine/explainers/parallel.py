@@ -26,7 +26,7 @@ import logging
 import numpy as np
 
 from ..errors import ConfigError
-from ..model_wrapper import HexevalModel
+from ..models.model_wrapper import HexevalModel
 from .base import instance_seed
 from .registry import build_explainer
 from .render import render_into, row_dicts

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..config.schema import Domain
-from ..dataset import Dataset
+from ..data.dataset import Dataset
 from ..vocabulary import Vocabulary
 from .base import Case, CaseFeature
 

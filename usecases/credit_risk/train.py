@@ -25,7 +25,7 @@ def build_pipeline(data):
 
 
 if __name__ == "__main__":
-    from hexeval_engine.training import train_usecase
+    from hexeval_engine.models.training import train_usecase
     from hexeval_engine.usecases import get_usecase
 
     card = train_usecase(get_usecase("credit_risk", Path(__file__).resolve().parents[1]), build_pipeline)

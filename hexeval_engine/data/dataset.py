@@ -12,11 +12,10 @@ from .coding import FeatureCoder
 from .csv_reader import read_csv_content
 from .data_quality import IMPLAUSIBLE_CHOICES, DataQualityReport, assess, crossing_duplicates, plausible_bounds, \
     treat_implausible
-from .errors import DataError
-from .plain_values import show_counts
+from ..errors import DataError
+from ..plain_values import show_counts
 from .target import encode_target, find_target
-from .vocabulary import plural
-from .vocabulary import noun
+from ..vocabulary import noun, plural
 
 
 @dataclass

@@ -6,9 +6,9 @@ from difflib import get_close_matches
 
 import pandas as pd
 
-from .errors import DataError
-from .plain_values import plain, show, show_all
-from .vocabulary import noun, plural
+from ..errors import DataError
+from ..plain_values import plain, show, show_all
+from ..vocabulary import noun, plural
 
 TARGET_NAMES = ("target", "label", "class", "y", "outcome")
 POSITIVE_WORDS = {"1", "true", "yes", "y", "positive", "pos"}

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from sklearn.metrics import accuracy_score, confusion_matrix, precision_recall_fscore_support, roc_auc_score
 
-from .plain_values import plain
+from ..plain_values import plain
 
 
 def held_out_performance(model, data) -> dict:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .config import HexevalConfig
+from ..config import HexevalConfig
 from .dataset import Dataset, load_data
 
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .errors import ConfigError
-from .plain_values import show_all
-from .vocabulary import noun
+from ..errors import ConfigError
+from ..plain_values import show_all
+from ..vocabulary import noun
 
 #: Shown in messages: where the option lives.
 OPTION = "data.categorical_encoding"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 from typing import Callable
 
-from .config import load_config
+from ..config import load_config
 from .model_loading import file_sha256
 from .model_performance import performance_from_scores
-from .usecase_data import load_data_for_config
-from .usecases import UseCase
+from ..data.usecase_data import load_data_for_config
+from ..usecases import UseCase
 
 
 def train_usecase(usecase: UseCase, build_pipeline: Callable) -> dict:

@@ -12,7 +12,7 @@ import hashlib
 import importlib
 from pathlib import Path
 
-from .errors import ModelError
+from ..errors import ModelError
 from .model_wrapper import HexevalModel
 
 SAFE_SUFFIXES = (".skops", ".json", ".ubj")

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import pandas as pd
 
-from .plain_values import show_counts, show_number
-from .vocabulary import plural
+from ..plain_values import show_counts, show_number
+from ..vocabulary import plural
 
 #: What ``data.implausible_values`` may ask for: leave them, drop their rows, or clip them.
 IMPLAUSIBLE_CHOICES = ("keep", "exclude", "clip")

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .errors import ModelError
-from .plain_values import show, show_all
-from .vocabulary import noun
+from ..errors import ModelError
+from ..plain_values import show, show_all
+from ..vocabulary import noun
 
 
 @dataclass
@@ -158,7 +158,7 @@ class HexevalModel:
     def _as_input(self, X: pd.DataFrame):
         """Coded text columns (``input_codes``), and a plain matrix for estimators fitted without column names."""
         if self.input_codes:
-            from .input_encoding import encode_inputs
+            from ..data.input_encoding import encode_inputs
 
             X = encode_inputs(X, self.input_codes)
         if self.feature_names is not None and self.preprocessor is None and \

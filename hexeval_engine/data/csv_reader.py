@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import DataError
-from .vocabulary import noun, plural
+from ..errors import DataError
+from ..vocabulary import noun, plural
 
 #: Separators tried, in order of preference when two split the header equally well.
 DELIMITERS = (",", ";", "\t", "|")

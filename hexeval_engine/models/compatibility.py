@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .dataset import Dataset
-from .errors import HexevalError
-from .input_encoding import OPTION
+from ..data.dataset import Dataset
+from ..errors import HexevalError
+from ..data.input_encoding import OPTION
 from .model_wrapper import HexevalModel
-from .vocabulary import noun
+from ..vocabulary import noun
 
 SAMPLE_ROWS = 200
 
