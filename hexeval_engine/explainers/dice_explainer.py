@@ -28,6 +28,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
+from . import dice_random
 from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, python_strings, silenced
 from .lockstep import run_lockstep
 
@@ -98,20 +99,7 @@ class DiceExplainer:
         calls_before = self.predictor.calls
 
         def search(i):
-            def run(predict):
-                import dice_ml
-
-                self._backend.bind(predict)
-                # One DiCE object per search: DiCE keeps per-query state on the explainer object.
-                dice = dice_ml.Dice(self._data, self._model, method=self.settings.method)
-                query = queries.iloc[[i]].reset_index(drop=True)
-                found = dice.generate_counterfactuals(
-                    query, total_CFs=self.settings.num_counterfactuals, desired_class="opposite",
-                    features_to_vary=self.vary, permitted_range=self._ranges(query.iloc[0]),
-                    posthoc_sparsity_param=None, random_seed=int(seeds[i]) % (2**31), verbose=False)
-                frame = found.cf_examples_list[0].final_cfs_df
-                return None if frame is None else frame[self.data.feature_names].reset_index(drop=True)
-            return run
+            return lambda predict: self._search(queries.iloc[[i]].reset_index(drop=True), int(seeds[i]), predict)
 
         with silenced("dice_ml"), python_strings():
             results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
@@ -142,6 +130,32 @@ class DiceExplainer:
         return out
 
     # ------------------------------------------------------------------ helpers
+    def _search(self, query: pd.DataFrame, seed: int, predict, *, library: bool = False):
+        """One instance's DiCE search: its counterfactual frame (feature columns) or ``None``.
+
+        ``predict`` answers coded rows with the probability of class 1 (the pooled model call).
+        The random method runs :func:`.dice_random.random_search` (the library's algorithm without
+        its per-cell pandas writes, same counterfactuals) unless ``library`` is set or the
+        installed DiCE is not the one it reproduces; other methods run the library's search.
+        """
+        import dice_ml
+
+        self._backend.bind(predict)
+        # One DiCE object per search: DiCE keeps per-query state on the explainer object.
+        dice = dice_ml.Dice(self._data, self._model, method=self.settings.method)
+        kwargs = dict(total_CFs=self.settings.num_counterfactuals, features_to_vary=self.vary,
+                      permitted_range=self._ranges(query.iloc[0]), random_seed=seed % (2**31))
+        if not library and self.settings.method == "random":
+            reason = dice_random.unsupported_reason(dice)
+            if reason is None:
+                return dice_random.random_search(dice, query, **kwargs, positive=predict,
+                                                 encode=lambda frame: encode_loose(self.data.coder, frame))
+            _log_once(f"DiCE's own random search is used because {reason}.")
+        found = dice.generate_counterfactuals(query, desired_class="opposite", posthoc_sparsity_param=None,
+                                              verbose=False, **kwargs)
+        frame = found.cf_examples_list[0].final_cfs_df
+        return None if frame is None else frame[self.data.feature_names].reset_index(drop=True)
+
     def _ranges(self, query: pd.Series) -> dict:
         ranges = {}
         for feature, (low, high) in self.settings.feature_ranges.items():
@@ -190,6 +204,15 @@ class _PooledModel:
             raise RuntimeError("The DiCE model was called outside a HEXEval search.")
         p1 = np.asarray(predict(encode_loose(self.coder, frame)), dtype=float)
         return np.column_stack([1.0 - p1, p1])
+
+
+_LOGGED: set[str] = set()
+
+
+def _log_once(message: str) -> None:
+    if message not in _LOGGED:
+        _LOGGED.add(message)
+        log.info(message)
 
 
 def encode_loose(coder, frame: pd.DataFrame) -> np.ndarray:
