@@ -224,7 +224,8 @@ def encode_loose(coder, frame: pd.DataFrame) -> np.ndarray:
             for code, value in enumerate(coder.categories[col]):
                 lookup[value] = code
                 lookup[str(value)] = code
-            out[:, j] = frame[col].map(lambda v, lk=lookup: lk.get(v, lk.get(str(v), np.nan))).astype(float).to_numpy()
+            get = lookup.get
+            out[:, j] = np.array([get(v, get(str(v), np.nan)) for v in frame[col].tolist()], dtype=float)
         else:
             out[:, j] = pd.to_numeric(frame[col], errors="coerce").astype(float).to_numpy()
     return out

@@ -163,7 +163,8 @@ def _value_ids(query: pd.DataFrame, random_rows: pd.DataFrame) -> tuple[np.ndarr
     random_ids = np.empty((len(random_rows), len(query.columns)), dtype=np.int64)
     values = []
     for j, col in enumerate(query.columns):
-        pool = pd.Series([query[col].iat[0], *random_rows[col].tolist()], dtype=object)
+        pool = np.empty(len(random_rows) + 1, dtype=object)
+        pool[0], pool[1:] = query[col].iat[0], random_rows[col].tolist()
         codes, uniques = pd.factorize(pool)
         query_ids[j], random_ids[:, j] = codes[0], codes[1:]
         values.append(np.asarray(uniques, dtype=object))
