@@ -26,6 +26,7 @@ Public interface
 
 from __future__ import annotations
 
+import functools
 import inspect
 import types
 from importlib import metadata
@@ -43,9 +44,8 @@ LIBRARY_METHODS = ("_validate_counterfactual_configuration", "setup", "misc_init
 
 def unsupported_reason(dice) -> str | None:
     """Why :func:`random_search` cannot stand in for ``dice``'s search, or ``None`` when it can."""
-    try:
-        version = metadata.version("dice-ml")
-    except metadata.PackageNotFoundError:
+    version = _installed_version()
+    if version is None:
         return "the installed DiCE package has no version record"
     if version not in KNOWN_VERSIONS:
         return (f"DiCE {version} is installed and its random search was reproduced for version "
@@ -61,6 +61,14 @@ def unsupported_reason(dice) -> str | None:
     if dice.model.transformer.func is not None:
         return "DiCE was given a model transformation, which HEXEval does not use"
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _installed_version() -> str | None:
+    try:
+        return metadata.version("dice-ml")
+    except metadata.PackageNotFoundError:
+        return None
 
 
 def _search_defaults(dice) -> tuple[int, float] | None:
