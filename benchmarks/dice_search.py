@@ -86,7 +86,8 @@ def main(argv=None) -> int:
         rows.append((name, len(ids), lib, ours, lib / ours, "yes" if same else "NO"))
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"DiCE seconds per run (median of {args.repeats}; load average {load}; {os.cpu_count()} cores)")
-    print(f"{'workload':<12} {'cases':>5} {'library search':>15} {'array search':>13} {'speed-up':>9} {'same counterfactuals':>21}")
+    print(f"{'workload':<12} {'cases':>5} {'library search':>15} {'array search':>13} "
+          f"{'speed-up':>9} {'same counterfactuals':>21}")
     for name, n, lib, ours, ratio, same in rows:
         print(f"{name:<12} {n:>5} {lib:>13.2f} s {ours:>11.2f} s {ratio:>8.1f}x {same:>21}")
     return 0 if all(r[-1] == "yes" for r in rows) else 1

@@ -8,8 +8,13 @@ become DiCE's ``permitted_range`` (widened to include the instance's own value, 
 requires; a counterfactual that changes the feature must still land inside the configured range
 for the plausibility metric).
 
-Speed: DiCE's own post-hoc sparsity step moves one feature of one counterfactual by one unit per
-model call (thousands of single-row calls for income-like features). It is replaced by the same
+Speed: for method ``random`` the search itself is :func:`.dice_random.random_search`, DiCE's
+algorithm with array bookkeeping instead of its per-cell ``DataFrame.at`` writes (same
+counterfactuals, same random draws; the library's search runs instead, logged once, when the
+installed DiCE is not the version it reproduces).
+
+DiCE's own post-hoc sparsity step moves one feature of one counterfactual by one unit per model
+call (thousands of single-row calls for income-like features). It is replaced by the same
 greedy search done in batches (:func:`_sparsify`): for each continuous feature, in DiCE's order,
 every counterfactual whose change is within DiCE's threshold (10% quantile of the deviation from
 the median, capped at the MAD) tries ``SPARSITY_STEPS`` values on the way back to the original,

@@ -120,6 +120,8 @@ def random_search(dice, query: pd.DataFrame, *, total_CFs: int, features_to_vary
     varied = dice.setup(features_to_vary, permitted_range, query, feature_weights=None)
     fixed = {f: query[f].iat[0] for f in data_interface.feature_names if f not in varied}
 
+    # The library asks the model about the query, then about every round's candidates; its last call
+    # (scoring the final rows for an outcome column HEXEval drops) is not made.
     p_query = float(np.asarray(positive(encode(query)), dtype=float).ravel()[0])
     dice.num_output_nodes = 2
     dice.misc_init(stopping_threshold, "opposite", None, np.array([1.0 - p_query, p_query]))
@@ -137,10 +139,11 @@ def random_search(dice, query: pd.DataFrame, *, total_CFs: int, features_to_vary
     every_row = np.arange(sample_size)
     found = None                       # value ids of the pool, in the library's order
     for rounds in range(1, len(varied) + 1):
+        # the library's np.random.choice(features_to_vary, ...): the same draw, as positions
         chosen = np.random.choice(len(varied), (sample_size, 1), replace=True)[:, 0]
         from_random[every_row, column_of[chosen]] = True
         p1 = np.asarray(positive(np.where(from_random, random_coded, query_coded)), dtype=float).ravel()
-        valid = (p1 <= threshold) if target == 0 else (p1 >= threshold)
+        valid = (p1 <= threshold) if target == 0 else (p1 >= threshold)  # decide_cf_validity, binary case
         if valid.any():
             rows = np.where(from_random[valid], random_ids[valid], query_ids)
             found = rows if found is None else np.vstack([found, rows])
@@ -148,9 +151,10 @@ def random_search(dice, query: pd.DataFrame, *, total_CFs: int, features_to_vary
             if rounds >= 2 and len(found) >= total_CFs:
                 break
 
-    if found is None or not len(found):
+    if found is None:  # the library's own "no counterfactuals found" error
         dice._check_any_counterfactuals_computed(cf_examples_arr=[types.SimpleNamespace(final_cfs_df=None)])
-    if len(found) > total_CFs:
+        raise RuntimeError("DiCE found no counterfactual but raised no error.")
+    if len(found) > total_CFs:  # the library's cfs_df.sample(total_CFs): numpy's global RNG, same draw
         found = found[pd.Series(np.arange(len(found))).sample(total_CFs).to_numpy()]
     values = np.empty(found.shape, dtype=object)
     for j in range(len(columns)):
