@@ -8,8 +8,13 @@ become DiCE's ``permitted_range`` (widened to include the instance's own value, 
 requires; a counterfactual that changes the feature must still land inside the configured range
 for the plausibility metric).
 
-Speed: DiCE's own post-hoc sparsity step moves one feature of one counterfactual by one unit per
-model call (thousands of single-row calls for income-like features). It is replaced by the same
+Speed: for method ``random`` the search itself is :func:`.dice_random.random_search`, DiCE's
+algorithm with array bookkeeping instead of its per-cell ``DataFrame.at`` writes (same
+counterfactuals, same random draws; the library's search runs instead, logged once, when the
+installed DiCE is not the version it reproduces).
+
+DiCE's own post-hoc sparsity step moves one feature of one counterfactual by one unit per model
+call (thousands of single-row calls for income-like features). It is replaced by the same
 greedy search done in batches (:func:`_sparsify`): for each continuous feature, in DiCE's order,
 every counterfactual whose change is within DiCE's threshold (10% quantile of the deviation from
 the median, capped at the MAD) tries ``SPARSITY_STEPS`` values on the way back to the original,
@@ -28,6 +33,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
+from . import dice_random
 from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, python_strings, silenced
 from .lockstep import run_lockstep
 
@@ -98,20 +104,7 @@ class DiceExplainer:
         calls_before = self.predictor.calls
 
         def search(i):
-            def run(predict):
-                import dice_ml
-
-                self._backend.bind(predict)
-                # One DiCE object per search: DiCE keeps per-query state on the explainer object.
-                dice = dice_ml.Dice(self._data, self._model, method=self.settings.method)
-                query = queries.iloc[[i]].reset_index(drop=True)
-                found = dice.generate_counterfactuals(
-                    query, total_CFs=self.settings.num_counterfactuals, desired_class="opposite",
-                    features_to_vary=self.vary, permitted_range=self._ranges(query.iloc[0]),
-                    posthoc_sparsity_param=None, random_seed=int(seeds[i]) % (2**31), verbose=False)
-                frame = found.cf_examples_list[0].final_cfs_df
-                return None if frame is None else frame[self.data.feature_names].reset_index(drop=True)
-            return run
+            return lambda predict: self._search(queries.iloc[[i]].reset_index(drop=True), int(seeds[i]), predict)
 
         with silenced("dice_ml"), python_strings():
             results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
@@ -142,6 +135,32 @@ class DiceExplainer:
         return out
 
     # ------------------------------------------------------------------ helpers
+    def _search(self, query: pd.DataFrame, seed: int, predict, *, library: bool = False):
+        """One instance's DiCE search: its counterfactual frame (feature columns) or ``None``.
+
+        ``predict`` answers coded rows with the probability of class 1 (the pooled model call).
+        The random method runs :func:`.dice_random.random_search` (the library's algorithm without
+        its per-cell pandas writes, same counterfactuals) unless ``library`` is set or the
+        installed DiCE is not the one it reproduces; other methods run the library's search.
+        """
+        import dice_ml
+
+        self._backend.bind(predict)
+        # One DiCE object per search: DiCE keeps per-query state on the explainer object.
+        dice = dice_ml.Dice(self._data, self._model, method=self.settings.method)
+        kwargs = dict(total_CFs=self.settings.num_counterfactuals, features_to_vary=self.vary,
+                      permitted_range=self._ranges(query.iloc[0]), random_seed=seed % (2**31))
+        if not library and self.settings.method == "random":
+            reason = dice_random.unsupported_reason(dice)
+            if reason is None:
+                return dice_random.random_search(dice, query, **kwargs, positive=predict,
+                                                 encode=lambda frame: encode_loose(self.data.coder, frame))
+            _log_once(f"DiCE's own random search is used because {reason}.")
+        found = dice.generate_counterfactuals(query, desired_class="opposite", posthoc_sparsity_param=None,
+                                              verbose=False, **kwargs)
+        frame = found.cf_examples_list[0].final_cfs_df
+        return None if frame is None else frame[self.data.feature_names].reset_index(drop=True)
+
     def _ranges(self, query: pd.Series) -> dict:
         ranges = {}
         for feature, (low, high) in self.settings.feature_ranges.items():
@@ -192,6 +211,15 @@ class _PooledModel:
         return np.column_stack([1.0 - p1, p1])
 
 
+_LOGGED: set[str] = set()
+
+
+def _log_once(message: str) -> None:
+    if message not in _LOGGED:
+        _LOGGED.add(message)
+        log.info(message)
+
+
 def encode_loose(coder, frame: pd.DataFrame) -> np.ndarray:
     """Code a frame whose categorical values may come back as strings (``"1"`` for ``1``)."""
     out = np.empty((len(frame), len(coder.feature_names)))
@@ -201,7 +229,8 @@ def encode_loose(coder, frame: pd.DataFrame) -> np.ndarray:
             for code, value in enumerate(coder.categories[col]):
                 lookup[value] = code
                 lookup[str(value)] = code
-            out[:, j] = frame[col].map(lambda v, lk=lookup: lk.get(v, lk.get(str(v), np.nan))).astype(float).to_numpy()
+            get = lookup.get
+            out[:, j] = np.array([get(v, get(str(v), np.nan)) for v in frame[col].tolist()], dtype=float)
         else:
             out[:, j] = pd.to_numeric(frame[col], errors="coerce").astype(float).to_numpy()
     return out

@@ -1,0 +1,159 @@
+"""DiCE's random search without per-cell pandas writes returns the library's counterfactuals exactly.
+
+Each comparison runs the library's ``generate_counterfactuals`` and
+:func:`hexeval_engine.explainers.dice_random.random_search` from the same global RNG state on the
+same query and model, and checks the frames (values, order, dtypes) and the RNG states afterwards
+(the same draws were consumed).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from unittest import mock
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hexeval_engine.config.loader import deep_merge, validate_config
+from hexeval_engine.explainers import dice_explainer, dice_random, explain_instances
+from hexeval_engine.explainers.base import python_strings, silenced
+from hexeval_engine.explainers.dice_explainer import DiceExplainer, _categoricals_as_text
+
+
+def _config(config, dice: dict):
+    raw = deep_merge(config.model_dump(mode="json", exclude={"source"}), {"evaluation": {"explainers": {"dice": dice}}})
+    return validate_config(raw)
+
+
+def _queries(explainer, data, rows):
+    M, _ = explainer.space.encode(data.X_test.iloc[rows])
+    return _categoricals_as_text(explainer.space.decode(M), data.categorical_features)
+
+
+def _run(explainer, query, seed, *, library, predict=None):
+    """(frame or the error's text, numpy RNG state, Python RNG state) from a fixed starting state."""
+    np.random.seed(12345)
+    random.seed(12345)
+    try:
+        with silenced("dice_ml"), python_strings():
+            out = explainer._search(query, seed, predict or explainer.predictor.positive, library=library)
+    except Exception as err:  # the library's "no counterfactuals found" is part of what is compared
+        out = f"{type(err).__name__}: {err}"
+    state = np.random.get_state()
+    return out, (state[1].tolist(), state[2], state[3], state[4]), random.getstate()
+
+
+def _assert_same(explainer, query, seed, predict=None):
+    ours, ours_np, ours_py = _run(explainer, query, seed, library=False, predict=predict)
+    theirs, theirs_np, theirs_py = _run(explainer, query, seed, library=True, predict=predict)
+    if isinstance(theirs, str) or isinstance(ours, str):
+        assert ours == theirs
+    else:
+        pd.testing.assert_frame_equal(ours, theirs, check_exact=True)
+    assert ours_np == theirs_np and ours_py == theirs_py
+    return theirs
+
+
+@pytest.mark.parametrize("name", ["heart", "credit_risk"])
+def test_same_counterfactuals_as_the_library_with_immutable_features_and_ranges(usecase_bundle, name):
+    _, config, data, model = usecase_bundle(name)
+    settings = config.evaluation.explainers.dice
+    assert settings.immutable_features and settings.feature_ranges  # the bundled constraints are exercised
+    explainer = DiceExplainer(model, data, config)
+    assert dice_random.unsupported_reason(_library_explainer(explainer)) is None
+    queries = _queries(explainer, data, [0, 1, 2, 3, 4, 5])
+    sizes = []
+    for i in range(len(queries)):
+        for seed in (1, 2024, 987654321):
+            frame = _assert_same(explainer, queries.iloc[[i]].reset_index(drop=True), seed)
+            assert not isinstance(frame, str), frame
+            sizes.append(len(frame))
+    assert set(sizes) == {settings.num_counterfactuals}
+
+
+def test_same_frame_when_fewer_than_asked_and_same_error_when_none(usecase_bundle):
+    """Heart with only the chest-pain type free: case 0 has 3 of 10 counterfactuals, case 2 none."""
+    _, config, data, model = usecase_bundle("heart")
+    only_cp = [f for f in data.feature_names if f != "cp"]
+    explainer = DiceExplainer(model, data, _config(config, {"immutable_features": only_cp, "num_counterfactuals": 10,
+                                                            "feature_ranges": {}}))
+    queries = _queries(explainer, data, [0, 2])
+    fewer = _assert_same(explainer, queries.iloc[[0]].reset_index(drop=True), 3)
+    assert isinstance(fewer, pd.DataFrame) and 0 < len(fewer) < 10
+    assert (fewer.drop(columns="cp") == queries.iloc[[0] * len(fewer)].drop(columns="cp").to_numpy()).all().all()
+    none = _assert_same(explainer, queries.iloc[[1]].reset_index(drop=True), 3)
+    assert isinstance(none, str) and "No counterfactuals found" in none
+
+
+def test_probabilities_exactly_at_the_stopping_threshold_count_as_the_library_counts_them(usecase_bundle):
+    """A model whose probabilities are multiples of 0.1: many candidates sit exactly on DiCE's 0.5 threshold."""
+    _, config, data, model = usecase_bundle("heart")
+    explainer = DiceExplainer(model, data, config)
+    queries = _queries(explainer, data, [0, 1, 2, 3])
+    on_threshold = []
+
+    def coarse(M):
+        p = np.round(explainer.predictor.positive(M), 1)
+        on_threshold.append(int((p == 0.5).sum()))
+        return p
+
+    for i in range(len(queries)):
+        _assert_same(explainer, queries.iloc[[i]].reset_index(drop=True), 11, predict=coarse)
+    assert sum(on_threshold) > 0
+
+
+def test_wider_search_with_many_counterfactuals_and_a_narrow_range(usecase_bundle):
+    """Credit risk asking for 20 counterfactuals (the pool is sampled from a larger set) with a narrow income range."""
+    _, config, data, model = usecase_bundle("credit_risk")
+    ranges = {"person_income": [20000, 60000], "loan_amnt": [1000, 5000]}
+    explainer = DiceExplainer(model, data, _config(config, {"num_counterfactuals": 20, "feature_ranges": ranges}))
+    queries = _queries(explainer, data, [7, 8])
+    for i in range(len(queries)):
+        query = queries.iloc[[i]].reset_index(drop=True)
+        frame = _assert_same(explainer, query, 5)
+        assert isinstance(frame, pd.DataFrame) and len(frame) == 20
+        for feature, (low, high) in ranges.items():
+            own = float(query[feature].iat[0])
+            assert frame[feature].between(min(low, own), max(high, own)).all()
+
+
+def test_explanations_unchanged_through_the_pooled_searches(usecase_bundle):
+    """Whole DiCE explanations (pooled lockstep searches, sparsity step) equal those of the library's search."""
+    _, config, data, model = usecase_bundle("credit_risk")
+
+    def signature():
+        out = explain_instances(model, data, config, [0, 1, 2, 3], ["DiCE"])
+        return [(e.instance_id, e.error, [(cf.row, cf.probability) for cf in e.counterfactuals or []]) for e in out]
+
+    original = DiceExplainer._search
+
+    def library_only(self, query, seed, predict, library=False):
+        return original(self, query, seed, predict, library=True)
+
+    ours = signature()
+    with mock.patch.object(DiceExplainer, "_search", library_only):
+        theirs = signature()
+    assert ours == theirs and all(cfs for _, _, cfs in ours)
+
+
+def test_an_unknown_dice_version_runs_the_library_search_and_says_why_once(usecase_bundle, caplog):
+    _, config, data, model = usecase_bundle("heart")
+    explainer = DiceExplainer(model, data, config)
+    query = _queries(explainer, data, [0]).reset_index(drop=True)
+    with mock.patch.object(dice_random, "random_search", side_effect=AssertionError("must not run")), \
+            mock.patch.object(dice_random, "KNOWN_VERSIONS", ("0.0",)), \
+            mock.patch.object(dice_explainer, "_LOGGED", set()), \
+            caplog.at_level(logging.INFO, logger="hexeval_engine.explainers.dice_explainer"):
+        for _ in range(2):
+            frame, _, _ = _run(explainer, query, 3, library=False)
+            assert isinstance(frame, pd.DataFrame) and len(frame)
+    said = [r.getMessage() for r in caplog.records if "own random search" in r.getMessage()]
+    assert len(said) == 1 and "0.0" in said[0]
+
+
+def _library_explainer(explainer):
+    import dice_ml
+
+    return dice_ml.Dice(explainer._data, explainer._model, method="random")
