@@ -18,7 +18,7 @@ import pytest
 
 from hexeval_engine.config.loader import deep_merge, validate_config
 from hexeval_engine.explainers import dice_explainer, dice_random, explain_instances
-from hexeval_engine.explainers.base import python_strings, silenced
+from hexeval_engine.explainers.base import silenced
 from hexeval_engine.explainers.dice_explainer import DiceExplainer, _categoricals_as_text
 
 
@@ -37,7 +37,7 @@ def _run(explainer, query, seed, *, library, predict=None):
     np.random.seed(12345)
     random.seed(12345)
     try:
-        with silenced("dice_ml"), python_strings():
+        with silenced("dice_ml"):
             out = explainer._search(query, seed, predict or explainer.predictor.positive, library=library)
     except Exception as err:  # the library's "no counterfactuals found" is part of what is compared
         out = f"{type(err).__name__}: {err}"

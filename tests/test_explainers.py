@@ -177,54 +177,6 @@ def test_dice_respects_immutable_features_and_ranges(credit):
             assert {f for f, v in shares.items() if v > 0} == changed
 
 
-def test_dice_finds_the_same_counterfactuals_on_either_string_storage_and_restores_the_setting(credit):
-    """DiCE runs on Python-backed strings (fast cell writes); the answer is the one pyarrow strings give."""
-    import threading
-
-    from hexeval_engine.explainers.base import python_strings
-
-    config, data, model = credit
-    before = pd.get_option("mode.string_storage")
-
-    def signature():
-        out = explain_instances(model, data, config, [0, 1, 2], ["DiCE"])
-        return [(e.instance_id, [(sorted(cf.changes.items(), key=str), round(cf.probability, 12))
-                                 for cf in e.counterfactuals or []]) for e in out]
-
-    fast = signature()
-    assert pd.get_option("mode.string_storage") == before
-    with pd.option_context("mode.string_storage", "pyarrow"):
-        original = _signature_without_switch(signature)
-    assert fast == original and any(cfs for _, cfs in fast)
-
-    # overlapping uses in two threads leave the setting as it was
-    entered, release = threading.Barrier(2), threading.Event()
-
-    def hold():
-        with python_strings():
-            entered.wait()
-            release.wait()
-
-    worker = threading.Thread(target=hold)
-    worker.start()
-    with python_strings():
-        entered.wait()
-        assert pd.get_option("mode.string_storage") == "python"
-    assert pd.get_option("mode.string_storage") == "python"  # the other thread is still inside
-    release.set()
-    worker.join()
-    assert pd.get_option("mode.string_storage") == before
-
-
-def _signature_without_switch(run):
-    """``run()`` with ``python_strings`` made a no-op, i.e. DiCE on the default pyarrow-backed strings."""
-    from contextlib import nullcontext
-    from unittest import mock
-
-    with mock.patch("hexeval_engine.explainers.dice_explainer.python_strings", lambda: nullcontext()):
-        return run()
-
-
 def test_instances_with_missing_values_are_explained(credit):
     config, data, model = credit
     missing = np.flatnonzero(data.X_test[["person_emp_length", "loan_int_rate"]].isna().any(axis=1).to_numpy())

@@ -124,45 +124,6 @@ class _StdioSilencer:
 silenced = _StdioSilencer()
 
 
-class _PythonStringStorage:
-    """Reference-counted switch of pandas' string storage to ``"python"`` while DiCE runs.
-
-    DiCE's random search writes its candidates cell by cell (``DataFrame.at``) into frames built
-    from text values. With pandas' default pyarrow-backed strings every such write rebuilds an
-    Arrow array; with the Python-backed storage (what pandas uses when pyarrow is absent) it is a
-    plain array write: DiCE takes ~40% less time and finds the same counterfactuals (checked on
-    both bundled use cases). Values and dtypes (``str``) are the same under both storages. Like
-    :class:`_StdioSilencer`, the first user sets the option and the last one restores it, so
-    overlapping uses in several threads cannot leave it changed.
-    """
-
-    OPTION = "mode.string_storage"
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._saved = None
-
-    @contextmanager
-    def __call__(self):
-        with self._lock:
-            if self._depth == 0:
-                self._saved = pd.get_option(self.OPTION)
-                pd.set_option(self.OPTION, "python")
-            self._depth += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._depth -= 1
-                if self._depth == 0:
-                    pd.set_option(self.OPTION, self._saved)
-
-
-#: ``with python_strings():`` runs a cell-by-cell pandas writer (DiCE) on Python-backed strings.
-python_strings = _PythonStringStorage()
-
-
 def instance_seed(random_state: int, instance_id: int, stream: str) -> int:
     """A reproducible 32-bit seed for one instance and one use (``stream``, e.g. ``"LIME"``).
 

@@ -33,8 +33,9 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
+from ..vocabulary import noun
 from . import dice_random
-from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, python_strings, silenced
+from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, silenced
 from .lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
@@ -106,7 +107,7 @@ class DiceExplainer:
         def search(i):
             return lambda predict: self._search(queries.iloc[[i]].reset_index(drop=True), int(seeds[i]), predict)
 
-        with silenced("dice_ml"), python_strings():
+        with silenced("dice_ml"):
             results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
                                    on_finish=None if on_instance is None else (lambda i: on_instance()),
                                    budget_seconds=self.settings.time_budget_seconds,
@@ -299,11 +300,11 @@ def _change_shares(counterfactuals: list[Counterfactual], features: list[str]) -
 def _check_settings(settings, data) -> None:
     unknown = [f for f in [*settings.immutable_features, *settings.feature_ranges] if f not in data.feature_names]
     if unknown:
-        raise ConfigError(f"evaluation.explainers.dice names feature(s) {', '.join(unknown)} that the data does not "
+        raise ConfigError(f"evaluation.explainers.dice names {noun(len(unknown), 'a feature', 'features')} {', '.join(unknown)} that the data does not "
                           f"have (features: {', '.join(data.feature_names)}). Fix immutable_features/feature_ranges.")
     not_numeric = [f for f in settings.feature_ranges if f in data.categorical_features]
     if not_numeric:
-        raise ConfigError(f"evaluation.explainers.dice.feature_ranges gives ranges for categorical feature(s) "
+        raise ConfigError(f"evaluation.explainers.dice.feature_ranges gives ranges for categorical {noun(len(not_numeric), 'feature')} "
                           f"{', '.join(not_numeric)}; ranges apply to numeric features only. Remove them.")
     if len(settings.immutable_features) >= len(data.feature_names):
         raise ConfigError("evaluation.explainers.dice.immutable_features lists every feature, so no counterfactual "
