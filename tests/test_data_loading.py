@@ -168,3 +168,13 @@ def test_decoded_rows_keep_their_types_and_gaps():
     M[1, 0] = 50.6    # a sampled value between integers is rounded back to the column's integer type
     again = coder.decode(M)
     assert again["grade"][0] is None and again["grade"][1] == "C" and again["age"][1] == 51
+
+
+def test_coding_looks_values_up_like_a_dictionary():
+    """Unknown or missing category values code to NaN; a float 2.0 finds the category 2 (as the CSV reader may give it)."""
+    from hexeval_engine.data.coding import FeatureCoder
+
+    coder = FeatureCoder.fit(pd.DataFrame({"level": [1, 2, 3], "grade": ["A", "B", "C"]}), ["level", "grade"])
+    M = coder.encode(pd.DataFrame({"level": [2.0, 7, None], "grade": ["C", "Z", None]}, dtype=object))
+    assert M[0].tolist() == [1.0, 2.0]
+    assert np.isnan(M[1:]).all()

@@ -59,9 +59,9 @@ class FeatureCoder:
         """Raw frame -> float matrix (categoricals as codes; unseen or missing values -> NaN)."""
         out = np.empty((len(X), len(self.feature_names)), dtype=float)
         for j, col in enumerate(self.feature_names):
-            if col in self.categories:
-                lookup = {v: i for i, v in enumerate(self.categories[col])}
-                out[:, j] = X[col].map(lookup).astype(float).to_numpy()
+            if col in self.categories:  # a hash lookup, like a dict: 1.0 finds 1, "1" does not
+                codes = pd.Index(self.categories[col], dtype=object).get_indexer(X[col].astype(object))
+                out[:, j] = np.where(codes < 0, np.nan, codes)
             else:
                 out[:, j] = pd.to_numeric(X[col], errors="coerce").astype(float).to_numpy()
         return out
