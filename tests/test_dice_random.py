@@ -18,7 +18,7 @@ import pytest
 
 from hexeval_engine.config.loader import deep_merge, validate_config
 from hexeval_engine.explainers import dice_explainer, dice_random, explain_instances
-from hexeval_engine.explainers.base import silenced
+from hexeval_engine.explainers.base import explained_classes, silenced
 from hexeval_engine.explainers.dice_explainer import DiceExplainer, _categoricals_as_text
 
 
@@ -157,3 +157,18 @@ def _library_explainer(explainer):
     import dice_ml
 
     return dice_ml.Dice(explainer._data, explainer._model, method="random")
+
+
+def test_a_case_without_counterfactual_is_said_in_words_without_a_traceback(usecase_bundle, caplog):
+    """Heart case 2 with only the chest-pain type free has no counterfactual: a sentence, not an exception's name."""
+    _, config, data, model = usecase_bundle("heart")
+    only_cp = [f for f in data.feature_names if f != "cp"]
+    explainer = DiceExplainer(model, data, _config(config, {"immutable_features": only_cp, "feature_ranges": {}}))
+    X = data.X_test.iloc[[0, 2]][list(data.feature_names)].reset_index(drop=True)
+    classes, probabilities = explained_classes(model, X)
+    with caplog.at_level("INFO"):
+        found, nothing = explainer.explain(X, [0, 2], classes, probabilities, [3, 3])
+    assert found.ok and found.counterfactuals
+    assert nothing.error == ("DiCE found no counterfactual: none of the changes it tried (1 feature free to vary, "
+                             "within their allowed ranges) flips the model's prediction for this case.")
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]

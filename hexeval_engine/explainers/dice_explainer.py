@@ -33,7 +33,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
-from ..vocabulary import noun
+from ..vocabulary import noun, plural
 from . import dice_random
 from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, silenced
 from .lockstep import run_lockstep
@@ -122,8 +122,12 @@ class DiceExplainer:
                         probability=float(probabilities[i]), algorithm=f"DiCE ({self.settings.method}, model-agnostic)",
                         seconds=seconds)
             if isinstance(results[i], BaseException):
-                log_failure(log, "DiCE", iid, results[i])
-                out.append(Explanation(**base, error=failure_text(results[i])))
+                if _found_nothing(results[i]):  # a result of the search, not a crash: said in words
+                    log.info("DiCE found no counterfactual for instance %s", iid)
+                    out.append(Explanation(**base, error=self._nothing_found_text()))
+                else:
+                    log_failure(log, "DiCE", iid, results[i])
+                    out.append(Explanation(**base, error=failure_text(results[i])))
                 continue
             extra = dict(shared, immutable_features=list(self.settings.immutable_features))
             if filled[i]:
@@ -161,6 +165,10 @@ class DiceExplainer:
                                               verbose=False, **kwargs)
         frame = found.cf_examples_list[0].final_cfs_df
         return None if frame is None else frame[self.data.feature_names].reset_index(drop=True)
+
+    def _nothing_found_text(self) -> str:
+        return (f"DiCE found no counterfactual: none of the changes it tried ({plural(len(self.vary), 'feature')} free to vary, "
+                "within their allowed ranges) flips the model's prediction for this case.")
 
     def _ranges(self, query: pd.Series) -> dict:
         ranges = {}
@@ -235,6 +243,11 @@ def encode_loose(coder, frame: pd.DataFrame) -> np.ndarray:
         else:
             out[:, j] = pd.to_numeric(frame[col], errors="coerce").astype(float).to_numpy()
     return out
+
+
+def _found_nothing(err: BaseException) -> bool:
+    """DiCE's way of saying its search found no counterfactual (it raises rather than returning none)."""
+    return type(err).__name__ == "UserConfigValidationException" and "No counterfactuals found" in str(err)
 
 
 def _sparsify(explainer: DiceExplainer, queries: pd.DataFrame, classes: np.ndarray, cfs: dict) -> dict:
