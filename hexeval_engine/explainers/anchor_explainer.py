@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Condition, Explanation, Rule
+from .anchor_sampling import AnchorSampler
 from .anchor_search import anchor_beam
 from .base import GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure
 from .lockstep import MAX_TOGETHER, run_lockstep
@@ -119,13 +120,13 @@ class AnchorExplainer:
                 def classify(Z):
                     return (predict(Z) >= threshold).astype(int)
 
-                sample_fn, mapping = self._anchor.get_sample_fn(M[i], classify, desired_label=int(classes[i]))
+                sampler = AnchorSampler(self._anchor, M[i])
                 found = anchor_beam(
-                    sample_fn, delta=DELTA, epsilon=TAU, batch_size=BATCH_SIZE, desired_confidence=self.threshold,
-                    beam_size=BEAM_SIZE, min_samples_start=MIN_SAMPLES_START, max_anchor_size=MAX_ANCHOR_SIZE,
-                    coverage_samples=COVERAGE_SAMPLES,
-                    label_fn=lambda raw: (classify(raw) == int(classes[i])).astype(int))
-                return [mapping[idx] for idx in found["feature"]], found
+                    sampler, lambda raw: (classify(raw) == int(classes[i])).astype(int), delta=DELTA, epsilon=TAU,
+                    batch_size=BATCH_SIZE, desired_confidence=self.threshold, beam_size=BEAM_SIZE,
+                    min_samples_start=MIN_SAMPLES_START, max_anchor_size=MAX_ANCHOR_SIZE,
+                    coverage_samples=COVERAGE_SAMPLES)
+                return [sampler.mapping[idx] for idx in found["feature"]], found
             return run
 
         calls_before = self.predictor.calls
