@@ -183,7 +183,9 @@ class _Search:
         self.rules: dict[tuple, _Rule] = {}
         self.n_predicates = sampler.n_predicates
         self.requests = 0                 # model questions asked (labelled draws)
-        self.held_bytes = 0               # most memory held by samples and coverage masks
+        self.held_bytes = 0               # most memory held by samples, index arrays, coverage masks, keys
+        self._index_bytes = 0
+        self._mask_bytes = 0
 
     def _covered(self, mask: np.ndarray | None) -> np.ndarray:
         """Per predicate, the coverage samples (within ``mask`` of the training rows) it holds on."""
@@ -211,6 +213,7 @@ class _Search:
         stats = {}
         for t in previous_best:
             idx = self.rules[t].indices(s)
+            self._index_bytes += idx.nbytes
             hist, hist1 = s.histograms(idx)
             stats[t] = (len(idx), sampler.predicate_counts(hist), sampler.predicate_counts(hist1),
                         self._covered(self._coverage_mask(t)))
@@ -235,11 +238,12 @@ class _Search:
             last = rule.order[-1]
             holds = self.sampler.flags(last, self.sampler.train_keys[:, self.sampler.features[last]])
             rule.coverage_mask = holds if len(t) == 1 else self._coverage_mask(tuple(sorted(set(rule.order[:-1])))) & holds
+            self._mask_bytes += rule.coverage_mask.nbytes
         return rule.coverage_mask
 
     def _note_memory(self) -> None:
-        masks = sum(r.coverage_mask.nbytes for r in self.rules.values() if r.coverage_mask is not None)
-        self.held_bytes = max(self.held_bytes, self.samples.nbytes + masks + self.sampler.train_keys.nbytes)
+        held = self.samples.nbytes + self._index_bytes + self._mask_bytes + self.sampler.train_keys.nbytes
+        self.held_bytes = max(self.held_bytes, held)
 
     def draw(self, t: tuple, n: int):
         """The library's ``complete_sample_fn``: ``n`` samples on which rule ``t`` holds; returns the positives."""
