@@ -131,3 +131,16 @@ def test_sampler_draws_the_library_samples_where_no_training_row_meets_the_rule(
     assert ((explainer.d_train[:, 0] > 0) & (explainer.d_train[:, 0] <= 1)).sum() == 0
     rules = [tuple(gap[:2]), (gap[0],), (gap[1],), tuple(gap[:2]) + (0,), tuple(range(sampler.n_predicates))]
     _same_draws(explainer, row, rules)
+
+
+def test_argmax_of_upper_bounds_computed_on_few_arms_equals_the_full_argmax():
+    from hexeval_engine.explainers.anchor_search import argmax_upper
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rng.integers(2, 400))
+        means = rng.choice([0.0, 1.0, 0.9, 0.5], n) if rng.random() < 0.3 else rng.random(n)
+        level = 20.0 / rng.integers(1, 5000, n)
+        full = dup_bernoulli(means, level)
+        k, bound = argmax_upper(means, level)
+        assert k == int(np.argmax(full)) and bound == full[k]

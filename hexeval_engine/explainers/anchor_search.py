@@ -67,6 +67,25 @@ def dlow_bernoulli(p, level):
     return lm
 
 
+def argmax_upper(p, level) -> tuple[int, float]:
+    """``k = np.argmax(dup_bernoulli(p, level))`` and that bound, computing few of the bounds.
+
+    A bound lies between ``p`` and its bisection's starting point ``min(1, p + sqrt(level / 2))``.
+    Bounds are computed only where that starting point reaches (within a relative 1e-9) the bound
+    of the arm with the highest starting point: every other bound is strictly lower, so the
+    maximum and its first position (numpy's tie-break) are the same as over all arms. With
+    hundreds of candidate rules most are far below the best, and each bandit step costs ~O(1)
+    bisections instead of one per candidate.
+    """
+    start = np.minimum(np.minimum(1, p + np.sqrt(level / 2.0)), 1)
+    first = int(np.argmax(start))
+    floor = dup_bernoulli(p[first:first + 1], level[first:first + 1])[0] * (1 - 1e-9)
+    near = np.flatnonzero(start >= floor)
+    bounds = dup_bernoulli(p[near], level[near])
+    best = int(np.argmax(bounds))
+    return int(near[best]), float(bounds[best])
+
+
 def compute_beta(n_features, t, delta):
     temp = np.log(405.5 * n_features * (t ** 1.1) / delta)
     return temp + np.log(temp)
@@ -292,9 +311,10 @@ class _Search:
             beta = compute_beta(n_features, t, delta)
             J = sorted_means[-top_n:]
             not_J = sorted_means[:-top_n]
-            ub[not_J] = dup_bernoulli(means[not_J], beta / n_samples[not_J])
+            k, ub_k = argmax_upper(means[not_J], beta / n_samples[not_J])
+            ub[not_J[k]] = ub_k
             lb[J] = dlow_bernoulli(means[J], beta / n_samples[J])
-            return not_J[np.argmax(ub[not_J])], J[np.argmin(lb[J])]
+            return not_J[k], J[np.argmin(lb[J])]
 
         ut, lt = update_bounds(t)
         B = ub[ut] - lb[lt]
