@@ -2,12 +2,14 @@
 
 ``anchor.anchor_tabular.AnchorTabularExplainer`` runs on the coded training matrix (categorical
 features declared through ``categorical_names``; numeric features discretised into quartiles by
-the library). The library's ``get_sample_fn`` draws the perturbations; the beam search is the
+the library). :class:`.anchor_sampling.AnchorSampler` draws the perturbations exactly as the
+library's ``get_sample_fn`` does (same random numbers, compact results); the beam search is the
 library's ``AnchorBaseBeam.anchor_beam`` algorithm run by :func:`.anchor_search.anchor_beam`
-(same calls, same random numbers, same rules; array bookkeeping, so cost and memory grow about
-linearly with the number of columns). Each chosen predicate keeps its operator and bin, which
-are turned into :class:`~hexeval_engine.explanation.Condition` objects on raw values (quartile
-boundaries of the training data, category values and their display labels).
+(same draws, same rules; array bookkeeping, so the search's own work per step and its memory per
+sample do not grow with the number of columns; the number of steps does, see
+``STEPS_PER_PREDICATE``). Each chosen predicate keeps its operator and bin, which are turned into
+:class:`~hexeval_engine.explanation.Condition` objects on raw values (quartile boundaries of the
+training data, category values and their display labels).
 
 Anchor is bound by the number of model calls, not rows. Three things keep the count low:
 the explained class is passed in (no call to find it); the search starts from

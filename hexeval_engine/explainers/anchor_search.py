@@ -2,25 +2,32 @@
 
 Ribeiro, Singh & Guestrin, "Anchors: High-Precision Model-Agnostic Explanations", AAAI 2018;
 the search of ``anchor.anchor_base.AnchorBaseBeam.anchor_beam`` (anchor-exp 0.0.2.0). Same
-steps, same order of calls to ``sample_fn`` (so the same random numbers and the same model
-questions), same statistics and the same tie-breaking; what changes is how the bookkeeping is held:
+steps, same order of draws (so the same random numbers and the same model questions), same
+statistics and the same tie-breaking; what changes is how the bookkeeping is held:
 
 * the library pre-allocates ``batch_size * 10000`` rows of every sampled array (one byte per
   candidate predicate per row: 1.8 GB for 900 predicates) and keeps per-rule Python *sets* of
-  sample and coverage indices; here the samples live in one array that grows as they arrive, a
-  rule's samples are an index array, its coverage a boolean mask;
+  sample and coverage indices; here the samples arrive from an :class:`~.anchor_sampling.AnchorSampler`
+  as training-row indices plus the keys of the few features the rule replaced (~14 bytes per
+  sample whatever the width), a rule's samples are index ranges/arrays, and the coverage sample is
+  the multiplicity of each training row (coverage masks are over the training rows);
 * extending a rule by one predicate copies whole sample rows per candidate in the library
   (``data[t_idx]`` for each of ``beam_size x predicates`` candidates: quadratic in the number of
-  columns); here the counts of all extensions of a rule come from one pass over its samples;
-* the confidence bounds of all arms are computed together (vectorised bisection, the library's
-  17 steps and clipping);
-* draws whose labels nothing waits for are labelled by **one** model question instead of one each
-  (when ``label_fn`` is given): the single-sample draw for every candidate without samples (one
-  model call per candidate in the library: hundreds on wide data) and each bandit step's pair of
-  draws (the best and the challenger). The rows are drawn in the library's order, so the random
-  numbers and every statistic are unchanged; only the model calls are pooled.
+  columns); here the counts of all extensions of a rule come from one key histogram of its
+  samples, and a candidate's samples are only listed once it joins the beam;
+* the confidence bounds are computed together (vectorised bisection, the library's 17 steps and
+  clipping), and the challenger's upper bound only for the candidates that can reach it
+  (:func:`argmax_upper`);
+* draws whose labels nothing waits for are labelled by **one** model question instead of one
+  each: the single-sample draw for every candidate without samples (one model call per candidate
+  in the library: hundreds on wide data) and each bandit step's pair of draws (the best and the
+  challenger). The rows are drawn in the library's order, so the random numbers and every
+  statistic are unchanged; only the model calls are pooled.
 
-Cost therefore grows about linearly with the number of predicates. The result dict has the
+The search's own work per bandit step is therefore about constant and its memory grows with the
+samples drawn, not with samples x predicates. What still grows with the width is inherent to the
+algorithm: more candidate predicates need more bandit steps (model questions) to rank, and each
+sampled row is as wide as the data (``benchmarks/anchor_scaling.py``). The result dict has the
 library's keys ``feature``, ``mean``, ``precision``, ``coverage``, ``all_precision``,
 ``num_preds`` (no ``examples``: HEXEval never shows them).
 """
