@@ -85,7 +85,7 @@ class _TimedCoder:
 
 def child(features: int, instances: int, budget: float) -> dict:
     """Explain ``instances`` synthetic cases with Anchor in this process and return the figures."""
-    import anchor.anchor_tabular  # noqa: F401  imported before timing
+    import anchor.anchor_tabular  # noqa: F401  (imported before timing)
 
     from hexeval_engine.explainers import anchor_explainer as ae
     from hexeval_engine.explainers.anchor_sampling import AnchorSampler
@@ -154,7 +154,8 @@ def print_table(runs: list[dict]) -> None:
     for r in runs:
         g = r.get
         print(f"{r['features']:>8}{r['predicates']:>11}{r['requests_max']:>7} / {r['requests']:<5}{r['calls']:>7}"
-              f"{r['rows']:>10,}{g('search', 0):>9.2f}{g('sample', 0):>9.2f}{g('pooled', 0):>9.2f}{g('decode', 0):>9.2f}"
+              f"{r['rows']:>10,}{g('search', 0):>9.2f}{g('sample', 0):>9.2f}{g('pooled', 0):>9.2f}"
+              f"{g('decode', 0):>9.2f}"
               f"{g('model', 0):>8.2f}{r['wall']:>8.2f}{r['wall'] / ref['wall']:>6.1f}{r['held_mb']:>8.1f}"
               f"{r['peak_mb']:>8.0f}{r['start_mb']:>9.0f}{r['together']:>9}{r['budgeted_mb']:>10.0f}{r['failed']:>7}  "
               f"{r['load_before'].split()[0]} / "

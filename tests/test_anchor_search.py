@@ -113,7 +113,8 @@ def test_sampler_draws_the_library_samples_on_both_use_cases(usecase_bundle):
         for row in M:
             n = AnchorSampler(explainer._anchor, row).n_predicates
             rng = np.random.default_rng(n)
-            rules = [()] + [tuple(sorted(rng.choice(n, size, replace=False))) for size in (1, 2, 3, 4) for _ in range(6)]
+            rules = [()] + [tuple(sorted(rng.choice(n, size, replace=False)))
+                            for size in (1, 2, 3, 4) for _ in range(6)]
             _same_draws(explainer._anchor, row, rules)
 
 

@@ -190,7 +190,8 @@ class _Rule:
     def indices(self, samples: _Samples) -> np.ndarray:
         if self.parent is not None:      # materialise: the parent's samples then that hold the new predicate
             base = self.parent.indices(samples)[:self.parent_len]
-            holds = samples.sampler.flags(self.predicate, samples.column(base, samples.sampler.features[self.predicate]))
+            sampler = samples.sampler
+            holds = sampler.flags(self.predicate, samples.column(base, sampler.features[self.predicate]))
             self.parts.insert(0, base[holds])
             self.parent = None
         if len(self.parts) != 1 or isinstance(self.parts[0], range):
@@ -263,7 +264,9 @@ class _Search:
         if rule.coverage_mask is None:
             last = rule.order[-1]
             holds = self.sampler.flags(last, self.sampler.train_keys[:, self.sampler.features[last]])
-            rule.coverage_mask = holds if len(t) == 1 else self._coverage_mask(tuple(sorted(set(rule.order[:-1])))) & holds
+            if len(t) > 1:
+                holds = self._coverage_mask(tuple(sorted(set(rule.order[:-1])))) & holds
+            rule.coverage_mask = holds
             self._mask_bytes += rule.coverage_mask.nbytes
         return rule.coverage_mask
 
