@@ -106,10 +106,20 @@ def child(features: int, instances: int, budget: float) -> dict:
     AnchorSampler.rows = timer.wrap("sample", AnchorSampler.rows)
     beam = ae.anchor_beam
 
-    def recorded_beam(sampler, *args, **kwargs):
-        out = beam(sampler, *args, **kwargs)
-        found.append((sampler.n_predicates, out["model_requests"], out["held_bytes"]))
-        return out
+    def recorded_beam(sampler, label_fn, *args, **kwargs):
+        asked = [0]
+
+        def counted(raw):
+            asked[0] += 1
+            return label_fn(raw)
+
+        held = 0
+        try:
+            out = beam(sampler, counted, *args, **kwargs)
+            held = out["held_bytes"]
+            return out
+        finally:  # a search stopped by its time budget still counts its requests (its memory is not known)
+            found.append((sampler.n_predicates, asked[0], held))
 
     ae.anchor_beam = timer.wrap("search", recorded_beam)
     explainer.predictor.positive = timer.wrap("pooled", explainer.predictor.positive)
