@@ -10,6 +10,7 @@ import pytest
 from anchor.anchor_base import AnchorBaseBeam
 
 from hexeval_engine.explainers import anchor_explainer as ae
+from hexeval_engine.explainers.anchor_sampling import AnchorSampler
 from hexeval_engine.explainers.anchor_search import anchor_beam, dlow_bernoulli, dup_bernoulli
 from hexeval_engine.explainers.base import explained_classes
 
@@ -40,15 +41,14 @@ def _compare(model, data, config, rows):
 
     lengths = []
     for i in range(len(M)):
-        found = []
         label = int(classes[i])
-        for search in (lambda fn: AnchorBaseBeam.anchor_beam(_library_sample_fn(fn), **settings),
-                       lambda fn: anchor_beam(fn, **settings,  # as AnchorExplainer runs it: pooled labelling
-                                              label_fn=lambda raw: (classify(raw) == label).astype(int))):
-            sample_fn, _ = explainer._anchor.get_sample_fn(M[i], classify, desired_label=int(classes[i]))
-            np.random.seed(1000 + i)
-            found.append(search(sample_fn))
-        want, got = found
+        sample_fn, mapping = explainer._anchor.get_sample_fn(M[i], classify, desired_label=label)
+        np.random.seed(1000 + i)
+        want = AnchorBaseBeam.anchor_beam(_library_sample_fn(sample_fn), **settings)
+        sampler = AnchorSampler(explainer._anchor, M[i])  # as AnchorExplainer runs it
+        assert sampler.mapping == mapping
+        np.random.seed(1000 + i)
+        got = anchor_beam(sampler, lambda raw: (classify(raw) == label).astype(int), **settings)
         assert got["feature"] == want["feature"]
         assert got["precision"] == want["precision"]
         assert got["coverage"] == want["coverage"]
@@ -84,3 +84,64 @@ def test_vectorised_bounds_equal_the_library_scalar_bounds(p):
     for k, level in enumerate(levels):
         assert up[k] == AnchorBaseBeam.dup_bernoulli(p, level)
         assert low[k] == AnchorBaseBeam.dlow_bernoulli(p, level)
+
+
+def _same_draws(anchor_explainer, row, rules, seed=7):
+    """``AnchorSampler.draw`` gives the library ``sample_fn``'s rows and predicate flags, and leaves the RNG alike."""
+    sample_fn, _ = anchor_explainer.get_sample_fn(row, lambda Z: np.zeros(len(Z), dtype=int), desired_label=0)
+    sampler = AnchorSampler(anchor_explainer, row)
+    for present in rules:
+        np.random.seed(seed)
+        raw, data, _ = sample_fn(list(present), 300, compute_labels=False)
+        after = np.random.random()
+        np.random.seed(seed)
+        draw = sampler.draw(list(present), 300)
+        assert np.random.random() == after
+        assert np.array_equal(draw.raw, raw)
+        keys = sampler.train_keys[draw.rows]
+        keys[:, draw.features] = draw.keys
+        flags = sampler.table[np.arange(sampler.n_predicates), keys[:, sampler.features]]
+        assert np.array_equal(flags, data.astype(bool))
+
+
+def test_sampler_draws_the_library_samples_on_both_use_cases(usecase_bundle):
+    for name, rows in (("heart", [0, 5]), ("credit_risk", [0, 3])):
+        _, config, data, model = usecase_bundle(name)
+        explainer = ae.AnchorExplainer(model, data, config)
+        X = data.X_test.iloc[rows][list(data.feature_names)].reset_index(drop=True)
+        M, _ = explainer.space.encode(X)
+        for row in M:
+            n = AnchorSampler(explainer._anchor, row).n_predicates
+            rng = np.random.default_rng(n)
+            rules = [()] + [tuple(sorted(rng.choice(n, size, replace=False)))
+                            for size in (1, 2, 3, 4) for _ in range(6)]
+            _same_draws(explainer._anchor, row, rules)
+
+
+def test_sampler_draws_the_library_samples_where_no_training_row_meets_the_rule():
+    """An empty quartile bin: the library then draws replacement values uniformly; so does the sampler."""
+    from anchor.anchor_tabular import AnchorTabularExplainer
+
+    rng = np.random.default_rng(0)
+    train = np.column_stack([np.repeat([0.0, 2.0], 50), rng.integers(0, 3, 100).astype(float), rng.normal(size=100)])
+    explainer = AnchorTabularExplainer(["0", "1"], ["gap", "colour", "x"], train, {1: ["red", "green", "blue"]})
+    row = np.array([0.5, 1.0, 0.0])   # its "gap" value lies in the empty bin (0, 1]
+    sampler = AnchorSampler(explainer, row)
+    gap = [j for j, (f, _, _) in sampler.mapping.items() if f == 0]
+    assert [sampler.mapping[j][1] for j in gap] == ["geq", "leq", "leq"]
+    assert ((explainer.d_train[:, 0] > 0) & (explainer.d_train[:, 0] <= 1)).sum() == 0
+    rules = [tuple(gap[:2]), (gap[0],), (gap[1],), tuple(gap[:2]) + (0,), tuple(range(sampler.n_predicates))]
+    _same_draws(explainer, row, rules)
+
+
+def test_argmax_of_upper_bounds_computed_on_few_arms_equals_the_full_argmax():
+    from hexeval_engine.explainers.anchor_search import argmax_upper
+
+    rng = np.random.default_rng(3)
+    for _ in range(300):
+        n = int(rng.integers(2, 400))
+        means = rng.choice([0.0, 1.0, 0.9, 0.5], n) if rng.random() < 0.3 else rng.random(n)
+        level = 20.0 / rng.integers(1, 5000, n)
+        full = dup_bernoulli(means, level)
+        k, bound = argmax_upper(means, level)
+        assert k == int(np.argmax(full)) and bound == full[k]

@@ -66,6 +66,10 @@ def test_anchor_over_budget_is_a_recorded_failure_and_other_methods_go_on(usecas
     assert all(e.ok for e in lime)
     assert all(not e.ok and "over the time budget" in e.error and "anchor.time_budget_seconds" in e.error
                for e in anchor)
+    predicates = len(data.categorical_features) + 3 * len(data.numeric_features)  # at most
+    counts = [int(e.error.split(" candidate conditions on ")[0].split()[-1]) for e in anchor]
+    assert all(0 < n <= predicates for n in counts)  # why it stopped: how many conditions it was ranking
+    assert all(f"on {len(data.feature_names)} features" in e.error for e in anchor)
 
 
 def _knn(data):

@@ -2,12 +2,14 @@
 
 ``anchor.anchor_tabular.AnchorTabularExplainer`` runs on the coded training matrix (categorical
 features declared through ``categorical_names``; numeric features discretised into quartiles by
-the library). The library's ``get_sample_fn`` draws the perturbations; the beam search is the
+the library). :class:`.anchor_sampling.AnchorSampler` draws the perturbations exactly as the
+library's ``get_sample_fn`` does (same random numbers, compact results); the beam search is the
 library's ``AnchorBaseBeam.anchor_beam`` algorithm run by :func:`.anchor_search.anchor_beam`
-(same calls, same random numbers, same rules; array bookkeeping, so cost and memory grow about
-linearly with the number of columns). Each chosen predicate keeps its operator and bin, which
-are turned into :class:`~hexeval_engine.explanation.Condition` objects on raw values (quartile
-boundaries of the training data, category values and their display labels).
+(same draws, same rules; array bookkeeping, so the search's own work per step and its memory per
+sample do not grow with the number of columns; the number of steps does, see
+``STEPS_PER_PREDICATE``). Each chosen predicate keeps its operator and bin, which are turned into
+:class:`~hexeval_engine.explanation.Condition` objects on raw values (quartile boundaries of the
+training data, category values and their display labels).
 
 Anchor is bound by the number of model calls, not rows. Three things keep the count low:
 the explained class is passed in (no call to find it); the search starts from
@@ -29,8 +31,10 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Condition, Explanation, Rule
+from .anchor_sampling import AnchorSampler
 from .anchor_search import anchor_beam
-from .base import GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure
+from .base import (GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace, TimeBudgetExceeded, budget_setting,
+                   failure_text, log_failure)
 from .lockstep import MAX_TOGETHER, run_lockstep
 
 log = logging.getLogger(__name__)
@@ -56,19 +60,46 @@ MAX_ANCHOR_SIZE = 3
 #: 10,000 rows estimate quartiles and precision as well as 26,000 do, and the library's per-step
 #: sampling cost grows with the matrix (credit risk: ~0.7 s saved for 10 instances).
 MAX_SAMPLE_ROWS = 10_000
-#: Memory the searches run together may hold. One search keeps its samples (one byte per candidate
-#: predicate per row: ``MIN_SAMPLES_START`` rows plus ``BATCH_SIZE`` per bandit step) and the
-#: library's coverage sample (``COVERAGE_SAMPLES`` rows, drawn as int64 flags, kept as booleans).
+#: Memory the searches run together may hold (:func:`search_bytes` each; at most ``MAX_TOGETHER``
+#: run together, so their model calls are pooled).
 SEARCH_MEMORY_BUDGET = 1_000_000_000
 #: ``anchor_beam``'s coverage sample size (library default).
 COVERAGE_SAMPLES = 10_000
-#: Bandit steps assumed per search when budgeting memory (the hardest credit-risk instance takes ~250).
-STEPS_BUDGETED = 250
+#: Bandit steps assumed per candidate predicate when budgeting memory. More candidates need more
+#: steps to rank: on the synthetic benchmark the longest search took 0.6, 1.4, 2.8 and 3.1 steps per
+#: predicate at 13, 30, 100 and 300 features (33 to 750 predicates); at least 250 steps are assumed.
+STEPS_PER_PREDICATE = 4
+#: Bytes one sample costs a search: its training row (4), label (1), the keys and features its rule
+#: replaced (3 per predicate of the longest rule), its place in its rule's index array (8).
+SAMPLE_BYTES = 4 + 1 + 3 * MAX_ANCHOR_SIZE + 8
+#: Bytes of one candidate rule's record (Python object, dictionary slot, tuple key).
+RULE_BYTES = 400
 
 
-def search_bytes(predicates: int) -> int:
-    """Memory one search may hold, for ``predicates`` candidate predicates (see ``SEARCH_MEMORY_BUDGET``)."""
-    return (predicates + 1) * (COVERAGE_SAMPLES * 9 + MIN_SAMPLES_START + STEPS_BUDGETED * BATCH_SIZE)
+def search_bytes(features: int, predicates: int, train_rows: int) -> int:
+    """Memory one search may hold at its largest (see ``SEARCH_MEMORY_BUDGET``).
+
+    Per training row: its keys (one byte per feature), its weight in the coverage sample and a few
+    coverage masks; per sample (``MIN_SAMPLES_START`` plus two batches per bandit step, twice over
+    for the arrays' growth): ``SAMPLE_BYTES``; per candidate rule (every predicate, then
+    ``BEAM_SIZE`` extensions per predicate per rule length): ``RULE_BYTES``; and the first draw's
+    rows in flight (the draw, its copy in the pooled model call and the decoded frame).
+    """
+    steps = max(250, STEPS_PER_PREDICATE * predicates)
+    samples = MIN_SAMPLES_START + steps * 2 * BATCH_SIZE
+    return (train_rows * (features + 8 + BEAM_SIZE * MAX_ANCHOR_SIZE) + 2 * samples * SAMPLE_BYTES
+            + predicates * (1 + BEAM_SIZE * MAX_ANCHOR_SIZE) * RULE_BYTES + 3 * 8 * MIN_SAMPLES_START * features)
+
+
+class AnchorBudgetExceeded(TimeBudgetExceeded):
+    """An Anchor search ran over its time budget; the message says how many candidate conditions it ranked."""
+
+    def __init__(self, err: TimeBudgetExceeded, predicates: int, features: int):
+        super().__init__(err.budget, err.spent, err.setting)
+        self.args = (f"Stopped after {self.spent:.1f} s, over the time budget of {self.budget:g} s per case, while "
+                     f"ranking {predicates} candidate conditions on {features} features (more conditions need "
+                     f"more samples and model calls to rank, so wide data takes longer). Raise {self.setting} "
+                     f"to let slow cases finish.",)
 
 
 class AnchorExplainer:
@@ -119,18 +150,20 @@ class AnchorExplainer:
                 def classify(Z):
                     return (predict(Z) >= threshold).astype(int)
 
-                sample_fn, mapping = self._anchor.get_sample_fn(M[i], classify, desired_label=int(classes[i]))
-                found = anchor_beam(
-                    sample_fn, delta=DELTA, epsilon=TAU, batch_size=BATCH_SIZE, desired_confidence=self.threshold,
-                    beam_size=BEAM_SIZE, min_samples_start=MIN_SAMPLES_START, max_anchor_size=MAX_ANCHOR_SIZE,
-                    coverage_samples=COVERAGE_SAMPLES,
-                    label_fn=lambda raw: (classify(raw) == int(classes[i])).astype(int))
-                return [mapping[idx] for idx in found["feature"]], found
+                sampler = AnchorSampler(self._anchor, M[i])
+                try:
+                    found = anchor_beam(
+                        sampler, lambda raw: (classify(raw) == int(classes[i])).astype(int), delta=DELTA,
+                        epsilon=TAU, batch_size=BATCH_SIZE, desired_confidence=self.threshold, beam_size=BEAM_SIZE,
+                        min_samples_start=MIN_SAMPLES_START, max_anchor_size=MAX_ANCHOR_SIZE,
+                        coverage_samples=COVERAGE_SAMPLES)
+                except TimeBudgetExceeded as err:
+                    raise AnchorBudgetExceeded(err, sampler.n_predicates, len(self.data.feature_names)) from err
+                return [sampler.mapping[idx] for idx in found["feature"]], found
             return run
 
         calls_before = self.predictor.calls
-        predicates = len(self.data.categorical_features) + 3 * len(self.data.numeric_features)
-        together = max(1, min(MAX_TOGETHER, int(SEARCH_MEMORY_BUDGET // search_bytes(predicates))))
+        together = self.together()
         results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
                                on_finish=None if on_instance is None else (lambda i: on_instance()),
                                max_together=together, budget_seconds=self.budget,
@@ -139,6 +172,12 @@ class AnchorExplainer:
         shared = {"pooled_model_calls": self.predictor.calls - calls_before, "pooled_instances": len(M)}
         return [self._explanation(iid, int(classes[i]), float(probabilities[i]), results[i],
                                   filled[i], seconds, shared) for i, iid in enumerate(instance_ids)]
+
+    def together(self) -> int:
+        """How many searches run together: as many as fit in ``SEARCH_MEMORY_BUDGET``, at most ``MAX_TOGETHER``."""
+        predicates = len(self.data.categorical_features) + 3 * len(self.data.numeric_features)  # at most
+        need = search_bytes(len(self.data.feature_names), predicates, len(self._anchor.train))
+        return max(1, min(MAX_TOGETHER, int(SEARCH_MEMORY_BUDGET // need)))
 
     def _explanation(self, iid, cls, probability, result, filled, seconds, shared) -> Explanation:
         base = dict(method=self.method, instance_id=int(iid), predicted_class=cls, probability=probability,

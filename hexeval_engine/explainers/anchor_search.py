@@ -2,25 +2,32 @@
 
 Ribeiro, Singh & Guestrin, "Anchors: High-Precision Model-Agnostic Explanations", AAAI 2018;
 the search of ``anchor.anchor_base.AnchorBaseBeam.anchor_beam`` (anchor-exp 0.0.2.0). Same
-steps, same order of calls to ``sample_fn`` (so the same random numbers and the same model
-questions), same statistics and the same tie-breaking; what changes is how the bookkeeping is held:
+steps, same order of draws (so the same random numbers and the same model questions), same
+statistics and the same tie-breaking; what changes is how the bookkeeping is held:
 
 * the library pre-allocates ``batch_size * 10000`` rows of every sampled array (one byte per
   candidate predicate per row: 1.8 GB for 900 predicates) and keeps per-rule Python *sets* of
-  sample and coverage indices; here the samples live in one array that grows as they arrive, a
-  rule's samples are an index array, its coverage a boolean mask;
+  sample and coverage indices; here the samples arrive from an :class:`~.anchor_sampling.AnchorSampler`
+  as training-row indices plus the keys of the few features the rule replaced (~14 bytes per
+  sample whatever the width), a rule's samples are index ranges/arrays, and the coverage sample is
+  the multiplicity of each training row (coverage masks are over the training rows);
 * extending a rule by one predicate copies whole sample rows per candidate in the library
   (``data[t_idx]`` for each of ``beam_size x predicates`` candidates: quadratic in the number of
-  columns); here the counts of all extensions of a rule come from one pass over its samples;
-* the confidence bounds of all arms are computed together (vectorised bisection, the library's
-  17 steps and clipping);
-* draws whose labels nothing waits for are labelled by **one** model question instead of one each
-  (when ``label_fn`` is given): the single-sample draw for every candidate without samples (one
-  model call per candidate in the library: hundreds on wide data) and each bandit step's pair of
-  draws (the best and the challenger). The rows are drawn in the library's order, so the random
-  numbers and every statistic are unchanged; only the model calls are pooled.
+  columns); here the counts of all extensions of a rule come from one key histogram of its
+  samples, and a candidate's samples are only listed once it joins the beam;
+* the confidence bounds are computed together (vectorised bisection, the library's 17 steps and
+  clipping), and the challenger's upper bound only for the candidates that can reach it
+  (:func:`argmax_upper`);
+* draws whose labels nothing waits for are labelled by **one** model question instead of one
+  each: the single-sample draw for every candidate without samples (one model call per candidate
+  in the library: hundreds on wide data) and each bandit step's pair of draws (the best and the
+  challenger). The rows are drawn in the library's order, so the random numbers and every
+  statistic are unchanged; only the model calls are pooled.
 
-Cost therefore grows about linearly with the number of predicates. The result dict has the
+The search's own work per bandit step is therefore about constant and its memory grows with the
+samples drawn, not with samples x predicates. What still grows with the width is inherent to the
+algorithm: more candidate predicates need more bandit steps (model questions) to rank, and each
+sampled row is as wide as the data (``benchmarks/anchor_scaling.py``). The result dict has the
 library's keys ``feature``, ``mean``, ``precision``, ``coverage``, ``all_precision``,
 ``num_preds`` (no ``examples``: HEXEval never shows them).
 """
@@ -28,6 +35,8 @@ library's keys ``feature``, ``mean``, ``precision``, ``coverage``, ``all_precisi
 from __future__ import annotations
 
 import numpy as np
+
+from .anchor_sampling import chunk_rows
 
 _P_LOW, _P_HIGH = 0.0000001, 0.9999999999999999
 
@@ -65,29 +74,100 @@ def dlow_bernoulli(p, level):
     return lm
 
 
+def argmax_upper(p, level) -> tuple[int, float]:
+    """``k = np.argmax(dup_bernoulli(p, level))`` and that bound, computing few of the bounds.
+
+    A bound lies between ``p`` and its bisection's starting point ``min(1, p + sqrt(level / 2))``.
+    Bounds are computed only where that starting point reaches (within a relative 1e-9) the bound
+    of the arm with the highest starting point: every other bound is strictly lower, so the
+    maximum and its first position (numpy's tie-break) are the same as over all arms. With
+    hundreds of candidate rules most are far below the best, and each bandit step costs ~O(1)
+    bisections instead of one per candidate.
+    """
+    start = np.minimum(np.minimum(1, p + np.sqrt(level / 2.0)), 1)
+    first = int(np.argmax(start))
+    floor = dup_bernoulli(p[first:first + 1], level[first:first + 1])[0] * (1 - 1e-9)
+    near = np.flatnonzero(start >= floor)
+    bounds = dup_bernoulli(p[near], level[near])
+    best = int(np.argmax(bounds))
+    return int(near[best]), float(bounds[best])
+
+
 def compute_beta(n_features, t, delta):
     temp = np.log(405.5 * n_features * (t ** 1.1) / delta)
     return temp + np.log(temp)
 
 
 class _Samples:
-    """Every sample drawn so far: predicate flags (int8) and labels, in arrival order."""
+    """Every sample drawn so far, compactly (:mod:`.anchor_sampling`): its training row, the keys of the
+    features its rule's conditions replaced (at most ``width``), its label; in arrival order."""
 
-    def __init__(self, data: np.ndarray, labels: np.ndarray):
-        self.data = np.array(data, dtype=np.int8)
-        self.labels = np.array(labels, dtype=np.int8)
-        self.n = len(self.data)
+    def __init__(self, sampler, width: int):
+        self.sampler = sampler
+        self.width = width
+        self.n = 0
+        p = sampler.train_keys.shape[1]
+        self.rows = np.zeros(0, dtype=np.int32)
+        self.features = np.zeros((0, width), dtype=np.int16 if p < 2**15 else np.int32)
+        self.keys = np.zeros((0, width), dtype=np.uint8)
+        self.labels = np.zeros(0, dtype=np.int8)
 
-    def add(self, data, labels) -> range:
-        m = len(data)
-        if self.n + m > len(self.data):
-            grow = max(self.n + m, 2 * len(self.data))
-            self.data = np.vstack([self.data[:self.n], np.zeros((grow - self.n, self.data.shape[1]), np.int8)])
-            self.labels = np.concatenate([self.labels[:self.n], np.zeros(grow - self.n, np.int8)])
-        self.data[self.n:self.n + m] = data
-        self.labels[self.n:self.n + m] = labels
+    @property
+    def nbytes(self) -> int:
+        return self.rows.nbytes + self.features.nbytes + self.keys.nbytes + self.labels.nbytes
+
+    def add(self, draw, labels) -> range:
+        m, k = len(draw.rows), len(draw.features)
+        if self.n + m > len(self.rows):
+            size = max(self.n + m, 2 * len(self.rows))
+            self.rows = _grown(self.rows, self.n, size, 0)
+            self.features = _grown(self.features, self.n, size, -1)
+            self.keys = _grown(self.keys, self.n, size, 0)
+            self.labels = _grown(self.labels, self.n, size, 0)
+        part = slice(self.n, self.n + m)
+        self.rows[part] = draw.rows
+        self.features[part, :k] = draw.features
+        self.features[part, k:] = -1
+        self.keys[part, :k] = draw.keys
+        self.labels[part] = labels
         self.n += m
-        return range(self.n - m, self.n)
+        return range(part.start, part.stop)
+
+    def block(self, idx: np.ndarray) -> np.ndarray:
+        """Keys of every feature for the samples ``idx``: ``(len(idx), p)`` uint8."""
+        out = self.sampler.train_keys[self.rows[idx]]
+        for w in range(self.width):
+            features = self.features[idx, w]
+            on = np.flatnonzero(features >= 0)
+            out[on, features[on]] = self.keys[idx[on], w]
+        return out
+
+    def column(self, idx: np.ndarray, f: int) -> np.ndarray:
+        """Keys of feature ``f`` for the samples ``idx``."""
+        out = self.sampler.train_keys[self.rows[idx], f]
+        for w in range(self.width):
+            on = np.flatnonzero(self.features[idx, w] == f)
+            out[on] = self.keys[idx[on], w]
+        return out
+
+    def histograms(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Key histograms (:meth:`AnchorSampler.histogram`) of the samples ``idx`` and of those labelled 1."""
+        sampler = self.sampler
+        hist = np.zeros((sampler.train_keys.shape[1], sampler.table.shape[1]), dtype=np.int64)
+        hist1 = hist.copy()
+        step = chunk_rows(sampler.train_keys.shape[1])
+        for start in range(0, len(idx), step):
+            part = idx[start:start + step]
+            block = self.block(part)
+            hist += sampler.histogram(block)
+            hist1 += sampler.histogram(block[self.labels[part] == 1])
+        return hist, hist1
+
+
+def _grown(a: np.ndarray, n: int, size: int, fill) -> np.ndarray:
+    out = np.full((size,) + a.shape[1:], fill, dtype=a.dtype)
+    out[:n] = a[:n]
+    return out
 
 
 class _Rule:
@@ -98,59 +178,73 @@ class _Rule:
 
     def __init__(self, order, nsamples, positives, coverage):
         self.order = order
-        self.parts: list = []            # index arrays of its samples, in the order they joined
+        self.parts: list = []            # its samples (index arrays or ranges), in the order they joined
         self.nsamples = float(nsamples)
         self.positives = positives
         self.coverage = coverage
-        self.coverage_mask = None
-        self.parent = None               # (for extensions) the rule extended and how many of its samples it had
+        self.coverage_mask = None        # over the training rows (the coverage sample is drawn from them)
+        self.parent = None               # the rule extended and how many of its samples it had then
         self.parent_len = 0
         self.predicate = None
 
     def indices(self, samples: _Samples) -> np.ndarray:
         if self.parent is not None:      # materialise: the parent's samples then that hold the new predicate
             base = self.parent.indices(samples)[:self.parent_len]
-            self.parts.insert(0, base[samples.data[base, self.predicate] == 1])
+            sampler = samples.sampler
+            holds = sampler.flags(self.predicate, samples.column(base, sampler.features[self.predicate]))
+            self.parts.insert(0, base[holds])
             self.parent = None
-        if len(self.parts) != 1:
-            self.parts = [np.concatenate(self.parts) if self.parts else np.zeros(0, dtype=np.int64)]
+        if len(self.parts) != 1 or isinstance(self.parts[0], range):
+            self.parts = [np.concatenate([np.asarray(p, dtype=np.int64) for p in self.parts])
+                          if self.parts else np.zeros(0, dtype=np.int64)]
         return self.parts[0]
 
 
 class _Search:
-    def __init__(self, sample_fn, coverage: np.ndarray, samples: _Samples, label_fn=None):
-        self.sample_fn = sample_fn
+    def __init__(self, sampler, label_fn, coverage_weights: np.ndarray, coverage_samples: int, samples: _Samples):
+        self.sampler = sampler
         self.label_fn = label_fn
-        self.coverage = coverage
+        self.weights = coverage_weights   # per training row, how often the coverage sample drew it
+        self.coverage_samples = coverage_samples
         self.samples = samples
         self.rules: dict[tuple, _Rule] = {}
-        self.n_predicates = samples.data.shape[1]
+        self.n_predicates = sampler.n_predicates
+        self.requests = 0                 # model questions asked (labelled draws)
+        self.held_bytes = 0               # most memory held by samples, index arrays, coverage masks, keys
+        self._index_bytes = 0
+        self._mask_bytes = 0
+
+    def _covered(self, mask: np.ndarray | None) -> np.ndarray:
+        """Per predicate, the coverage samples (within ``mask`` of the training rows) it holds on."""
+        keys = self.sampler.train_keys if mask is None else self.sampler.train_keys[mask]
+        weights = self.weights if mask is None else self.weights[mask]
+        return self.sampler.predicate_counts(self.sampler.histogram(keys, weights))
 
     # ------------------------------------------------------------------ rules
     def make_tuples(self, previous_best: list) -> list:
         """The library's ``make_tuples``: all one-predicate rules, or every one-predicate extension of the beam."""
-        s = self.samples
+        s, sampler = self.samples, self.sampler
         if not previous_best:
-            data, labels = s.data[:s.n], s.labels[:s.n]
-            counts = data.sum(axis=0, dtype=np.int64)
-            positives = labels.astype(np.int64) @ data
-            covered = self.coverage.sum(axis=0)
+            root = _Rule([], s.n, 0, 1.0)
+            root.parts = [np.arange(s.n)]
+            hist, hist1 = s.histograms(root.parts[0])
+            counts, positives = sampler.predicate_counts(hist), sampler.predicate_counts(hist1)
+            covered = self._covered(None)
             tuples = []
             for x in range(self.n_predicates):
-                rule = _Rule([x], counts[x], float(positives[x]), float(covered[x]) / self.coverage.shape[0])
-                rule.parts = [np.flatnonzero(data[:, x])]
-                rule.coverage_mask = self.coverage[:, x]
+                rule = _Rule([x], counts[x], float(positives[x]), float(covered[x]) / self.coverage_samples)
+                rule.parent, rule.parent_len, rule.predicate = root, s.n, x
                 self.rules[(x,)] = rule
                 tuples.append((x,))
             return tuples
         stats = {}
         for t in previous_best:
-            parent = self.rules[t]
-            idx = parent.indices(s)
-            block = s.data[idx]
-            mask = self._coverage_mask(t)
-            stats[t] = (len(idx), block.sum(axis=0, dtype=np.int64), s.labels[idx].astype(np.int64) @ block,
-                        self.coverage[mask].sum(axis=0))
+            idx = self.rules[t].indices(s)
+            self._index_bytes += idx.nbytes
+            hist, hist1 = s.histograms(idx)
+            stats[t] = (len(idx), sampler.predicate_counts(hist), sampler.predicate_counts(hist1),
+                        self._covered(self._coverage_mask(t)))
+        self._note_memory()
         new_tuples = set()
         for f in range(self.n_predicates):
             for t in previous_best:
@@ -160,7 +254,7 @@ class _Search:
                 new_tuples.add(new_t)
                 n_parent, counts, positives, covered = stats[t]
                 rule = _Rule(self.rules[t].order + [f], counts[f], positives[f],
-                             float(covered[f]) / self.coverage.shape[0])
+                             float(covered[f]) / self.coverage_samples)
                 rule.parent, rule.parent_len, rule.predicate = self.rules[t], n_parent, f
                 self.rules[new_t] = rule
         return list(new_tuples)
@@ -168,39 +262,41 @@ class _Search:
     def _coverage_mask(self, t: tuple) -> np.ndarray:
         rule = self.rules[t]
         if rule.coverage_mask is None:
-            parent_t = tuple(sorted(set(rule.order[:-1])))
-            rule.coverage_mask = self._coverage_mask(parent_t) & self.coverage[:, rule.order[-1]]
+            last = rule.order[-1]
+            holds = self.sampler.flags(last, self.sampler.train_keys[:, self.sampler.features[last]])
+            if len(t) > 1:
+                holds = self._coverage_mask(tuple(sorted(set(rule.order[:-1])))) & holds
+            rule.coverage_mask = holds
+            self._mask_bytes += rule.coverage_mask.nbytes
         return rule.coverage_mask
+
+    def _note_memory(self) -> None:
+        held = self.samples.nbytes + self._index_bytes + self._mask_bytes + self.sampler.train_keys.nbytes
+        self.held_bytes = max(self.held_bytes, held)
 
     def draw(self, t: tuple, n: int):
         """The library's ``complete_sample_fn``: ``n`` samples on which rule ``t`` holds; returns the positives."""
-        _, data, labels = self.sample_fn(list(t), n)
-        data, labels = np.asarray(data, dtype=np.int8), np.asarray(labels, dtype=np.int8)
-        rule = self.rules[t]
-        added = self.samples.add(data, labels)
-        rule.parts.append(np.arange(added.start, added.stop))
-        rule.nsamples += n
-        positives = labels.sum()
-        rule.positives += positives
-        return positives
+        return self.draw_together([(t, n)])[0]
 
     def draw_together(self, requests: list) -> list:
-        """``draw`` for each ``(t, n)`` in order, labelled by one ``label_fn`` call; the positives of each."""
-        if self.label_fn is None or len(requests) < 2:
-            return [self.draw(t, n) for t, n in requests]
-        drawn = [self.sample_fn(list(t), n, compute_labels=False) for t, n in requests]
-        labels = np.asarray(self.label_fn(np.vstack([raw for raw, _, _ in drawn])), dtype=np.int8)
+        """``draw`` for each ``(t, n)`` in order (the library's order of random numbers), labelled by one
+        ``label_fn`` call; the positives of each."""
+        if not requests:
+            return []
+        drawn = [self.sampler.draw(list(t), n) for t, n in requests]
+        labels = np.asarray(self.label_fn(np.vstack([d.raw for d in drawn])), dtype=np.int8)
+        self.requests += 1
         out, start = [], 0
-        for (t, n), (_, data, _) in zip(requests, drawn):
+        for (t, n), d in zip(requests, drawn):
             mine = labels[start:start + n]
             start += n
             rule = self.rules[t]
-            added = self.samples.add(np.asarray(data, dtype=np.int8), mine)
-            rule.parts.append(np.arange(added.start, added.stop))
+            rule.parts.append(self.samples.add(d, mine))
             rule.nsamples += n
             positives = mine.sum()
             rule.positives += positives
             out.append(positives)
+        self._note_memory()
         return out
 
     # ------------------------------------------------------------------ bandit
@@ -225,9 +321,10 @@ class _Search:
             beta = compute_beta(n_features, t, delta)
             J = sorted_means[-top_n:]
             not_J = sorted_means[:-top_n]
-            ub[not_J] = dup_bernoulli(means[not_J], beta / n_samples[not_J])
+            k, ub_k = argmax_upper(means[not_J], beta / n_samples[not_J])
+            ub[not_J[k]] = ub_k
             lb[J] = dlow_bernoulli(means[J], beta / n_samples[J])
-            return not_J[np.argmax(ub[not_J])], J[np.argmin(lb[J])]
+            return not_J[k], J[np.argmin(lb[J])]
 
         ut, lt = update_bounds(t)
         B = ub[ut] - lb[lt]
@@ -260,33 +357,40 @@ class _Search:
         return anchor
 
 
-def anchor_beam(sample_fn, *, delta=0.05, epsilon=0.1, batch_size=10, desired_confidence=1.0, beam_size=1,
+def anchor_beam(sampler, label_fn, *, delta=0.05, epsilon=0.1, batch_size=10, desired_confidence=1.0, beam_size=1,
                 epsilon_stop=0.05, min_samples_start=0, max_anchor_size=None, stop_on_first=False,
-                coverage_samples=10000, label_fn=None) -> dict:
-    """The anchor of one instance; arguments as ``AnchorBaseBeam.anchor_beam``'s.
+                coverage_samples=10000) -> dict:
+    """The anchor of one instance; keyword arguments as ``AnchorBaseBeam.anchor_beam``'s.
 
-    ``sample_fn(present, n, compute_labels=True) -> (raw, data, labels)`` is the library's
-    sample function (``AnchorTabularExplainer.get_sample_fn``). ``label_fn(raw) -> labels``, if
-    given, must label raw rows exactly as ``sample_fn`` does (1 where the model gives the explained
-    class); it lets independent draws share one model call.
+    ``sampler`` is an :class:`~.anchor_sampling.AnchorSampler` (the library's ``sample_fn`` for
+    the instance, same random numbers); ``label_fn(raw) -> labels`` labels sampled rows as the
+    library's ``sample_fn`` does (1 where the model gives the explained class). Besides the
+    library's keys, the result has ``model_requests`` (times the search asked the model) and
+    ``held_bytes`` (most memory its samples, coverage masks and training keys held).
     """
     empty = {"feature": [], "mean": [], "precision": [], "coverage": [], "all_precision": 0}
-    coverage = np.asarray(sample_fn([], coverage_samples, compute_labels=False)[1], dtype=bool)
-    _, data, labels = sample_fn([], max(1, min_samples_start))
-    data, labels = np.asarray(data, dtype=np.int8), np.asarray(labels, dtype=np.int8)
-    mean = labels.mean()
+    weights = np.bincount(sampler.rows(coverage_samples), minlength=sampler.n_train)
+    width = sampler.train_keys.shape[1] if max_anchor_size is None else min(max_anchor_size,
+                                                                            sampler.train_keys.shape[1])
+    samples = _Samples(sampler, width)
+    first = sampler.draw([], max(1, min_samples_start))
+    samples.add(first, np.asarray(label_fn(first.raw), dtype=np.int8))
+    requests = 1
+    del first
+    mean = samples.labels[:samples.n].mean()
     beta = np.log(1.0 / delta)
-    lb = float(dlow_bernoulli(mean, beta / data.shape[0]))
+    lb = float(dlow_bernoulli(mean, beta / samples.n))
     while mean > desired_confidence and lb < desired_confidence - epsilon:
-        _, ndata, nlabels = sample_fn([], batch_size)
-        data = np.vstack((data, np.asarray(ndata, dtype=np.int8)))
-        labels = np.hstack((labels, np.asarray(nlabels, dtype=np.int8)))
-        mean = labels.mean()
-        lb = float(dlow_bernoulli(mean, beta / data.shape[0]))
+        more = sampler.draw([], batch_size)
+        samples.add(more, np.asarray(label_fn(more.raw), dtype=np.int8))
+        requests += 1
+        mean = samples.labels[:samples.n].mean()
+        lb = float(dlow_bernoulli(mean, beta / samples.n))
     if lb > desired_confidence:
-        return dict(empty, num_preds=data.shape[0], all_precision=mean)
-    search = _Search(sample_fn, coverage, _Samples(data, labels), label_fn)
-    del data, labels  # the search holds its own (growing) copy
+        return dict(empty, num_preds=samples.n, all_precision=mean, model_requests=requests,
+                    held_bytes=samples.nbytes)
+    search = _Search(sampler, label_fn, weights, coverage_samples, samples)
+    search.requests = requests
     n_features = search.n_predicates
     current_size = 1
     best_of_size: dict[int, list] = {0: []}
@@ -329,4 +433,5 @@ def anchor_beam(sample_fn, *, delta=0.05, epsilon=0.1, batch_size=10, desired_co
             tuples.extend(best_of_size[i])
         chosen = search.lucb(tuples, epsilon, delta, batch_size, 1)
         best_tuple = tuples[chosen[0]]
-    return search.result(best_tuple)
+    search._note_memory()
+    return dict(search.result(best_tuple), model_requests=search.requests, held_bytes=search.held_bytes)
