@@ -31,7 +31,7 @@ def _load(name: str, cases: int):
     from hexeval_engine import get_usecase, load_config, load_model
     from hexeval_engine.prepare import prepare_usecase
     from hexeval_engine.technical import sample_instance_ids
-    from hexeval_engine.usecase_data import load_data_for_config
+    from hexeval_engine.data.usecase_data import load_data_for_config
 
     usecase = get_usecase(name)
     prepare_usecase(usecase)
