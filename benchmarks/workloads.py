@@ -12,7 +12,8 @@
 * ``synthetic:P``  2,000 synthetic rows with ``P`` features (a quarter categorical), an XGBoost
                    pipeline like credit risk's (100 trees, depth 4), trained here
 
-Every evaluation knob is set in ``original_defaults`` (nothing inherited from a use-case config
+``NAME~original-work`` is the same workload measuring only what the original's config names (see
+``ORIGINAL_WORK``). Every evaluation knob is set in ``original_defaults`` (nothing inherited from a use-case config
 except the data settings, the wording and DiCE's use-case constraints: immutable features and
 feature ranges).
 """
@@ -34,15 +35,27 @@ def original_defaults(sample_size: int = 100) -> dict:
         "evaluation": {
             "sample_size": sample_size, "random_state": 42, "bootstrap_resamples": 1000, "confidence_level": 0.95,
             "fidelity": {"steps": 20},
-            "stability": {"noise_std": 0.05, "repeats": 5},
+            "stability": {"noise_std": 0.05, "repeats": 5, "methods": ["SHAP", "LIME", "Random"]},
             "parallel": {"backend": "sequential", "n_jobs": 1},
             "explainers": {
                 "shap": {"enabled": True, "background_size": 100},
                 "lime": {"enabled": True, "num_samples": 500, "num_features": 5, "stability_test": True,
-                         "stability_subset": 30},
+                         "stability_subset": 30, "seed_reruns": True},
                 "anchor": {"enabled": True, "max_instances": 10, "precision_threshold": 0.9},
                 "dice": {"enabled": True, "max_instances": 5, "num_counterfactuals": 3, "method": "random"},
             }}}
+
+
+#: Suffix of a workload name that measures only what the original's config names: stability under
+#: ``lime`` (LIME re-explains the noisy copies); no SHAP or Random stability, no LIME seed re-runs.
+ORIGINAL_WORK = "~original-work"
+
+
+def original_work_only(overrides: dict) -> dict:
+    """``overrides`` with HEXEval's extra stability measurements switched off."""
+    overrides["evaluation"]["stability"]["methods"] = ["LIME"]
+    overrides["evaluation"]["explainers"]["lime"]["seed_reruns"] = False
+    return overrides
 
 
 def load_workload(name: str, sample_size: int):
@@ -52,6 +65,8 @@ def load_workload(name: str, sample_size: int):
     from hexeval_engine.data.usecase_data import load_data_for_config
 
     overrides = original_defaults(sample_size)
+    if name.endswith(ORIGINAL_WORK):
+        name, overrides = name[:-len(ORIGINAL_WORK)], original_work_only(overrides)
     if name.startswith("synthetic:"):
         return _synthetic(int(name.split(":", 1)[1]), overrides)
     usecase = get_usecase("heart" if name in ("heart_lr", "heart_full") else name)

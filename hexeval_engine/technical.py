@@ -20,9 +20,10 @@ sample beyond Anchor's or DiCE's cap) keep their metric values in ``per_instance
 never used to compare methods. ``n_instances`` in ``metrics`` is the real number of shared cases
 behind each row; ``n_explained`` counts every case the method explained.
 
-With ``explainers.lime.stability_test``, SHAP, LIME and Random also explain
-``evaluation.stability.repeats`` noisy copies of the first ``lime.stability_subset`` cases of the
-sample (the shared cases come first), and LIME re-explains them with ``repeats`` other seeds. Metrics come from
+With ``explainers.lime.stability_test``, the methods in ``evaluation.stability.methods`` (SHAP, LIME
+and Random by default) also explain ``evaluation.stability.repeats`` noisy copies of the first
+``lime.stability_subset`` cases of the sample (the shared cases come first), and, with
+``lime.seed_reruns``, LIME re-explains them with ``repeats`` other seeds. Metrics come from
 :func:`hexeval_engine.metrics.compute.compute_instance_metrics` and are aggregated once by
 :func:`hexeval_engine.metrics.aggregate.summarise` (mean and bootstrap CI).
 
@@ -146,11 +147,13 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     X = data.X_test.iloc[ids][list(data.feature_names)].reset_index(drop=True)
     classes, probabilities = explained_classes(model, X)
     counts = {m: _instances_for(m, len(ids), config) for m in methods}
-    stab_methods = [m for m in _STABILITY_METHODS if m in methods] if ev.explainers.lime.stability_test else []
+    testing = ev.explainers.lime.stability_test
+    stab_methods = [m for m in _STABILITY_METHODS if m in methods and m in ev.stability.methods] if testing else []
+    reruns = testing and ev.explainers.lime.seed_reruns and "LIME" in methods
     # the first ``stability_subset`` cases of the sample, as configured (not cut to Anchor's or DiCE's
     # cap); the shared cases are at the start of the sample (Anchor and DiCE explain its start)
     n_stab = min(ev.explainers.lime.stability_subset, len(ids))
-    stab_units = n_stab * ev.stability.repeats * (len(stab_methods) + ("LIME" in stab_methods))
+    stab_units = n_stab * ev.stability.repeats * (len(stab_methods) + reruns)
     progress = _Progress(report(on_progress), sum(counts.values()) + stab_units + 1)
 
     explanations: list[Explanation] = []
@@ -182,12 +185,14 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
 
         perturbed, seed_runs = {}, {}
         ok_stab = [m for m in stab_methods if m not in failed]
-        if ok_stab and n_stab:
-            progress.message(f"Stability: {', '.join(ok_stab)} on {n_stab} instances")
+        ok_reruns = reruns and "LIME" not in failed
+        if (ok_stab or ok_reruns) and n_stab:
+            progress.message(f"Stability: {', '.join(ok_stab or ['LIME re-runs'])} on {n_stab} instances")
             try:
                 perturbed, seed_runs = stability_explanations(
                     runner, model, data, config, X.iloc[:n_stab], ids[:n_stab], classes[:n_stab], ok_stab,
-                    on_instance=lambda: progress.step("Stability: copy explained"), clock=clock)
+                    on_instance=lambda: progress.step("Stability: copy explained"), clock=clock,
+                    seed_reruns=ok_reruns)
             except Exception as err:  # stability is one metric; the others still count
                 log.exception("Stability explanations failed")
                 failures.append({"method": "/".join(ok_stab), "error": f"stability: {type(err).__name__}: {err}"})

@@ -42,8 +42,10 @@ def noisy_copies(data, X_raw: pd.DataFrame, instance_ids, *, noise_std: float, r
 
 
 def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids, classes, methods, *,
-                           on_instance=None, clock=None) -> tuple[dict, dict]:
+                           on_instance=None, clock=None, seed_reruns: bool | None = None) -> tuple[dict, dict]:
     """Explanations of noisy copies (``methods``) and LIME re-runs with other seeds.
+
+    ``seed_reruns`` (default: whether ``"LIME"`` is in ``methods``) asks for the LIME re-runs.
 
     ``clock`` (a :class:`~hexeval_engine.method_timing.MethodClock`), if given, is charged each
     method's explanations under that method's name.
@@ -58,14 +60,16 @@ def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids
     classes = np.asarray(classes, dtype=int)
     perturbed: dict = {}
     seed_runs: dict = {}
-    copies = [noisy_copies(data, X_raw, ids, noise_std=settings.noise_std, repeat=r, random_state=rs)
-              for r in range(settings.repeats)]
-    stacked = pd.concat(copies, ignore_index=True)
-    stacked_ids = [iid for _ in copies for iid in ids]
-    stacked_classes = np.tile(classes, len(copies))
-    proba = model.predict_proba(stacked)
-    stacked_prob = proba[np.arange(len(stacked)), stacked_classes]
+    seed_reruns = ("LIME" in methods) if seed_reruns is None else seed_reruns
     clock = clock or MethodClock()
+    if methods:
+        copies = [noisy_copies(data, X_raw, ids, noise_std=settings.noise_std, repeat=r, random_state=rs)
+                  for r in range(settings.repeats)]
+        stacked = pd.concat(copies, ignore_index=True)
+        stacked_ids = [iid for _ in copies for iid in ids]
+        stacked_classes = np.tile(classes, len(copies))
+        proba = model.predict_proba(stacked)
+        stacked_prob = proba[np.arange(len(stacked)), stacked_classes]
     for method in methods:
         seeds = [instance_seed(rs, iid, f"{method}:noise:{k // len(ids)}") for k, iid in enumerate(stacked_ids)]
         with clock.charge(method):
@@ -73,7 +77,7 @@ def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids
                                        on_instance=on_instance, render=False)
         for e in explained:
             perturbed.setdefault((method, e.instance_id), []).append(e)
-    if "LIME" in methods:
+    if seed_reruns:
         X_rep = pd.concat([X_raw.reset_index(drop=True)] * settings.repeats, ignore_index=True)
         rep_ids = [iid for _ in range(settings.repeats) for iid in ids]
         rep_classes = np.tile(classes, settings.repeats)

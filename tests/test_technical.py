@@ -83,6 +83,18 @@ def test_stability_is_measured_on_the_configured_subset_not_cut_to_the_shared_ca
             assert sorted(rows.dropna(subset=["value"])["instance_id"]) == sorted(cases), (method, cases)
 
 
+def test_stability_methods_and_lime_seed_reruns_follow_the_config(usecase_bundle):
+    """Only the listed methods re-explain noisy copies; without seed re-runs LIME has no seed agreement."""
+    _, config, data, model = usecase_bundle("heart")
+    result = run_technical_evaluation(model, data, fast(config, {"evaluation": {
+        "stability": {"methods": ["LIME"]}, "explainers": {"lime": {"seed_reruns": False},
+                                                          "anchor": {"enabled": False}, "dice": {"enabled": False}}}}))
+    rows = pd.concat([result.per_instance, result.per_instance_unshared]).dropna(subset=["value"])
+    measured = set(rows.loc[rows["metric"] == "stability", "method"])
+    assert measured == {"LIME"}
+    assert "lime_seed_agreement" not in set(rows["metric"])
+
+
 def test_sample_is_deterministic_and_capped(heart_run, usecase_bundle):
     result, _, data = heart_run
     _, config, _, _ = usecase_bundle("heart")

@@ -77,6 +77,9 @@ class CounterfactualChecks(Section):
 class Stability(Section):
     noise_std: float = Field(0.02, ge=0, le=1, description="noise as a share of each numeric feature's std")
     repeats: int = Field(3, ge=1, le=50)
+    methods: list[Literal["SHAP", "LIME", "Random"]] = Field(
+        default_factory=lambda: ["SHAP", "LIME", "Random"],
+        description="methods that re-explain the noisy copies (Anchor and DiCE never do: seconds per case)")
 
 
 #: Per-instance time budget of every explainer (``time_budget_seconds``).
@@ -96,6 +99,8 @@ class LimeSettings(Section):
     num_features: int = Field(10, ge=1, le=200)
     stability_test: bool = True
     stability_subset: int = Field(10, ge=1, le=1000)
+    seed_reruns: bool = Field(True, description="with stability_test, LIME also re-explains the stability cases "
+                                                "with other seeds (its seed agreement)")
     time_budget_seconds: float = Field(60.0, **_BUDGET)
 
 
