@@ -39,17 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
+from workloads import load_average, rss_mb  # noqa: E402  (benchmarks/ is on the path from here)
 
 
 class _Timer:
@@ -127,7 +117,7 @@ def child(features: int, instances: int, budget: float) -> dict:
     model.predict_proba = timer.wrap("model", model.predict_proba)
     calls, rows = explainer.predictor.calls, explainer.predictor.rows
 
-    start_mb, load_before = _rss_mb(), _load()
+    start_mb, load_before = rss_mb(), load_average()
     start = time.perf_counter()
     out = explainer.explain(X, ids, classes, probabilities, seeds)
     wall = time.perf_counter() - start
@@ -141,7 +131,7 @@ def child(features: int, instances: int, budget: float) -> dict:
         "calls": explainer.predictor.calls - calls, "rows": explainer.predictor.rows - rows,
         "start_mb": start_mb, "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "failed": sum(not e.ok for e in out), "errors": sorted({e.error for e in out if not e.ok}),
-        "load_before": load_before, "load_after": _load(),
+        "load_before": load_before, "load_after": load_average(),
         "rules": [[c.text for c in e.rule.conditions] if e.ok else None for e in out],
     }
 
@@ -196,7 +186,7 @@ def main() -> None:
         return
     from hexeval_engine.explainers import anchor_explainer as ae
 
-    print(f"load average before: {_load()} on {os.cpu_count()} cores")
+    print(f"load average before: {load_average()} on {os.cpu_count()} cores")
     print(f"Anchor settings: {args.instances} cases, precision 0.9, time budget {args.budget:g} s per case, "
           f"delta {ae.DELTA}, tau {ae.TAU}, beam {ae.BEAM_SIZE}, batch {ae.BATCH_SIZE}, start samples "
           f"{ae.MIN_SAMPLES_START}, coverage samples {ae.COVERAGE_SAMPLES}, longest rule {ae.MAX_ANCHOR_SIZE}, "
@@ -205,7 +195,7 @@ def main() -> None:
     print_table(runs)
     if args.save:
         args.save.write_text(json.dumps(runs, indent=1))
-    print(f"\nload average after: {_load()}")
+    print(f"\nload average after: {load_average()}")
 
 
 if __name__ == "__main__":

@@ -41,6 +41,8 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
+from workloads import load_average, rss_mb  # noqa: E402  (benchmarks/ is on the path from here)
+
 METHODS = ["SHAP", "LIME", "Anchor", "DiCE"]
 MAIN = [("heart", 100), ("heart_full", 100), ("credit_risk", 100), ("heart_lr", 100),
         ("heart_full~original-work", 100), ("credit_risk~original-work", 100), ("heart_lr~original-work", 100)]
@@ -50,18 +52,6 @@ MAIN = [("heart", 100), ("heart_full", 100), ("credit_risk", 100), ("heart_lr", 
 REFERENCE = {"heart": (23.6, 5.0), "heart_full": (23.6, 5.0), "credit_risk": (34.1, 8.0), "heart_lr": (23.6, 5.0)}
 SCALING = [("credit_risk", 50), ("credit_risk", 100), ("credit_risk", 200), ("credit_risk", 1000),
            ("synthetic:13", 100), ("synthetic:30", 100), ("synthetic:100", 100), ("synthetic:300", 100)]
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def _rss_mb() -> float:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def child(name: str, sample_size: int) -> dict:
@@ -87,8 +77,8 @@ def child(name: str, sample_size: int) -> dict:
 
     model.predict_proba = timed_predict
     model.reset_counters()
-    start_rss = _rss_mb()
-    load_before = _load()
+    start_rss = rss_mb()
+    load_before = load_average()
     start, cpu_start = time.perf_counter(), time.process_time()
     result = run_technical_evaluation(model, data, config)
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu_start
@@ -101,7 +91,7 @@ def child(name: str, sample_size: int) -> dict:
         "ms_per_explanation": {m: 1000 * sum(v) / len(v) if v else float("nan") for m, v in per_call.items()},
         "algorithms": {m: sorted({e.algorithm for e in result.explanations if e.method == m and e.ok})
                        for m in METHODS},
-        "failures": result.failures, "load_before": load_before, "load_after": _load(),
+        "failures": result.failures, "load_before": load_before, "load_after": load_average(),
         "explained": {m: len(v) for m, v in per_call.items()}, "stability_cases": _stability_cases(result),
         "metrics": json.loads(result.metrics.to_json(orient="records")),
     }
@@ -245,7 +235,7 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child[0], int(args.child[1]))))
         return
-    print(f"load average before: {_load()} on {os.cpu_count()} cores\n")
+    print(f"load average before: {load_average()} on {os.cpu_count()} cores\n")
     if args.fidelity:
         print(f"{'use case':<12}{'instances':>10}{'vectorised s':>14}{'one call/row s':>16}{'speed-up':>10}")
         for name in ("heart", "credit_risk"):
@@ -258,7 +248,7 @@ def main() -> None:
     (print_scaling if args.scaling else print_main)(runs)
     if args.save:
         args.save.write_text(json.dumps(runs, indent=1))
-    print(f"\nload average after: {_load()}")
+    print(f"\nload average after: {load_average()}")
 
 
 if __name__ == "__main__":

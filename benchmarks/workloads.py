@@ -20,11 +20,26 @@ feature ranges).
 
 from __future__ import annotations
 
+import os
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+
+def load_average() -> str:
+    """The machine's 1/5/15-minute load averages, printed beside every figure."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def rss_mb() -> float:
+    """This process's resident memory in MB."""
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
 
 
 def original_defaults(sample_size: int = 100) -> dict:
