@@ -111,8 +111,8 @@ def build_metrics_table(wide: pd.DataFrame | None, long: pd.DataFrame | None) ->
 #: What each kind of method gives, in words, for the methods overview.
 FAMILY_WORDS = {"attribution": "feature weights", "rule": "a rule", "counterfactual": "changes that flip the outcome",
                 "narrative": "a written explanation", "baseline": "random weights (reference)"}
-OVERVIEW_COLUMNS = {"method": "Method", "family": "Gives", "algorithm": "Algorithm", "n_instances": "Cases compared",
-                    "n_explained": "Cases explained", "seconds": "Seconds", "status": "Status"}
+OVERVIEW_COLUMNS = {"method": "Method", "family": "Gives", "algorithm": "Algorithm", "n_instances": "Compared",
+                    "n_explained": "Explained", "seconds": "Seconds", "status": "Status"}
 
 
 def overview_table(wide: pd.DataFrame | None) -> pd.DataFrame:

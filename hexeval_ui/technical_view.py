@@ -22,9 +22,12 @@ def render_technical(run) -> None:
         st.error(f"**{method} failed** and has no metrics in this run: {error}", icon=":material/error:")
     with st.expander("Methods in this run (algorithm, cases, time, status)"):
         st.dataframe(overview_table(run.technical_metrics), hide_index=True, column_config={
-            "Cases compared": st.column_config.NumberColumn(
-                help="Cases every method explained: the only cases methods are compared on"),
-            "Seconds": st.column_config.NumberColumn(format="%.2f")})
+            "Method": st.column_config.TextColumn(width="small"),
+            "Compared": st.column_config.NumberColumn(
+                width="small", help="Cases every method explained: the only cases methods are compared on"),
+            "Explained": st.column_config.NumberColumn(width="small", help="Cases this method explained"),
+            "Seconds": st.column_config.NumberColumn(width="small", format="%.2f"),
+            "Status": st.column_config.TextColumn(width="small")})
         note = timing_note(run.manifest)
         if note:
             st.caption(note)

@@ -40,7 +40,7 @@ def test_results_show_metrics_with_directions_intervals_and_failures(outputs):
     overview = frame_with(at, "Algorithm").set_index("Method")
     assert overview.loc["LIME", "Status"] == "failed: LIME exploded on purpose"
     assert overview.loc["SHAP", "Status"] == "ok" and overview.loc["SHAP", "Gives"] == "feature weights"
-    assert {"Cases compared", "Cases explained", "Seconds"} <= set(overview.columns)
+    assert {"Compared", "Explained", "Seconds"} <= set(overview.columns)
     assert any("they add up to the 0.95 s the technical evaluation took" in c.value and "0.25 s" in c.value
                for c in at.caption)
     assert any("LIME failed" in e.value and "exploded on purpose" in e.value for e in at.error)
