@@ -124,13 +124,23 @@ def comparisons_table(entry: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def comparisons_title(entry: dict) -> str:
+    """Whose comparisons the table shows: the score leader, which a tie-break may not have recommended."""
+    recommended = entry.get("recommended_method")
+    leader = next((c.get("vs") for c in entry.get("comparisons") or [] if c.get("vs")), None) or recommended
+    title = f"Paired comparisons of {leader or 'the leader'}"
+    if leader and recommended and leader != recommended:
+        title += f" (the highest score; {recommended} is recommended on the tie-break)"
+    return title
+
+
 def render_comparisons(entry: dict) -> None:
     table = comparisons_table(entry)
     if table.empty:
         return
-    st.markdown(f"**Paired comparisons of {entry.get('recommended_method') or 'the leader'}** — same cases, "
-                "difference in score; a clear lead needs the Holm-corrected p below 0.05, an interval above 0 and "
-                "at least 8 paired units (a persona rating one case is a unit).")
+    st.markdown(f"**{comparisons_title(entry)}** — same cases, difference in score; a clear lead needs the "
+                "Holm-corrected p below 0.05, an interval above 0 and at least 8 paired units (a persona rating "
+                "one case is a unit).")
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={"Units": st.column_config.NumberColumn("Units", width="small"),
                                 "p (Holm)": st.column_config.TextColumn("p (Holm)", width="small")})

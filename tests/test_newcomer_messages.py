@@ -41,3 +41,17 @@ def test_cli_evaluate_prints_validation_warnings(tmp_path, capsys):
                 "--sample-size", "5", "--output", str(tmp_path / "runs"), "--quiet"])
     assert code == 0
     assert "warning: The CSV has a column the model does not use: unused_note" in capsys.readouterr().out
+
+
+def test_a_measurement_chosen_as_target_is_called_a_measurement_not_multi_class(churn_csv):
+    with pytest.raises(DataError, match=r"Target column 'tenure' has \d+ different values .*looks like a measurement"):
+        load_data(churn_csv, "tenure")
+
+
+def test_a_model_input_chosen_as_target_is_named_as_such(usecase_bundle, capsys):
+    usecase_bundle("heart")
+    heart = get_usecase("heart")
+    assert cli(["validate", str(heart.model_path), str(heart.data_path), "--target", "sex"]) == 1
+    out = capsys.readouterr().out
+    assert "The model uses the column sex as an input, but it was chosen as the target" in out
+    assert "the CSV lacks" not in out

@@ -179,3 +179,11 @@ def test_comments_use_readable_labels_without_column_names_or_codes():
             assert "_" not in comment, comment
             for raw in ("np.", "(s)", "'", "478298", "e+05", "None", "nan"):
                 assert raw not in comment, (raw, comment)
+
+
+def test_a_missing_value_is_written_as_missing_not_as_none():
+    """A counterfactual that fills a gap reads 'from missing to 23.14', never Python's None."""
+    from hexeval_engine.raters.wording import plain_value, value_label
+
+    assert plain_value(None) == "missing" and plain_value(float("nan")) == "missing"
+    assert value_label("loan_int_rate", None, {}) == "missing"

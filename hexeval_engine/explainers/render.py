@@ -87,7 +87,7 @@ def _attributions(e, row, w: _Words) -> tuple[str, str]:
         parts.append("Pointing the other way: " + "; ".join(against) + ".")
     if not parts:
         parts.append("No single factor stood out.")
-    label = "SHAP" if e.method == "SHAP" else "LIME"
+    label = e.method
     items = ", ".join(f"{f}={w.value(f, row.get(f))} {v:+.3f}" for f, v in top)
     extra = ""
     if "base_value" in e.extra:

@@ -30,7 +30,10 @@ def validate_model_data_compatibility(model: HexevalModel, data: Dataset) -> dic
         missing = [c for c in names if c not in data.feature_names]
         extra = [c for c in data.feature_names if c not in names]
         checks["missing_features"], checks["extra_columns"] = missing, extra
-        if missing:
+        if data.target in missing:
+            errors.append(f"The model uses the column {data.target} as an input, but it was chosen as the target. Choose "
+                          "the column the model predicts as the target.")
+        elif missing:
             errors.append(f"The model needs {noun(len(missing), 'a feature', 'features')} the CSV lacks: {', '.join(missing)}. Use the CSV the model was trained on.")
         if extra:
             warnings.append(f"The CSV has {noun(len(extra), 'a column', 'columns')} the model does not use: {', '.join(extra)}. They are ignored by the "

@@ -41,7 +41,9 @@ def value_label(feature: str, value, labels: dict | None) -> str:
 
 
 def plain_value(value) -> str:
-    """``np.float64(478298.3)`` -> ``478,298``; ``True`` -> ``yes``; text as it is."""
+    """``np.float64(478298.3)`` -> ``478,298``; ``True`` -> ``yes``; ``None``/NaN -> ``missing``; text as it is."""
+    if value is None:
+        return "missing"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if hasattr(value, "item") and not isinstance(value, str):

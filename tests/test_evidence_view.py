@@ -1,0 +1,22 @@
+"""What the recommendation cards say about the paired comparisons they show."""
+
+from __future__ import annotations
+
+from hexeval_ui.evidence_view import comparisons_table, comparisons_title
+
+
+def test_a_tie_break_winner_does_not_take_the_leaders_comparisons_as_its_own():
+    """LIME scored highest; SHAP won the parsimony tie-break: the table is LIME's, and the title says so."""
+    entry = {"recommended_method": "SHAP",
+             "comparisons": [{"method": "SHAP", "vs": "LIME", "diff": 0.01, "ci_low": -0.02, "ci_high": 0.04,
+                              "p_value": 0.69, "p_holm": 0.69, "n": 8}]}
+    assert comparisons_title(entry) == ("Paired comparisons of LIME (the highest score; SHAP is recommended on the "
+                                        "tie-break)")
+    assert not comparisons_table(entry).empty
+
+
+def test_the_leaders_own_comparisons_are_titled_with_its_name():
+    entry = {"recommended_method": "SHAP",
+             "comparisons": [{"method": "LIME", "vs": "SHAP", "diff": 0.05, "ci_low": 0.01, "ci_high": 0.09,
+                              "p_value": 0.01, "p_holm": 0.02, "n": 12}]}
+    assert comparisons_title(entry) == "Paired comparisons of SHAP"
