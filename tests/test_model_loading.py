@@ -120,3 +120,15 @@ def test_bundled_models_validate(usecase_bundle):
         result = validate_model_data_compatibility(model, data)
         assert result["status"] == "valid", result
         assert model.kind == "skops" and len(model.sha256) == 64
+
+
+def test_a_skops_file_renamed_to_json_is_recognised_without_a_trace(tmp_path, small):
+    """The message names what the file really is; XGBoost's C++ trace and server paths stay in the log."""
+    X, y, _ = small
+    path = tmp_path / "renamed.json"
+    sio.dump(LogisticRegression().fit(X, y), path)
+    with pytest.raises(ModelError) as err:
+        load_model(path)
+    message = str(err.value)
+    assert "'renamed.json' is not a readable XGBoost model file" in message and "a skops archive (.skops)" in message
+    assert "/" not in message.replace("/.ubj", "") and "[bt]" not in message

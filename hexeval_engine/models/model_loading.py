@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import logging
 from pathlib import Path
 
 from ..errors import ModelError
 from .model_wrapper import HexevalModel
+
+log = logging.getLogger(__name__)
 
 SAFE_SUFFIXES = (".skops", ".json", ".ubj")
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
@@ -115,15 +118,29 @@ def _load_skops(path: Path):
                          "Re-save it with the installed scikit-learn/skops versions.") from err
 
 
+def _looks_like(path: Path) -> str:
+    """What a file with the wrong extension really is, from its first bytes ('' when unknown)."""
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+    if head.startswith(b"PK"):
+        return "a skops archive (.skops)"
+    if head[:1] == b"\x80":
+        return "a pickle file (.pkl), which is accepted only where the server allows pickles"
+    return ""
+
+
 def _load_xgboost(path: Path):
     import xgboost as xgb
 
     clf = xgb.XGBClassifier()
     try:
         clf.load_model(path)
-    except Exception as err:  # xgboost raises XGBoostError, ValueError, ...
-        raise ModelError(f"'{path.name}' is not a readable XGBoost model file ({type(err).__name__}: {err}). "
-                         "Save it with model.save_model('model.json').") from err
+    except Exception as err:  # xgboost raises XGBoostError, ValueError, ...; its text holds a C++ trace and paths
+        log.info("XGBoost could not read %s: %s", path, err)
+        kind = _looks_like(path)
+        hint = (f" It looks like {kind}: give it that file's own extension." if kind else
+                " If it is an XGBoost model, save it again with model.save_model('model.json').")
+        raise ModelError(f"'{path.name}' is not a readable XGBoost model file.{hint}") from err
     objective = clf.get_booster().attr("objective") or clf.get_xgb_params().get("objective", "")
     if str(objective).startswith("multi:") or (getattr(clf, "n_classes_", 2) or 2) > 2:
         raise ModelError(f"'{path.name}' is a multi-class XGBoost model ({objective}). HEXEval evaluates binary "
