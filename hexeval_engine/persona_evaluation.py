@@ -217,7 +217,7 @@ def persona_plan(config: HexevalConfig, *, n_personas: int) -> dict:
     Returns
     -------
     dict
-        ``personas``; ``methods`` (the enabled explainers, then ``Random`` when
+        ``personas``; ``methods`` (the enabled explainers, ``Narrative`` when narratives are on, then ``Random`` when
         ``personas.include_baseline``: the technical stage measures that baseline on every run);
         ``cases`` (cases rated per persona × method: ``personas.sample_instances``, capped by the
         cases every method explains — ``evaluation.sample_size`` and the Anchor/DiCE
@@ -226,6 +226,8 @@ def persona_plan(config: HexevalConfig, *, n_personas: int) -> dict:
     """
     settings = config.personas
     methods = config.evaluation.explainers.enabled_methods()
+    if config.narratives.enabled and config.narratives.source in methods:
+        methods = [*methods, NARRATIVE_METHOD]  # the narratives of the source's explanations are rated too
     if methods and settings.include_baseline:
         methods = [*methods, BASELINE_METHOD]
     cases = min(settings.sample_instances, shared_case_cap(config))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from hexeval_engine.config.loader import deep_merge, validate_config
-from hexeval_engine.explanation import BASELINE_METHOD, METHODS
+from hexeval_engine.explanation import BASELINE_METHOD, METHODS, NARRATIVE_METHOD
 from hexeval_engine.persona_evaluation import MIN_CASES_PER_CELL, persona_plan
 
 from .components import section
@@ -93,7 +93,10 @@ def _estimate(personas_on: bool, plan: dict, instances: int, rater: RaterChoice)
         st.caption("No personas are defined for this use case, so no ratings will be made.")
         return
     methods = plan["methods"]
-    baseline = " (the Random baseline included, as a sanity reference)" if BASELINE_METHOD in methods else ""
+    extras = [text for method, text in ((NARRATIVE_METHOD, "the written narrative"),
+                                        (BASELINE_METHOD, "the Random baseline as a sanity reference"))
+              if method in methods]
+    baseline = f" (including {' and '.join(extras)})" if extras else ""
     formula = (f"{_count(plan['personas'], 'persona')} × {_count(len(methods), 'method')}{baseline} × "
                f"{_count(plan['cases'], 'case')} × {_count(plan['runs'], 'rating')} per explanation = "
                f"**{_count(plan['ratings'], 'rating')}**")

@@ -128,12 +128,13 @@ def test_plan_before_running(heart):
 
     uc, config, data, model = heart
     simulated = estimate_persona_evaluation(config(sample_instances=3, runs_per_method=2))
-    assert simulated == {"personas": 4, "methods": ["SHAP", "LIME", "Anchor", "DiCE", "Random"], "cases": 3, "runs": 2,
-                         "ratings_per_cell": 6, "ratings": 4 * 5 * 3 * 2, "calls": 0, "prompt_tokens": 0,
+    # the narratives (on in the bundled config) are rated too: they are planned like every method
+    assert simulated == {"personas": 4, "methods": ["SHAP", "LIME", "Anchor", "DiCE", "Narrative", "Random"], "cases": 3,
+                         "runs": 2, "ratings_per_cell": 6, "ratings": 4 * 6 * 3 * 2, "calls": 0, "prompt_tokens": 0,
                          "completion_tokens": 0, "tokens": 0}
     llm = estimate_persona_evaluation(config(rater="openai", include=["Patient"], sample_instances=2,
                                              include_baseline=False))
-    assert llm["ratings"] == llm["calls"] == 4 * 2 and llm["prompt_tokens"] > 8 * 300
+    assert llm["ratings"] == llm["calls"] == 5 * 2 and llm["prompt_tokens"] > 10 * 300
     assert llm["tokens"] == llm["prompt_tokens"] + llm["completion_tokens"]
 
 
@@ -230,6 +231,6 @@ def test_defaults_ask_for_at_least_eight_cases_per_persona_and_method(heart):
     roomy.evaluation.explainers.dice.max_instances = roomy.evaluation.explainers.anchor.max_instances = 20
     plan = persona_plan(roomy, n_personas=4)
     assert plan["cases"] == 8 and plan["ratings_per_cell"] == 8
-    assert plan["calls"] == plan["ratings"] == 4 * 5 * 8
+    assert plan["calls"] == plan["ratings"] == 4 * 6 * 8  # SHAP, LIME, Anchor, DiCE, Narrative, Random
     roomy.evaluation.explainers.dice.max_instances = 5  # fewer shared cases than asked: the plan says so
     assert persona_plan(roomy, n_personas=4)["cases"] == 5
