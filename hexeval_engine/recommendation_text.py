@@ -26,8 +26,22 @@ def component_label(component: str) -> str:
 
 
 def weights_text(weights: dict) -> str:
-    """The configured weights in words: ``fidelity 0.3, parsimony (ties only) 0.2, ...``."""
-    return ", ".join(f"{component_label(k)} {v:g}" for k, v in weights.items())
+    """The weights the score really uses, in words.
+
+    Parsimony adds no points (it only breaks close calls), so the other configured weights are scaled
+    to add up to 1: ``fidelity 0.375, trust 0.375, satisfaction 0.25 (the configured 0.3, 0.3, 0.2
+    scaled to add up to 1); parsimony only breaks close calls``.
+    """
+    scored = {k: float(v) for k, v in weights.items() if k != "technical_parsimony" and float(v) > 0}
+    total = sum(scored.values())
+    if not total:
+        return "no weights"
+    text = ", ".join(f"{component_label(k)} {v / total:.3g}" for k, v in scored.items())
+    if abs(total - 1) > 1e-9:
+        text += f" (the configured {', '.join(f'{v:g}' for v in scored.values())} scaled to add up to 1)"
+    if float(weights.get("technical_parsimony") or 0) > 0:
+        text += "; parsimony only breaks close calls"
+    return text
 
 
 def _interval(low, high) -> str:

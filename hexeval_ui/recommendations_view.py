@@ -70,7 +70,7 @@ def _weights_caption(recs: dict) -> str:
     parts = weights_text(recs.get("weights") or {})
     n = recs.get("n_shared_cases")
     return (f"Score = weighted mean of fidelity (the same measure for every method) and the stakeholder's trust and "
-            f"satisfaction ratings, on a 0–1 scale ({parts}); parsimony only breaks close calls. The interval is the "
+            f"satisfaction ratings, on a 0–1 scale, with weights {parts}. The interval is the "
             f"{recs.get('confidence_level', 0.95):.0%} bootstrap interval. Methods are compared case by case"
             + (f" on the {n} cases every method explained" if n else "")
             + ", and must beat a random explainer to be recommended.")
@@ -108,8 +108,7 @@ def _card(entry: dict, run) -> None:
         st.markdown("**Strengths**\n" + "\n".join(f"- :green[:material/check:] {s}" for s in strengths))
     if concerns:
         st.markdown("**Concerns**\n" + "\n".join(f"- :orange[:material/warning:] {c}" for c in concerns))
-    for note in entry.get("notes") or []:
-        st.caption(note)
+    # the entry's notes are already sentences of its reasoning ("Note: …"), above the lists
     render_comparisons(entry)
     with st.expander("Alternatives and score components"):
         # A wrapped list, not a wide table: it fits a card at 1440 px and a phone alike.
@@ -131,7 +130,7 @@ def alternatives_table(entry: dict) -> pd.DataFrame:
                "score": with_interval(alt.get("score"), alt.get("score_ci_low"), alt.get("score_ci_high"))}
         for c in COMPONENTS:
             comp = (alt.get("components") or {}).get(c)
-            row[c] = (f"{number(comp.get('value'))} × {number(comp.get('weight'))}"
+            row[c] = (f"{number(comp.get('value'))} × {number(comp.get('weight'), 3)}"
                       if comp and comp.get("value") is not None else NOT_APPLICABLE)
         row["notes"] = "; ".join(alt.get("notes") or [])
         rows.append(row)
@@ -160,7 +159,7 @@ def alternatives_markdown(entry: dict, cases: dict[str, int]) -> str:
             comp = (alt.get("components") or {}).get(c)
             if comp and comp.get("value") is not None:
                 label = component_label(c)
-                parts.append(f"{label[:1].upper() + label[1:]} {number(comp.get('value'))} × {number(comp.get('weight'))}")
+                parts.append(f"{label[:1].upper() + label[1:]} {number(comp.get('value'))} × {number(comp.get('weight'), 3)}")
         n_text = f" · n: {', '.join(x for x in counts if x)}" if any(counts) else ""
         line = f"{alt.get('rank', '–')}. **{method}** — score {score}{n_text}"
         if parts:

@@ -217,3 +217,13 @@ def test_parsimony_tie_break_when_the_score_leader_is_less_faithful_than_a_tied_
                                      rater_kind="simulated")["stakeholders"]["Officer"]
     assert entry["lead"] == "close_call"
     assert entry["recommended_method"] == "SHAP"
+
+
+def test_the_stated_weights_are_the_ones_the_score_uses():
+    """Parsimony adds no points, so the other weights are stated as scaled to add up to 1 (0.3 -> 0.375)."""
+    from hexeval_engine.recommendation_text import weights_text
+
+    text = weights_text({"technical_fidelity": 0.3, "technical_parsimony": 0.2, "persona_trust": 0.3,
+                         "persona_satisfaction": 0.2})
+    assert text.startswith("fidelity 0.375, trust 0.375, satisfaction 0.25 (the configured 0.3, 0.3, 0.2 scaled")
+    assert text.endswith("parsimony only breaks close calls")
