@@ -53,8 +53,9 @@ def baseline_table(recs: dict) -> pd.DataFrame:
     for method, t in (recs.get("technical") or {}).items():
         fid, vs = t.get("fidelity") or {}, t.get("vs_baseline") or {}
         is_baseline = t.get("family") == "baseline"
+        source = (t.get("narrative") or {}).get("source")
         rows.append({
-            "Method": method,
+            "Method": f"{method} (retells {source}: its fidelity)" if source else method,
             "Fidelity (shared cases)": f"{_num(fid.get('value'))} [{_num(fid.get('ci_low'))}, {_num(fid.get('ci_high'))}]",
             "Cases": fid.get("n", 0),
             "Difference from random": "reference" if is_baseline else (

@@ -20,3 +20,14 @@ def test_the_leaders_own_comparisons_are_titled_with_its_name():
              "comparisons": [{"method": "LIME", "vs": "SHAP", "diff": 0.05, "ci_low": 0.01, "ci_high": 0.09,
                               "p_value": 0.01, "p_holm": 0.02, "n": 12}]}
     assert comparisons_title(entry) == "Paired comparisons of SHAP"
+
+
+def test_the_narrative_row_says_whose_fidelity_it_carries():
+    from hexeval_ui.evidence_view import baseline_table
+
+    fid = {"value": 0.84, "ci_low": 0.8, "ci_high": 0.88, "n": 20}
+    vs = {"diff": 0.3, "ci_low": 0.2, "ci_high": 0.4, "p_value": 0.001, "qualifies": True}
+    recs = {"technical": {"SHAP": {"family": "attribution", "fidelity": fid, "vs_baseline": vs},
+                          "Narrative": {"family": "narrative", "fidelity": fid, "vs_baseline": vs,
+                                        "narrative": {"source": "SHAP"}}}}
+    assert list(baseline_table(recs)["Method"]) == ["SHAP", "Narrative (retells SHAP: its fidelity)"]
