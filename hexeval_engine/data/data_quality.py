@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..plain_values import show_counts, show_number
-from ..vocabulary import plural
+from ..vocabulary import format_number, plural
 
 #: What ``data.implausible_values`` may ask for: leave them, drop their rows, or clip them.
 IMPLAUSIBLE_CHOICES = ("keep", "exclude", "clip")
@@ -110,7 +110,7 @@ def treat_implausible(frame: pd.DataFrame, bounds: dict, choice: str, report: Da
         report.implausible_rows_excluded = int(mask.sum())
         report.remedies["implausible values"] = f"excluded {plural(int(mask.sum()), 'row')} before splitting"
         report.warnings.append(f"Excluded {plural(int(mask.sum()), 'row')} with implausible values before splitting; "
-                               f"{int((~mask).sum())} rows remain.")
+                               f"{plural(int((~mask).sum()), 'row')} remain.")
         return frame[~mask]
     frame = frame.copy()
     clipped = 0
@@ -150,14 +150,15 @@ def _outliers(frame: pd.DataFrame, bounds: dict) -> dict[str, dict]:
 
 def _add_warnings(r: DataQualityReport) -> None:
     if r.duplicate_rows:
-        r.warnings.append(f"{r.duplicate_rows} of {r.n_rows} rows are exact duplicates; duplicates that land in both "
+        r.warnings.append(f"{format_number(r.duplicate_rows)} of {plural(r.n_rows, 'row')} are exact duplicates; duplicates that land in both "
                           "train and test inflate test scores.")
     for col, n in r.missing_values.items():
         r.warnings.append(f"Column '{col}' has {plural(n, 'missing value')} ({n / r.n_rows:.1%}); the model must handle them.")
     for col in r.constant_columns:
         r.warnings.append(f"Column '{col}' has a single value and carries no information.")
     for col, o in r.outliers.items():
-        r.warnings.append(f"Column '{col}' has {plural(o['count'], 'implausible value')} ({o['reason']}; from {show_number(o['min'])} "
-                          f"to {show_number(o['max'])}).")
+        seen = (f"value {show_number(o['min'])}" if o["min"] == o["max"] else
+                f"from {show_number(o['min'])} to {show_number(o['max'])}")
+        r.warnings.append(f"Column '{col}' has {plural(o['count'], 'implausible value')} ({o['reason']}; {seen}).")
     if r.class_balance and r.minority_share < 0.1:
         r.warnings.append(f"The classes are imbalanced ({show_counts(r.class_balance)}); accuracy alone is misleading.")

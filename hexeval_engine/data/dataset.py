@@ -115,8 +115,8 @@ def load_data(
         quality.duplicates_dropped = int((~keep).sum())
         frame, y_all = frame[keep], y_all[keep]
         quality.remedies["duplicates"] = f"dropped {plural(quality.duplicates_dropped, 'duplicate row')} before splitting"
-        quality.warnings.append(f"Dropped {quality.duplicates_dropped} duplicate rows before splitting; "
-                                f"{len(frame)} distinct rows remain.")
+        quality.warnings.append(f"Dropped {plural(quality.duplicates_dropped, 'duplicate row')} before splitting; "
+                                f"{plural(len(frame), 'distinct row')} remain.")
     X = frame[features].reset_index(drop=True)
     y = y_all.reset_index(drop=True).rename(target)
     X_train, X_test, y_train, y_test = _split(X, y, test_size, random_state, target)
