@@ -247,8 +247,13 @@ def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
     cols = [c for c in ("method", "fidelity_deletion", "fidelity_insertion", "num_important_features", "stability",
                         "rule_precision", "rule_coverage", "counterfactual_validity", "seconds", "error")
             if c in metrics.columns]
-    print("\nTechnical metrics (means):")
-    print(metrics[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
+    from ..charts.labels import metric_title
+
+    n = int(metrics["n_instances"].max()) if "n_instances" in metrics.columns and len(metrics) else 0
+    print(f"\nTechnical metrics (means over the {n} cases every method explained):")
+    names = {c: metric_title(c) for c in cols} | {"method": "Method", "seconds": "Seconds", "error": "Error"}
+    table = metrics[cols].rename(columns=names)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}", na_rep="-"))
     stakeholders = recommendations.get("stakeholders", {})
     if recommendations.get("mode") == "disabled":
         print("\n" + " ".join(recommendations.get("notes", [])))

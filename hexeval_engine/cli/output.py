@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 from ..data.dataset import Dataset
+from ..plain_values import show, show_counts
 
 
 def print_quality(data: Dataset) -> None:
     q = data.quality
     print(f"Data: {data.source}")
     print(f"  rows {q.n_rows}, columns {q.n_columns}; target '{data.target}' "
-          f"(positive = {data.positive_label!r}); train {len(data.X_train)} / test {len(data.X_test)}")
+          f"(positive = {show(data.positive_label)}); train {len(data.X_train)} / test {len(data.X_test)}")
     print(f"  numeric: {', '.join(data.numeric_features) or '-'}")
     print(f"  categorical: {', '.join(data.categorical_features) or '-'}")
-    print(f"  class balance: {q.class_balance}")
+    print(f"  class balance: {show_counts(q.class_balance)}")
     print(f"  duplicate rows: {q.duplicate_rows} (dropped {q.duplicates_dropped}, "
           f"test rows also in train: {q.duplicates_crossing_split})")
     if q.missing_values:
