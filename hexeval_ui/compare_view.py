@@ -62,7 +62,7 @@ def _ratings(diff: pd.DataFrame):
 
 
 def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
-    a, b = sorted((load_cached(path_a), load_cached(path_b)), key=lambda r: r.manifest.get("created", ""))
+    a, b = load_cached(path_a), load_cached(path_b)  # as the user chose them: differences are B − A
     result = runs.compare_runs(a, b)
     with st.container(border=True):
         st.markdown("#### Run A → run B")
@@ -158,7 +158,7 @@ def render_compare_picker(labels: dict[str, str]) -> None:
     paths = list(labels)
     first, second, go = st.columns([5, 5, 2], vertical_alignment="bottom")
     run_a = first.selectbox("Run A", paths, index=None, format_func=labels.get, key="compare_a",
-                            placeholder="Choose the first run", help="The older run is always shown as run A.")
+                            placeholder="Choose the first run", help="Differences are shown as run B − run A.")
     run_b = second.selectbox("Run B", [p for p in paths if p != run_a], index=None, format_func=labels.get,
                              key="compare_b", placeholder="Choose the second run")
     ready = run_a is not None and run_b is not None and run_a != run_b

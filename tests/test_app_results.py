@@ -160,13 +160,13 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     b = save_fixture_run(outputs, shift=-2, failed="DiCE", created="2026-01-03T03:04:05+00:00")
     at = app()
     assert next(b for b in at.button if b.label == "Compare").disabled  # nothing is compared until two runs are chosen
-    at.selectbox(key="compare_a").set_value(str(b)).run()
-    at.selectbox(key="compare_b").set_value(str(a)).run()
+    at.selectbox(key="compare_a").set_value(str(a)).run()
+    at.selectbox(key="compare_b").set_value(str(b)).run()
     button(at, "Compare").click().run()
     assert not at.exception
     page = texts(at)
     caption = next(c.value for c in at.caption if c.value.startswith("A: "))
-    assert "Run A → run B" in page and caption.index("2026-01-02") < caption.index("2026-01-03")  # older run is A
+    assert "Run A → run B" in page and caption.index("2026-01-02") < caption.index("2026-01-03")  # A is the run chosen as A
     metrics = frame_with(at, "Difference")
     shap = metrics[(metrics["Method"] == "SHAP") & (metrics["Metric"] == "Insertion AUC ↑")].iloc[0]
     assert shap["Difference"] == "-0.100" and shap["Run A"] == "0.800"
