@@ -19,7 +19,7 @@ def test_prompt_shows_case_prediction_domain_and_hides_the_method():
     task = next(t for t in tasks(4) if t.persona.role == "Lead Cardiologist")
     system, user = (m["content"] for m in build_messages(task))
     assert "Lead Cardiologist in a hospital cardiology department" in system
-    assert "presence of heart disease" in system and "refer for cardiac work-up" in system
+    assert "whether heart disease is likely" in system and "refer for cardiac work-up" in system
     assert "- chest pain type: typical angina" in user and "- resting blood pressure (mm Hg): 145" in user
     assert "heart disease likely" in user and "83%" in user
     assert task.explanation.text in user and "Explanation A" in user
