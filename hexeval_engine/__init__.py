@@ -3,7 +3,6 @@
 The engine never imports streamlit; the dashboard, the CLI and Python users call the same functions.
 """
 
-from .models.compatibility import validate_model_data_compatibility
 from .config import HexevalConfig, load_config
 from .data.dataset import Dataset, load_data
 from .errors import ConfigError, DataError, HexevalError, LLMError, ModelError, RunError
@@ -11,6 +10,7 @@ from .evaluate import EvaluationResult, evaluate
 from .explainers import explain_instances
 from .explanation import METHODS, Explanation
 from .metrics import METRICS, compute_instance_metrics, get_spec, make_baseline, summarise
+from .models.compatibility import validate_model_data_compatibility
 from .models.model_loading import load_model
 from .models.model_wrapper import HexevalModel
 from .persona_evaluation import estimate_persona_evaluation, run_persona_evaluation

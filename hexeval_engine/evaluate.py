@@ -15,10 +15,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
-from .models.compatibility import validate_model_data_compatibility
 from .config import HexevalConfig, load_config
-from .errors import ConfigError, ModelError
 from .data.input_encoding import category_codes
+from .data.usecase_data import load_data_for_config
+from .errors import ConfigError, ModelError
+from .models.compatibility import validate_model_data_compatibility
 from .models.model_loading import file_sha256, load_model
 from .models.model_performance import held_out_performance
 from .narratives import narrative_summary, narrative_tools, run_narratives
@@ -29,7 +30,6 @@ from .run_inputs import copies_for, record_copies
 from .run_manifest import build_manifest, explanation_records
 from .runs import new_run_id, save_run
 from .sanity import run_sanity_checks
-from .data.usecase_data import load_data_for_config
 from .usecases import get_usecase
 from .vocabulary import humanise
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from ..models.compatibility import validate_model_data_compatibility
 from ..config import load_config
+from ..data.usecase_data import load_data_for_config
+from ..models.compatibility import validate_model_data_compatibility
 from ..models.model_loading import load_model
 from ..prepare import prepare_usecase
-from ..data.usecase_data import load_data_for_config
 from ..usecases import get_usecase, list_usecases
 from .output import print_quality, print_validation
 

@@ -8,14 +8,14 @@ from pathlib import Path
 import pandas as pd
 from sklearn.model_selection import train_test_split
 
+from ..errors import DataError
+from ..plain_values import show_counts
+from ..vocabulary import noun, plural
 from .coding import FeatureCoder
 from .csv_reader import read_csv_content
 from .data_quality import IMPLAUSIBLE_CHOICES, DataQualityReport, assess, crossing_duplicates, plausible_bounds, \
     treat_implausible
-from ..errors import DataError
-from ..plain_values import show_counts
 from .target import encode_target, find_target
-from ..vocabulary import noun, plural
 
 
 @dataclass

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 
 from ..data.dataset import Dataset
-from ..errors import HexevalError
 from ..data.input_encoding import OPTION
-from .model_wrapper import HexevalModel
+from ..errors import HexevalError
 from ..vocabulary import noun
+from .model_wrapper import HexevalModel
 
 SAMPLE_ROWS = 200
 

@@ -6,10 +6,10 @@ import json
 from typing import Callable
 
 from ..config import load_config
-from .model_loading import file_sha256
-from .model_performance import performance_from_scores
 from ..data.usecase_data import load_data_for_config
 from ..usecases import UseCase
+from .model_loading import file_sha256
+from .model_performance import performance_from_scores
 
 
 def train_usecase(usecase: UseCase, build_pipeline: Callable) -> dict:
