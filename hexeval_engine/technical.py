@@ -195,7 +195,8 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
                     seed_reruns=ok_reruns)
             except Exception as err:  # stability is one metric; the others still count
                 log.exception("Stability explanations failed")
-                failures.append({"method": "/".join(ok_stab), "error": f"stability: {type(err).__name__}: {err}"})
+                failures.append({"method": "/".join(ok_stab or ["LIME"]),
+                                 "error": f"stability: {type(err).__name__}: {err}"})
         rows_in_workers = runner.worker_rows
 
     progress.message("Computing metrics")

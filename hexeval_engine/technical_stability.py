@@ -4,7 +4,7 @@ Public interface
 ----------------
 ``noisy_copies(data, X_raw, instance_ids, *, noise_std, repeat, random_state) -> DataFrame``
 ``stability_explanations(runner, model, data, config, X_raw, ids, classes, methods, *, on_instance=None,
-clock=None) -> (perturbed, seed_runs)``  the dicts ``compute_instance_metrics`` takes
+clock=None, seed_reruns=False) -> (perturbed, seed_runs)``  the dicts ``compute_instance_metrics`` takes
 
 Noise (Alvarez-Melis & Jaakkola 2018): every numeric feature gets Gaussian noise with standard
 deviation ``evaluation.stability.noise_std`` times that feature's training standard deviation;
@@ -42,10 +42,10 @@ def noisy_copies(data, X_raw: pd.DataFrame, instance_ids, *, noise_std: float, r
 
 
 def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids, classes, methods, *,
-                           on_instance=None, clock=None, seed_reruns: bool | None = None) -> tuple[dict, dict]:
+                           on_instance=None, clock=None, seed_reruns: bool = False) -> tuple[dict, dict]:
     """Explanations of noisy copies (``methods``) and LIME re-runs with other seeds.
 
-    ``seed_reruns`` (default: whether ``"LIME"`` is in ``methods``) asks for the LIME re-runs.
+    ``seed_reruns`` asks for the LIME re-runs (``explainers.lime.seed_reruns``).
 
     ``clock`` (a :class:`~hexeval_engine.method_timing.MethodClock`), if given, is charged each
     method's explanations under that method's name.
@@ -60,7 +60,6 @@ def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids
     classes = np.asarray(classes, dtype=int)
     perturbed: dict = {}
     seed_runs: dict = {}
-    seed_reruns = ("LIME" in methods) if seed_reruns is None else seed_reruns
     clock = clock or MethodClock()
     if methods:
         copies = [noisy_copies(data, X_raw, ids, noise_std=settings.noise_std, repeat=r, random_state=rs)

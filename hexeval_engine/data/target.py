@@ -50,7 +50,7 @@ def encode_target(y: pd.Series, positive_label=None) -> tuple[pd.Series, tuple]:
     if len(values) == 1:
         raise DataError(f"Target column '{name}' has only one class ({show(values[0])}). A binary classifier needs two classes; "
                         "check that you picked the right column and that the file is not a filtered subset.")
-    if len(values) > 2 and pd.api.types.is_float_dtype(y) or len(values) > 20:
+    if (len(values) > 2 and pd.api.types.is_float_dtype(y)) or len(values) > 20:
         raise DataError(f"Target column '{name}' has {len(values)} different values ({show_all(values)}): it looks like a "
                         "measurement, not an outcome. HEXEval evaluates binary classifiers; choose the column with the "
                         "two outcomes the model predicts.")
