@@ -41,7 +41,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-from workloads import load_average, rss_mb  # noqa: E402  (benchmarks/ is on the path from here)
+from workloads import ORIGINAL_WORK, load_average, rss_mb  # noqa: E402  (benchmarks/ is on the path from here)
 
 METHODS = ["SHAP", "LIME", "Anchor", "DiCE"]
 MAIN = [("heart", 100), ("heart_full", 100), ("credit_risk", 100), ("heart_lr", 100),
@@ -93,6 +93,8 @@ def child(name: str, sample_size: int) -> dict:
                        for m in METHODS},
         "failures": result.failures, "load_before": load_before, "load_after": load_average(),
         "explained": {m: len(v) for m, v in per_call.items()}, "stability_cases": _stability_cases(result),
+        "stability_methods": list(config.evaluation.stability.methods),
+        "seed_reruns": bool(config.evaluation.explainers.lime.seed_reruns),
         "metrics": json.loads(result.metrics.to_json(orient="records")),
     }
 
@@ -147,13 +149,15 @@ def print_against_original(runs: list[dict]) -> None:
     print(head)
     print("-" * (len(head) + 40))
     for r in runs:
-        base = r["name"].split("~")[0]
+        base = r["name"].removesuffix(ORIGINAL_WORK)
         if base not in REFERENCE:
             continue
         original, target = REFERENCE[base]
         e = r["explained"]
-        work = ("stability: LIME only, no seed re-runs (what the original's config names)" if "~" in r["name"] else
-                "stability: SHAP, LIME, Random + LIME seed re-runs (HEXEval's default; MORE than the original)")
+        work = (f"stability: {', '.join(r['stability_methods'])}"
+                + (" + LIME seed re-runs" if r["seed_reruns"] else ", no seed re-runs")
+                + (" (what the original's config names)" if r["name"].endswith(ORIGINAL_WORK)
+                   else " (HEXEval's default; MORE than the original)"))
         did = (f"{r['sample']} cases, Anchor {e['Anchor']}, DiCE {e['DiCE']}, stability on {r['stability_cases']} "
                f"cases; {work}")
         differs = []
