@@ -80,7 +80,7 @@ def child(features: int, instances: int, budget: float) -> dict:
     from hexeval_engine.explainers import anchor_explainer as ae
     from hexeval_engine.explainers.anchor_sampling import AnchorSampler
     from hexeval_engine.explainers.base import explained_classes, instance_seed
-    from hexeval_engine.technical import sample_instance_ids
+    from hexeval_engine.technical.run import sample_instance_ids
     from workloads import load_workload
 
     model, data, config, _ = load_workload(f"synthetic:{features}", 100)

@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 def _load(name: str, cases: int):
     from hexeval_engine import get_usecase, load_config, load_model
-    from hexeval_engine.prepare import prepare_usecase
-    from hexeval_engine.technical import sample_instance_ids
+    from hexeval_engine.models.prepare import prepare_usecase
+    from hexeval_engine.technical.run import sample_instance_ids
     from hexeval_engine.data.usecase_data import load_data_for_config
 
     usecase = get_usecase(name)

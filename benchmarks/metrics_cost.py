@@ -62,7 +62,7 @@ def run(name: str, sample: int) -> list[dict]:
     from hexeval_engine import get_usecase, load_config, load_model
     from hexeval_engine.metrics import compute_instance_metrics
     from hexeval_engine.metrics.fidelity import step_counts
-    from hexeval_engine.prepare import prepare_usecase
+    from hexeval_engine.models.prepare import prepare_usecase
     from hexeval_engine.data.usecase_data import load_data_for_config
 
     usecase = get_usecase(name)

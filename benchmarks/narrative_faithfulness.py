@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from hexeval_engine import get_usecase, load_config, load_model  # noqa: E402
 from hexeval_engine.narratives import run_narratives  # noqa: E402
-from hexeval_engine.technical import run_technical_evaluation  # noqa: E402
+from hexeval_engine.technical.run import run_technical_evaluation  # noqa: E402
 from hexeval_engine.data.usecase_data import load_data_for_config  # noqa: E402
 
 SETTINGS = {"evaluation": {"sample_size": 50, "random_state": 42,

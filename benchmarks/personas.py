@@ -25,8 +25,8 @@ from llm_server import FakeLLMServer  # noqa: E402
 from persona_fixtures import FakeTechnicalResult, heart_explanations  # noqa: E402
 
 from hexeval_engine import get_usecase, load_config, load_model  # noqa: E402
-from hexeval_engine.persona_evaluation import run_persona_evaluation  # noqa: E402
-from hexeval_engine.prepare import prepare_usecase  # noqa: E402
+from hexeval_engine.raters.run import run_persona_evaluation  # noqa: E402
+from hexeval_engine.models.prepare import prepare_usecase  # noqa: E402
 from hexeval_engine.raters import make_rater  # noqa: E402
 from hexeval_engine.data.usecase_data import load_data_for_config  # noqa: E402
 

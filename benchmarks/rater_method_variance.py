@@ -40,10 +40,10 @@ sys.path[:0] = [str(ROOT)]
 
 from hexeval_engine import get_usecase, load_config, load_model  # noqa: E402
 from hexeval_engine.metrics import make_baseline  # noqa: E402
-from hexeval_engine.persona_evaluation import run_persona_evaluation  # noqa: E402
-from hexeval_engine.prepare import prepare_usecase  # noqa: E402
+from hexeval_engine.raters.run import run_persona_evaluation  # noqa: E402
+from hexeval_engine.models.prepare import prepare_usecase  # noqa: E402
 from hexeval_engine.raters import make_rater  # noqa: E402
-from hexeval_engine.technical import run_technical_evaluation  # noqa: E402
+from hexeval_engine.technical.run import run_technical_evaluation  # noqa: E402
 from hexeval_engine.data.usecase_data import load_data_for_config  # noqa: E402
 
 REFERENCE_COMMIT = "9e475e7"

@@ -61,7 +61,7 @@ def child(name: str, sample_size: int) -> dict:
     import lime.lime_tabular  # noqa: F401
     import shap  # noqa: F401
 
-    from hexeval_engine.technical import run_technical_evaluation
+    from hexeval_engine.technical.run import run_technical_evaluation
     from workloads import load_workload
 
     model, data, config, description = load_workload(name, sample_size)

@@ -76,7 +76,7 @@ def original_work_only(overrides: dict) -> dict:
 def load_workload(name: str, sample_size: int):
     from hexeval_engine import get_usecase, load_config, load_model
     from hexeval_engine.models.model_wrapper import HexevalModel
-    from hexeval_engine.prepare import prepare_usecase
+    from hexeval_engine.models.prepare import prepare_usecase
     from hexeval_engine.data.usecase_data import load_data_for_config
 
     overrides = original_defaults(sample_size)

@@ -13,12 +13,12 @@ from .metrics import METRICS, compute_instance_metrics, get_spec, make_baseline,
 from .models.compatibility import validate_model_data_compatibility
 from .models.model_loading import load_model
 from .models.model_wrapper import HexevalModel
-from .persona_evaluation import estimate_persona_evaluation, run_persona_evaluation
+from .raters.run import estimate_persona_evaluation, run_persona_evaluation
 from .personas import Persona, load_personas
 from .raters import Rating, make_rater, rater_from_config
-from .recommendations import canonical_method, generate_recommendations
-from .report import write_report
-from .technical import TechnicalResult, run_technical_evaluation
+from .recommend.recommender import canonical_method, generate_recommendations
+from .report.html import write_report
+from .technical.run import TechnicalResult, run_technical_evaluation
 from .usecases import UseCase, get_usecase, list_usecases
 
 __all__ = [

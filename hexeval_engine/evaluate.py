@@ -25,11 +25,11 @@ from .models.model_performance import held_out_performance
 from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
 from .progress import report, sub_progress
-from .run_folders import check_output_root
-from .run_inputs import copies_for, record_copies
-from .run_manifest import build_manifest, explanation_records
-from .runs import new_run_id, save_run
-from .sanity import run_sanity_checks
+from .runs.folders import check_output_root
+from .runs.inputs import copies_for, record_copies
+from .runs.manifest import build_manifest, explanation_records
+from .runs.store import new_run_id, save_run
+from .technical.sanity import run_sanity_checks
 from .usecases import get_usecase
 from .vocabulary import humanise
 
@@ -117,9 +117,9 @@ def evaluate(
         Copy the model file and the CSV into the run folder (the dashboard does for uploads, whose
         temporary files disappear), so the run can be reopened and explored later.
     """
-    from .persona_evaluation import configured_personas, run_persona_evaluation, with_default_personas
-    from .recommendations import generate_recommendations
-    from .technical import run_technical_evaluation
+    from .raters.run import configured_personas, run_persona_evaluation, with_default_personas
+    from .recommend.recommender import generate_recommendations
+    from .technical.run import run_technical_evaluation
 
     progress = report(on_progress)
     timings: dict[str, float] = {}
@@ -127,7 +127,7 @@ def evaluate(
     progress(0, 100, "Loading data and model")
     uc = get_usecase(usecase) if usecase else None
     if uc is not None:
-        from .prepare import prepare_usecase
+        from .models.prepare import prepare_usecase
 
         if not uc.is_prepared:
             prepare_usecase(uc)

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from hexeval_engine import HexevalConfig, HexevalError
 from hexeval_engine.models.model_loading import file_sha256
-from hexeval_engine.run_inputs import data_file
+from hexeval_engine.runs.inputs import data_file
 from hexeval_engine.data.usecase_data import load_data_for_config
 from hexeval_engine.vocabulary import Vocabulary
 

@@ -1,7 +1,7 @@
 """Compare two saved runs: the picker (exactly two runs, chosen explicitly), then the settings that
 differ, the changed recommendations, and the metric and rating differences.
 
-The differences come from ``hexeval_engine.runs.compare_runs``; here they are only coloured: a
+The differences come from ``hexeval_engine.runs.store.compare_runs``; here they are only coloured: a
 change in a metric's better direction is green, in its worse direction red (directions are read
 from the metric table, never assumed).
 """
@@ -13,7 +13,8 @@ import math
 import pandas as pd
 import streamlit as st
 
-from hexeval_engine import HexevalError, runs
+from hexeval_engine import HexevalError
+from hexeval_engine.runs import store as runs
 from hexeval_engine.charts import DIMENSIONS
 from hexeval_engine.charts.labels import ARROWS, metric_title
 from hexeval_engine.vocabulary import dimension_label, humanise

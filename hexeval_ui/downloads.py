@@ -16,8 +16,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from hexeval_engine import runs
-from hexeval_engine.report import render_report
+from hexeval_engine.runs import store as runs
+from hexeval_engine.report.html import render_report
 from hexeval_engine.vocabulary import plural
 
 from .runs_view import manifest_mtime

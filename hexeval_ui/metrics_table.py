@@ -16,7 +16,7 @@ import pandas as pd
 from hexeval_engine.charts.labels import ARROWS, metric_title
 from hexeval_engine.explanation import METHODS
 from hexeval_engine.metrics import get_spec
-from hexeval_engine.technical_table import as_long, method_errors
+from hexeval_engine.metrics.table import as_long, method_errors
 
 DERIVED_MARK = "†"
 NOT_APPLICABLE = "—"

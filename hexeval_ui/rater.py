@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from hexeval_engine.raters.credentials import ALLOWED_URLS_SETTING, operator_key_allowed
+from hexeval_engine.llm.credentials import ALLOWED_URLS_SETTING, operator_key_allowed
 
 from . import state
 from .settings import operator_api_key, operator_setting

@@ -10,7 +10,7 @@ import streamlit as st
 from hexeval_engine.vocabulary import plural
 
 from hexeval_engine.charts import method_color, score_heatmap
-from hexeval_engine.recommendation_text import ALL_COMPONENTS, component_label, weights_text
+from hexeval_engine.recommend.wording import ALL_COMPONENTS, component_label, weights_text
 
 from .components import section
 from .evidence_view import render_comparisons, render_warnings

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from hexeval_engine import HexevalError, runs
+from hexeval_engine import HexevalError
+from hexeval_engine.runs import store as runs
 
 from . import state
 from .components import empty_state, show_error

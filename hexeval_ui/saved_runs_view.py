@@ -9,9 +9,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from hexeval_engine import HexevalError, runs
+from hexeval_engine import HexevalError
+from hexeval_engine.runs import store as runs
 from hexeval_engine.paths import shown
-from hexeval_engine.run_folders import temp_folders
+from hexeval_engine.runs.folders import temp_folders
 
 from . import state
 from .compare_view import render_compare_picker

@@ -10,7 +10,7 @@ import streamlit as st
 
 from hexeval_engine.config.loader import deep_merge, validate_config
 from hexeval_engine.explanation import BASELINE_METHOD, METHODS, NARRATIVE_METHOD
-from hexeval_engine.persona_evaluation import MIN_CASES_PER_CELL, persona_plan
+from hexeval_engine.raters.run import MIN_CASES_PER_CELL, persona_plan
 
 from .components import section
 from .rater import RaterChoice

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from hexeval_engine import get_usecase, load_config, load_model
-from hexeval_engine.prepare import prepare_usecase
+from hexeval_engine.models.prepare import prepare_usecase
 from hexeval_engine.data.usecase_data import load_data_for_config
 
 

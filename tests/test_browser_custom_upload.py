@@ -66,7 +66,7 @@ def _small_settings(page) -> None:
 
 def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path):
     from hexeval_engine import get_usecase
-    from hexeval_engine.runs import list_runs
+    from hexeval_engine.runs.store import list_runs
     from ui_run_fixtures import save_fixture_run
 
     outputs = tmp_path / "outputs"

@@ -9,7 +9,7 @@ import pytest
 
 from hexeval_engine.charts import (METHOD_COLORS, fidelity_chart, method_color, parsimony_chart, radar_chart,
                                    ratings_summary_chart, score_heatmap)
-from hexeval_engine.recommendations import generate_recommendations
+from hexeval_engine.recommend.recommender import generate_recommendations
 
 from recommendation_fixtures import OFFICER_AND_APPLICANT, fixture_per_instance, long_table, ratings_table, wide_table
 

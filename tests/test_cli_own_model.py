@@ -12,9 +12,9 @@ import yaml
 from hexeval_engine import ConfigError, LLMError, evaluate, get_usecase
 from hexeval_engine.cli.main import main as cli
 from hexeval_engine.paths import generic_personas_path
-from hexeval_engine.persona_evaluation import uses_generic_personas
+from hexeval_engine.raters.run import uses_generic_personas
 from hexeval_engine.personas import load_personas
-from hexeval_engine.runs import list_runs, load_run
+from hexeval_engine.runs.store import list_runs, load_run
 
 from test_evaluate_e2e import SMALL
 

@@ -14,8 +14,8 @@ from test_runs import save
 
 from hexeval_engine import ConfigError, RunError, evaluate
 from hexeval_engine.cli.main import main as cli
-from hexeval_engine.run_folders import remove_stale_temp_folders, temp_folders
-from hexeval_engine.runs import delete_run, list_runs, load_run, scan_runs
+from hexeval_engine.runs.folders import remove_stale_temp_folders, temp_folders
+from hexeval_engine.runs.store import delete_run, list_runs, load_run, scan_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,7 +87,7 @@ def test_a_kill_during_save_run_leaves_no_run_and_runs_clean_removes_the_leftove
     script = (
         "import sys, time, pandas as pd\n"
         "sys.path[:0] = [sys.argv[2], sys.argv[2] + '/tests']\n"
-        "import hexeval_engine.runs as runs\n"
+        "import hexeval_engine.runs.store as runs\n"
         "from test_runs import save\n"
         "def hang(path):\n"
         "    print('saving', flush=True)\n"
@@ -159,7 +159,7 @@ def test_delete_removes_only_run_folders_under_the_root(tmp_path):
 
 @pytest.mark.parametrize("kind", ["file", "under a file"])
 def test_unusable_output_root_fails_before_any_work(tmp_path, monkeypatch, kind):
-    import hexeval_engine.technical as technical
+    import hexeval_engine.technical.run as technical
 
     def must_not_run(*args, **kwargs):
         raise AssertionError("the technical evaluation started although runs cannot be saved")

@@ -15,7 +15,7 @@ import yaml
 from hexeval_engine import evaluate, get_usecase, load_config
 from hexeval_engine.cli.main import main as cli
 from hexeval_engine.config import deep_merge
-from hexeval_engine.runs import list_runs, load_run, scan_runs
+from hexeval_engine.runs.store import list_runs, load_run, scan_runs
 
 SMALL = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 200,
                         "explainers": {"shap": {"background_size": 30},
@@ -79,7 +79,7 @@ def test_cli_usage_and_failure_exit_codes(tmp_path, capsys):
 def test_killed_run_leaves_previous_runs_intact(tmp_path):
     """SIGKILL while the run is being saved (every table written, not yet renamed into place). A hook in
     save_run tells the test when the writer got there: no sleeping and hoping the kill lands (issue 14)."""
-    from hexeval_engine.run_folders import temp_folders
+    from hexeval_engine.runs.folders import temp_folders
 
     out = tmp_path / "runs"
     config = small_config(tmp_path, "heart")
@@ -87,7 +87,7 @@ def test_killed_run_leaves_previous_runs_intact(tmp_path):
     (before,) = list_runs(out)
     snapshot = {p.name: p.read_bytes() for p in before.path.iterdir()}
     script = ("import sys, time\n"
-              "import hexeval_engine.runs as runs\n"
+              "import hexeval_engine.runs.store as runs\n"
               "from hexeval_engine.cli.main import main\n"
               "def hang(path):\n"
               "    print('saving', flush=True)\n"
@@ -124,7 +124,7 @@ def test_api_key_never_written(tmp_path, llm_server, monkeypatch):
     ratings = result.persona_ratings
     assert (ratings["status"] == "ok").all() and set(ratings["rater"]) == {"openai"}
     run = load_run(result.output_path)
-    from hexeval_engine.report import write_report
+    from hexeval_engine.report.html import write_report
 
     write_report(run, result.output_path / "report.html")
     files = [p for p in out.rglob("*") if p.is_file()]

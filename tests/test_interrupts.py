@@ -19,7 +19,7 @@ from rating_tasks import tasks
 
 from hexeval_engine import get_usecase
 from hexeval_engine.raters import make_rater
-from hexeval_engine.runs import scan_runs
+from hexeval_engine.runs.store import scan_runs
 
 
 class FakeStop(Exception):

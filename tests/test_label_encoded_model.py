@@ -12,7 +12,7 @@ from sklearn.preprocessing import LabelEncoder
 from hexeval_engine import ModelError, evaluate, load_config, load_model
 from hexeval_engine.cli.main import main as cli
 from hexeval_engine.data.input_encoding import category_codes
-from hexeval_engine.runs import list_runs, load_run
+from hexeval_engine.runs.store import list_runs, load_run
 from hexeval_engine.data.usecase_data import load_data_for_config
 
 from label_encoded_model import label_encoded_credit_model

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hexeval_engine import method_timing
-from hexeval_engine.method_timing import MethodClock
+from hexeval_engine.technical import timing as method_timing
+from hexeval_engine.technical.timing import MethodClock
 
 
 class _FakeTime:

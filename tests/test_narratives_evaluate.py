@@ -7,7 +7,7 @@ import pytest
 from hexeval_engine import evaluate
 from hexeval_engine.errors import ConfigError
 from hexeval_engine.narratives import narrative_summary
-from hexeval_engine.runs import load_run
+from hexeval_engine.runs.store import load_run
 
 FAST = {"evaluation": {"sample_size": 12, "explainers": {"lime": {"enabled": False}, "anchor": {"enabled": False},
                                                         "dice": {"enabled": False}}}}
@@ -72,7 +72,7 @@ def test_cli_flags_switch_narratives_on_and_pick_the_narrator(tmp_path, capsys):
 
 
 def test_report_shows_narratives_with_their_faithfulness(tmp_path):
-    from hexeval_engine.report import render_report
+    from hexeval_engine.report.html import render_report
 
     overrides = {**FAST, "narratives": {"enabled": True, "sample_instances": 3}}
     result = evaluate(usecase="credit_risk", config_overrides=overrides, output_dir=tmp_path)

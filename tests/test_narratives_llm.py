@@ -15,7 +15,7 @@ from llm_server import Behaviour, FakeLLMServer
 
 from hexeval_engine.errors import LLMError
 from hexeval_engine.narratives import narrative_summary, narrative_tools, run_narratives
-from hexeval_engine.technical import run_technical_evaluation
+from hexeval_engine.technical.run import run_technical_evaluation
 
 KEY = "sk-test-NARRATIVE-5e1d"
 

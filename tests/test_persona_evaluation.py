@@ -11,7 +11,7 @@ from persona_fixtures import FakeTechnicalResult, attribution, heart_explanation
 
 from hexeval_engine import load_config
 from hexeval_engine.errors import ConfigError
-from hexeval_engine.persona_evaluation import COLUMNS, per_case_ratings, persona_stats, run_persona_evaluation
+from hexeval_engine.raters.run import COLUMNS, per_case_ratings, persona_stats, run_persona_evaluation
 from hexeval_engine.raters import DIMENSIONS, make_rater
 from hexeval_engine.usecases import get_usecase
 
@@ -124,7 +124,7 @@ def test_missing_persona_file_is_a_config_error(heart):
 
 
 def test_plan_before_running(heart):
-    from hexeval_engine.persona_evaluation import estimate_persona_evaluation
+    from hexeval_engine.raters.run import estimate_persona_evaluation
 
     uc, config, data, model = heart
     simulated = estimate_persona_evaluation(config(sample_instances=3, runs_per_method=2))
@@ -220,7 +220,7 @@ def test_per_case_ratings_average_repeats_per_case_before_pairing():
 
 def test_defaults_ask_for_at_least_eight_cases_per_persona_and_method(heart):
     from hexeval_engine.config.schema import Personas
-    from hexeval_engine.persona_evaluation import MIN_CASES_PER_CELL, persona_plan
+    from hexeval_engine.raters.run import MIN_CASES_PER_CELL, persona_plan
 
     uc, config, data, model = heart
     assert Personas().sample_instances >= MIN_CASES_PER_CELL == 8 and Personas().include_baseline

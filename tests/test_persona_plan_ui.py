@@ -5,7 +5,7 @@ from __future__ import annotations
 from app_helpers import app, open_page, texts
 
 from hexeval_engine import get_usecase, load_config
-from hexeval_engine.persona_evaluation import persona_plan
+from hexeval_engine.raters.run import persona_plan
 
 
 def test_configure_page_shows_the_planned_ratings_and_warns_below_eight_cases():

@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hexeval_engine.recommendations import MIN_UNITS_FOR_CLEAR, generate_recommendations
+from hexeval_engine.recommend.recommender import MIN_UNITS_FOR_CLEAR, generate_recommendations
 from hexeval_engine.paired_stats import holm, paired_difference
-from hexeval_engine.technical_table import canonical_method
+from hexeval_engine.metrics.table import canonical_method
 
 from recommendation_fixtures import case_ratings, long_table, per_instance_table
 
@@ -221,7 +221,7 @@ def test_parsimony_tie_break_when_the_score_leader_is_less_faithful_than_a_tied_
 
 def test_the_stated_weights_are_the_ones_the_score_uses():
     """Parsimony adds no points, so the other weights are stated as scaled to add up to 1 (0.3 -> 0.375)."""
-    from hexeval_engine.recommendation_text import weights_text
+    from hexeval_engine.recommend.wording import weights_text
 
     text = weights_text({"technical_fidelity": 0.3, "technical_parsimony": 0.2, "persona_trust": 0.3,
                          "persona_satisfaction": 0.2})

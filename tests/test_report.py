@@ -10,8 +10,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from hexeval_engine.recommendations import generate_recommendations
-from hexeval_engine.report import render_report, write_report
+from hexeval_engine.recommend.recommender import generate_recommendations
+from hexeval_engine.report.html import render_report, write_report
 
 from recommendation_fixtures import OFFICER_AND_APPLICANT, fixture_per_instance, long_table, ratings_table, wide_table
 
@@ -20,7 +20,7 @@ EVIL = "<script>alert('pwned')</script>"
 
 @dataclass
 class FakeRun:
-    """The attributes of a loaded run that the report reads (``hexeval_engine.runs.RunData``)."""
+    """The attributes of a loaded run that the report reads (``hexeval_engine.runs.store.RunData``)."""
 
     manifest: dict
     technical_metrics: pd.DataFrame

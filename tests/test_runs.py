@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from hexeval_engine import RunError
-from hexeval_engine.runs import compare_runs, delete_run, list_runs, load_run, new_run_id, save_run, scan_runs
+from hexeval_engine.runs.store import compare_runs, delete_run, list_runs, load_run, new_run_id, save_run, scan_runs
 
 
 def manifest(run_id, usecase="heart", **extra):

@@ -15,9 +15,9 @@ from rating_tasks import heart_personas, tasks
 
 from hexeval_engine import evaluate, get_usecase
 from hexeval_engine.raters import make_rater
-from hexeval_engine.raters.credentials import is_official_endpoint, operator_key_allowed, redact
-from hexeval_engine.report import write_report
-from hexeval_engine.runs import load_run
+from hexeval_engine.llm.credentials import is_official_endpoint, operator_key_allowed, redact
+from hexeval_engine.report.html import write_report
+from hexeval_engine.runs.store import load_run
 
 OPERATOR_KEY = "opk_live_7Hq2ZxR4mW9tL3vB8nK1"  # deliberately not shaped like an OpenAI "sk-" key
 TINY = {"evaluation": {"sample_size": 3, "bootstrap_resamples": 100, "stability": {"repeats": 1},

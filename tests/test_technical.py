@@ -10,7 +10,7 @@ from hexeval_engine.config.loader import deep_merge, validate_config
 from hexeval_engine.explainers import registry
 from hexeval_engine.explanation import BASELINE_METHOD, METHODS
 from hexeval_engine.metrics.registry import ALIASES, METRICS
-from hexeval_engine.technical import run_technical_evaluation, sample_instance_ids
+from hexeval_engine.technical.run import run_technical_evaluation, sample_instance_ids
 
 FAST = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 200,
                        "stability": {"repeats": 2},

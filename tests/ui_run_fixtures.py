@@ -12,7 +12,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from hexeval_engine import generate_recommendations, get_usecase, load_config, runs
+from hexeval_engine import generate_recommendations, get_usecase, load_config
+from hexeval_engine.runs import store as runs
 from hexeval_engine.models.model_loading import file_sha256
 from recommendation_fixtures import fixture_per_instance, BASE_METRICS, DIMENSIONS, long_table, wide_table
 

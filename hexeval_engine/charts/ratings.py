@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 from ..explanation import ALL_METHODS
 from ..vocabulary import dimension_label
 from ..ratings_summary import DIMENSIONS, t_halfwidth
-from ..technical_table import canonical_method
+from ..metrics.table import canonical_method
 from .colors import BASELINE_METHODS, TEXT_COLOR, method_color, method_dash, method_symbol, style, with_alpha
 
 

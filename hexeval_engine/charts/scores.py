@@ -27,7 +27,7 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     Parameters
     ----------
     recommendations : dict or None
-        What :func:`hexeval_engine.recommendations.generate_recommendations` returns.
+        What :func:`hexeval_engine.recommend.recommender.generate_recommendations` returns.
 
     Returns
     -------

@@ -15,7 +15,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..explanation import ALL_METHODS
-from ..technical_table import as_long
+from ..metrics.table import as_long
 from .colors import BASELINE_METHODS, TEXT_COLOR, method_color, style, with_alpha
 from .labels import direction_label
 

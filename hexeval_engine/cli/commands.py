@@ -8,7 +8,7 @@ from ..config import load_config
 from ..data.usecase_data import load_data_for_config
 from ..models.compatibility import validate_model_data_compatibility
 from ..models.model_loading import load_model
-from ..prepare import prepare_usecase
+from ..models.prepare import prepare_usecase
 from ..usecases import get_usecase, list_usecases
 from .output import print_quality, print_validation
 

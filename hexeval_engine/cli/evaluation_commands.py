@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 
 from ..paths import default_outputs_root, generic_personas_path
-from ..persona_evaluation import uses_generic_personas
-from ..recommendation_text import LEAD_LABELS
+from ..raters.run import uses_generic_personas
+from ..recommend.wording import LEAD_LABELS
 from ..vocabulary import plural
 
 
@@ -105,8 +105,8 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
 
 def runs_list(args) -> int:
     from ..paths import shown
-    from ..run_folders import temp_folders
-    from ..runs import list_runs
+    from ..runs.folders import temp_folders
+    from ..runs.store import list_runs
 
     root = _root(args)
     infos = list_runs(root, args.usecase)
@@ -135,7 +135,7 @@ def runs_list(args) -> int:
 
 def runs_clean(args) -> int:
     from ..paths import shown
-    from ..run_folders import remove_stale_temp_folders, temp_folders
+    from ..runs.folders import remove_stale_temp_folders, temp_folders
 
     root = _root(args)
     removed = remove_stale_temp_folders(root)
@@ -148,7 +148,7 @@ def runs_clean(args) -> int:
 
 
 def runs_show(args) -> int:
-    from ..runs import load_run
+    from ..runs.store import load_run
 
     run = load_run(_find(args.run, args))
     m = run.manifest
@@ -159,7 +159,7 @@ def runs_show(args) -> int:
 
 
 def runs_compare(args) -> int:
-    from ..runs import compare_runs, load_run
+    from ..runs.store import compare_runs, load_run
 
     diff = compare_runs(load_run(_find(args.run_a, args)), load_run(_find(args.run_b, args)))
     for warning in diff["warnings"]:
@@ -176,7 +176,7 @@ def runs_compare(args) -> int:
 
 
 def runs_delete(args) -> int:
-    from ..runs import delete_run
+    from ..runs.store import delete_run
 
     path = _find(args.run, args)
     if not args.yes:
@@ -193,8 +193,8 @@ def runs_delete(args) -> int:
 
 
 def report_cmd(args) -> int:
-    from ..report import write_report
-    from ..runs import load_run
+    from ..report.html import write_report
+    from ..runs.store import load_run
 
     run = load_run(_find(args.run, args))
     out = Path(args.out) if args.out else run.path / "report.html"

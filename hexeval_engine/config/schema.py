@@ -152,7 +152,7 @@ class Parallel(Section):
 
 
 class Sanity(Section):
-    """Sanity checks behind every recommendation (see ``hexeval_engine.sanity``)."""
+    """Sanity checks behind every recommendation (see ``hexeval_engine.technical.sanity``)."""
 
     min_probability_std: float = Field(0.01, ge=0, le=0.5, description="below this the model counts as constant")
     auc_resamples: int = Field(500, ge=50, le=10000, description="bootstrap resamples of the test ROC-AUC")

@@ -219,12 +219,12 @@ def _stability_rows(model, data, by_key, perturbed, config) -> list[tuple]:
 def _copy_distances(model, data, items, config) -> dict:
     """``||x' - x||`` in standardised units for every noisy copy, rebuilt from the run's seeds.
 
-    The copies are regenerated with :func:`hexeval_engine.technical_stability.noisy_copies` (copy
+    The copies are regenerated with :func:`hexeval_engine.technical.stability.noisy_copies` (copy
     ``r`` at list position ``r``) and checked against the probability each perturbed explanation
     recorded; a copy that does not match (or a failed explanation) gets ``NaN``, so
     ``local_lipschitz`` uses only copies it can vouch for.
     """
-    from ..technical_stability import noisy_copies  # the generator of the copies; imported late (explainer stack)
+    from ..technical.stability import noisy_copies  # the generator of the copies; imported late (explainer stack)
 
     ev = config.evaluation
     numeric = list(data.numeric_features)

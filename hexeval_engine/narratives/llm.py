@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from .facts import NarrativeFacts
-from .llm_client import ChatClient, ChatRequest
+from ..llm.client import ChatClient, ChatRequest
 from .llm_prompts import (EXTRACT_COMPLETION_TOKENS, NARRATE_COMPLETION_TOKENS, NARRATIVE_SCHEMA, check_narrative,
                           extract_messages, extraction_schema, narrate_messages, parse_extraction)
 from .results import Extraction, Narration

@@ -2,7 +2,7 @@
 
 from .agreement import rating_agreement
 from .base import DIMENSIONS, Case, CaseFeature, Rater, Rating, RatingTask, UsageEstimate
-from .cache import ResponseCache
+from ..llm.cache import ResponseCache
 from .factory import RATER_KINDS, make_rater, rater_from_config
 from .llm import LLMRater
 from .simulated import SIMULATED_MODEL, SimulatedRater

@@ -8,7 +8,7 @@ from ..config.schema import HexevalConfig
 from ..errors import ConfigError
 from ..paths import configured_outputs_root
 from .base import Rater
-from .cache import CACHE_FILE
+from ..llm.cache import CACHE_FILE
 from .llm import LLMRater
 from .simulated import SimulatedRater
 

@@ -15,12 +15,12 @@
   requests carry a completion-token limit, so an HTML page, invalid or huge JSON or a reply of the
   wrong shape is a failed rating with a short reason, never a crash.
 * Cache: with ``cache_path`` set, valid answers are kept in a sqlite
-  :class:`~hexeval_engine.raters.cache.ResponseCache`; a cached rating sends no request.
+  :class:`~hexeval_engine.llm.cache.ResponseCache`; a cached rating sends no request.
 * Fatal errors (401/403/404: wrong key, no access, unknown model) stop further requests; the
   remaining ratings fail with that reason instead of repeating it.
 * The API key is never logged, never stored on the rater's public attributes and is removed
   from everything the server sends back (answers before they are parsed or cached, error
-  messages) by :func:`~hexeval_engine.raters.credentials.redact`.
+  messages) by :func:`~hexeval_engine.llm.credentials.redact`.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ import openai
 from ..errors import LLMError
 from ..vocabulary import plural
 from .base import ProgressFn, Rating, RatingTask, UsageEstimate
-from .cache import CachedAnswer, ResponseCache, cache_key
-from .credentials import is_official_endpoint, redact, resolve_api_key
+from ..llm.cache import CachedAnswer, ResponseCache, cache_key
+from ..llm.credentials import is_official_endpoint, redact, resolve_api_key
 from .parsing import AnswerError, parse_rating
 from .reply import ReplyError, read_reply
 from .workers import run_all

@@ -1,6 +1,6 @@
 """The runs root's housekeeping: is it writable, and which unfinished run folders were left behind.
 
-:func:`~hexeval_engine.runs.save_run` writes a run into ``<root>/<use-case>/.tmp-<run id>-<pid>/``
+:func:`~hexeval_engine.runs.store.save_run` writes a run into ``<root>/<use-case>/.tmp-<run id>-<pid>/``
 and renames it into place when complete. A writer that is killed (SIGKILL, power cut) leaves that
 folder behind; it never lists as a run. :func:`temp_folders` finds them and tells whether their
 writer still lives; :func:`remove_stale_temp_folders` (``hexeval runs clean``) removes those whose
@@ -16,7 +16,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 TMP_PREFIX = ".tmp-"
 _TMP_NAME = re.compile(r"\.tmp-(?P<run_id>.+)-(?P<pid>\d+)")

@@ -3,13 +3,13 @@
 How a recommendation is made (``docs/recommendations.md`` explains it for readers)
 ---------------------------------------------------------------------------------
 1. **One shared set of cases.** Every method (and the ``Random`` baseline) was measured on the same
-   cases (:mod:`hexeval_engine.technical`); personas rated a subset of them.
+   cases (:mod:`hexeval_engine.technical.run`); personas rated a subset of them.
 2. **Evidence per case.** Technical: the cross-family fidelity ``fidelity_combined`` of each
-   explanation (:mod:`hexeval_engine.recommend_evidence`), computed identically for every method.
+   explanation (:mod:`hexeval_engine.recommend.evidence`), computed identically for every method.
    Persona: per (persona, case), trust and satisfaction mapped from 1-5 to 0-1 and averaged over
    repeated runs. Family-specific quantities (rule precision, counterfactual validity and
    plausibility) add no points: they raise concerns or exclude a method
-   (:mod:`hexeval_engine.recommendation_checks`). Parsimony adds no points either (see 6).
+   (:mod:`hexeval_engine.recommend.checks`). Parsimony adds no points either (see 6).
 3. **Score.** ``w_f * mean fidelity + w_p * mean persona score`` with ``w_f`` the fidelity weight and
    ``w_p = w_trust + w_satisfaction`` (renormalised; technical-only when no usable rating). The
    interval is the stratified bootstrap of :func:`hexeval_engine.paired_stats.composite_difference`.
@@ -63,13 +63,13 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .config.schema import HexevalConfig
-from .explanation import BASELINE_METHOD, METHOD_FAMILY, NARRATIVE_METHOD, NON_RECOMMENDABLE_FAMILIES
-from .paired_stats import composite_difference, holm, mean_ci
-from .recommend_evidence import case_fidelity, case_parsimony, unit_ratings, usable_ratings
-from .recommendation_checks import baseline_comparison, constraint_findings, fidelity_summary
-from .recommendation_text import ALL_COMPONENTS, fill_words
-from .technical_table import as_long, canonical_method, method_errors, methods_in
+from ..config.schema import HexevalConfig
+from ..explanation import BASELINE_METHOD, METHOD_FAMILY, NARRATIVE_METHOD, NON_RECOMMENDABLE_FAMILIES
+from ..paired_stats import composite_difference, holm, mean_ci
+from .evidence import case_fidelity, case_parsimony, unit_ratings, usable_ratings
+from .checks import baseline_comparison, constraint_findings, fidelity_summary
+from .wording import ALL_COMPONENTS, fill_words
+from ..metrics.table import as_long, canonical_method, method_errors, methods_in
 
 __all__ = ["MIN_UNITS_FOR_CLEAR", "canonical_method", "generate_recommendations"]
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
-from . import charts
-from .narrative_report import narratives_section
-from .report_sections import (esc, examples_section, metrics_section, model_data_section, rater_note,
+from .. import charts
+from .narratives import narratives_section
+from .sections import (esc, examples_section, metrics_section, model_data_section, rater_note,
                               ratings_section, recommendations_section, settings_section, usecase_section)
 
 _FIGURE_CONFIG = {"displaylogo": False, "responsive": True}
@@ -102,7 +102,7 @@ def render_report(run) -> str:
         An object with ``manifest`` (dict), ``technical_metrics`` (wide DataFrame),
         ``technical_metrics_long`` (DataFrame, may be empty), ``persona_ratings`` (DataFrame or
         None), ``recommendations`` (dict), ``explanations`` (list of dicts) and ``path``, as
-        :func:`hexeval_engine.runs.load_run` returns.
+        :func:`hexeval_engine.runs.store.load_run` returns.
 
     Returns
     -------

@@ -16,9 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .explanation import ALL_METHODS
-from .metrics.registry import ALIASES as METRIC_ALIASES  # older metric names -> canonical name
-from .metrics.registry import METRICS
+from ..explanation import ALL_METHODS
+from .registry import ALIASES as METRIC_ALIASES  # older metric names -> canonical name
+from .registry import METRICS
 
 #: Names used by the original HEXEval (or by hand) mapped to the canonical method names.
 _METHOD_SYNONYMS = {"counterfactual": "DiCE", "counterfactuals": "DiCE", "anchors": "Anchor"}

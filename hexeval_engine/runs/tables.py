@@ -3,7 +3,7 @@
 A table that was cut short (a half-copied folder, a full disk), replaced by something else or
 edited by hand must not load silently as a smaller result: :func:`read_table` checks the columns
 every reader of that table relies on and the number of rows against the manifest
-(``tables``: rows per table, written by :func:`~hexeval_engine.runs.save_run`; runs saved before
+(``tables``: rows per table, written by :func:`~hexeval_engine.runs.store.save_run`; runs saved before
 that field existed are checked against ``counts.ratings`` for the ratings table).
 """
 
@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import RunError
-from .ratings_summary import DIMENSIONS
-from .vocabulary import plural
+from ..errors import RunError
+from ..ratings_summary import DIMENSIONS
+from ..vocabulary import plural
 
 REQUIRED_COLUMNS = {
     "technical_metrics": ("method",),

@@ -2,12 +2,12 @@
 
 A run is written into a hidden temporary folder next to its final place and renamed into place
 only when every file is complete, so a crash or SIGKILL leaves nothing that lists as a run and
-never touches earlier runs (:mod:`~hexeval_engine.run_folders` finds and removes such leftovers).
+never touches earlier runs (:mod:`~hexeval_engine.runs.folders` finds and removes such leftovers).
 Run ids carry a timestamp and a random token, so two runs started at the same moment never collide.
 
 Listing never fails because of one folder: a folder that is not a readable, complete run is
 listed with ``status == "damaged"`` and the reason. Loading checks every table against the
-manifest (:mod:`~hexeval_engine.run_tables`). Use-case names and run ids must match
+manifest (:mod:`~hexeval_engine.runs.tables`). Use-case names and run ids must match
 :data:`~hexeval_engine.paths.NAME_PATTERN`; only run folders directly under ``root/<use-case>/``
 are ever deleted.
 
@@ -30,10 +30,10 @@ from pathlib import Path
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from .errors import ConfigError, RunError
-from .paths import default_outputs_root, is_valid_name, shown
-from .run_folders import TMP_PREFIX
-from .run_tables import read_table, table_rows
+from ..errors import ConfigError, RunError
+from ..paths import default_outputs_root, is_valid_name, shown
+from .folders import TMP_PREFIX
+from .tables import read_table, table_rows
 
 log = logging.getLogger(__name__)
 
@@ -289,7 +289,7 @@ def load_run(run_dir) -> RunData:
     """Load a complete run; a damaged or incomplete folder raises RunError naming what is wrong.
 
     Every table is checked for the columns its readers need and for the number of rows the run
-    recorded (:func:`~hexeval_engine.run_tables.read_table`).
+    recorded (:func:`~hexeval_engine.runs.tables.read_table`).
     """
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
@@ -404,7 +404,7 @@ def _metric_diff(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rating_diff(a, b) -> pd.DataFrame:
-    from .ratings_summary import DIMENSIONS
+    from ..ratings_summary import DIMENSIONS
 
     cols = ["persona_role", "explanation_type"]
     if a is None or b is None or a.empty or b.empty:

@@ -1,6 +1,6 @@
 """The words of a recommendation: strengths, concerns, the reasoning and the shared labels.
 
-:mod:`hexeval_engine.recommendations` computes the evidence; this module only phrases it, and gives
+:mod:`hexeval_engine.recommend.recommender` computes the evidence; this module only phrases it, and gives
 the report, the CLI and the dashboard the same labels for leads, components and weights.
 """
 

@@ -9,8 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .errors import HexevalError
-from .usecases import UseCase
+from ..errors import HexevalError
+from ..usecases import UseCase
 
 
 def inputs_fingerprint(usecase: UseCase) -> str:

@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata, spearmanr
 
-from .explanation import BASELINE_METHOD
-from .paired_stats import mean_ci
+from ..explanation import BASELINE_METHOD
+from ..paired_stats import mean_ci
 
 log = logging.getLogger(__name__)
 
@@ -106,7 +106,7 @@ def _refittable(model):
 
 def _randomised_model(model, data, config):
     """A copy of the model fitted on permuted training labels, or ``(None, reason)``."""
-    from .models.model_wrapper import HexevalModel
+    from ..models.model_wrapper import HexevalModel
 
     fresh, reason = _refittable(model)
     if fresh is None:
@@ -140,8 +140,8 @@ def randomisation_check(model, data, config, technical) -> dict:
         ``{"status": "done" | "skipped", "reason", "n_cases", "methods": {method: {"similarity",
         "ci_low", "ci_high", "n", "ignores_model"}}, "not_checked": [method]}``.
     """
-    from .explainers import ExplainRunner
-    from .explainers.base import explained_classes, instance_seed
+    from ..explainers import ExplainRunner
+    from ..explainers.base import explained_classes, instance_seed
 
     settings = config.evaluation.sanity
     present = {e.method for e in technical.explanations}

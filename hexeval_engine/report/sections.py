@@ -12,13 +12,13 @@ import os
 
 import pandas as pd
 
-from .explanation import ALL_METHODS as METHODS
-from .vocabulary import dimension_label, format_number, humanise, plural
-from .recommendation_text import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
-from .technical_table import as_long, canonical_method, method_errors
-from .charts.colors import method_color
-from .charts.labels import ARROWS, metric_title
-from .charts.ratings import DIMENSIONS, usable_ratings
+from ..explanation import ALL_METHODS as METHODS
+from ..vocabulary import dimension_label, format_number, humanise, plural
+from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
+from ..metrics.table import as_long, canonical_method, method_errors
+from ..charts.colors import method_color
+from ..charts.labels import ARROWS, metric_title
+from ..charts.ratings import DIMENSIONS, usable_ratings
 
 
 def esc(value) -> str:

@@ -31,9 +31,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .explanation import BASELINE_METHOD
-from .paired_stats import paired_difference
-from .recommend_evidence import method_metric
+from ..explanation import BASELINE_METHOD
+from ..paired_stats import paired_difference
+from .evidence import method_metric
 
 
 def baseline_comparison(fidelity: pd.DataFrame, methods, *, confidence: float, seed: int,

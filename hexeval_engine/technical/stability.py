@@ -18,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .explainers.base import instance_seed
-from .method_timing import MethodClock
+from ..explainers.base import instance_seed
+from .timing import MethodClock
 
 
 def noisy_copies(data, X_raw: pd.DataFrame, instance_ids, *, noise_std: float, repeat: int,
@@ -47,7 +47,7 @@ def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids
 
     ``seed_reruns`` asks for the LIME re-runs (``explainers.lime.seed_reruns``).
 
-    ``clock`` (a :class:`~hexeval_engine.method_timing.MethodClock`), if given, is charged each
+    ``clock`` (a :class:`~hexeval_engine.technical.timing.MethodClock`), if given, is charged each
     method's explanations under that method's name.
 
     Returns

@@ -44,18 +44,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .config.schema import HexevalConfig
-from .errors import ConfigError
-from .explanation import BASELINE_METHOD, NARRATIVE_METHOD, Explanation
-from .narratives.run import narrative_for
-from .paths import generic_personas_path, project_root
-from .personas import Persona, load_personas
-from .progress import report
-from .raters.agreement import rating_agreement
-from .raters.base import DIMENSIONS, Rater, Rating, RatingTask
-from .raters.case import build_cases
-from .raters.prompt import COMPLETION_TOKENS_ESTIMATE, method_label, system_prompt
-from .raters.wording import count
+from ..config.schema import HexevalConfig
+from ..errors import ConfigError
+from ..explanation import BASELINE_METHOD, NARRATIVE_METHOD, Explanation
+from ..narratives.run import narrative_for
+from ..paths import generic_personas_path, project_root
+from ..personas import Persona, load_personas
+from ..progress import report
+from .agreement import rating_agreement
+from .base import DIMENSIONS, Rater, Rating, RatingTask
+from .case import build_cases
+from .prompt import COMPLETION_TOKENS_ESTIMATE, method_label, system_prompt
+from .wording import count
 
 CASE_KEYS = ["persona_name", "persona_role", "explanation_type", "instance_index"]
 COLUMNS = ["persona_name", "persona_role", "explanation_type", "instance_index", "run", *DIMENSIONS, "comment",
@@ -387,7 +387,7 @@ def _gather(model, data, config, technical_result, ids, methods) -> dict[tuple[s
     # The Random baseline comes only from the technical stage (the explainers cannot make it).
     missing = [(m, i) for m in methods if m != BASELINE_METHOD for i in ids if (m, i) not in found]
     if missing:
-        from .explainers import explain_instances  # lazy: the explainers pull in heavy libraries
+        from ..explainers import explain_instances  # lazy: the explainers pull in heavy libraries
 
         need_ids = sorted({i for _, i in missing})
         need_methods = [m for m in methods if any(mm == m for mm, _ in missing)]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .models.model_loading import file_sha256
+from ..models.model_loading import file_sha256
 
 DATA_COPY = "input_data.csv"
 MODEL_COPY_STEM = "input_model"

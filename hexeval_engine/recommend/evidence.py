@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .technical_table import canonical_method
+from ..metrics.table import canonical_method
 
 FIDELITY_METRIC = "fidelity_combined"
 PARSIMONY_METRIC = "num_important_features"

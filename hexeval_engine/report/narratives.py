@@ -1,6 +1,6 @@
 """The HTML report's narratives section: faithfulness per narrator, the manipulation check, examples.
 
-Every value passes through :func:`~hexeval_engine.report_sections.esc`.
+Every value passes through :func:`~hexeval_engine.report.sections.esc`.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import math
 
 import pandas as pd
 
-from .config.schema import HexevalConfig
-from .narratives.faithfulness import NARRATIVE_METRICS
-from .narratives.summary import narrative_summary
-from .narratives.wording import AUDIENCE_LABELS
-from .report_sections import esc
+from ..config.schema import HexevalConfig
+from ..narratives.faithfulness import NARRATIVE_METRICS
+from ..narratives.summary import narrative_summary
+from ..narratives.wording import AUDIENCE_LABELS
+from .sections import esc
 
 _NAMES = {"rank_agreement": "Rank agreement", "sign_agreement": "Direction agreement",
           "value_agreement": "Value agreement", "top_n_mentioned": "Top features mentioned",

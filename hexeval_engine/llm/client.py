@@ -2,8 +2,8 @@
 
 It reuses what the rater uses — the ``openai`` SDK (retries on 429/5xx/timeouts with its
 backoff, honouring ``Retry-After``), the API-key lookup that never stores or logs the key
-(:func:`~hexeval_engine.raters.credentials.resolve_api_key`, :func:`~...credentials.redact`), the
-sqlite answer cache and its key (:class:`~hexeval_engine.raters.cache.ResponseCache`,
+(:func:`~hexeval_engine.llm.credentials.resolve_api_key`, :func:`~...credentials.redact`), the
+sqlite answer cache and its key (:class:`~hexeval_engine.llm.cache.ResponseCache`,
 :func:`~...cache.cache_key`) and the token estimate (:func:`~...prompt.estimate_prompt_tokens`) —
 and adds only what narratives need: any JSON schema as ``response_format`` (with a plain retry when
 a server refuses it), a per-answer ``check`` so only usable answers are cached, and a thread pool.
@@ -23,8 +23,8 @@ from typing import Callable, Sequence
 import openai
 
 from ..errors import LLMError
-from ..raters.cache import CachedAnswer, ResponseCache, cache_key
-from ..raters.credentials import redact, resolve_api_key
+from .cache import CachedAnswer, ResponseCache, cache_key
+from .credentials import redact, resolve_api_key
 from ..raters.prompt import estimate_prompt_tokens
 from ..vocabulary import plural
 

@@ -41,14 +41,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .explainers import ExplainRunner, enabled_methods
-from .explainers.base import explained_classes, instance_seed
-from .explanation import BASELINE_METHOD, METHOD_FAMILY, Explanation
-from .method_timing import MethodClock
-from .metrics.aggregate import summarise
-from .metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
-from .progress import report
-from .technical_stability import stability_explanations
+from ..explainers import ExplainRunner, enabled_methods
+from ..explainers.base import explained_classes, instance_seed
+from ..explanation import BASELINE_METHOD, METHOD_FAMILY, Explanation
+from .timing import MethodClock
+from ..metrics.aggregate import summarise
+from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
+from ..progress import report
+from .stability import stability_explanations
 
 log = logging.getLogger(__name__)
 

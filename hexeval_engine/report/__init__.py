@@ -1,0 +1,1 @@
+"""The report stage: one self-contained HTML file per run."""
