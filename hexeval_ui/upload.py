@@ -40,6 +40,8 @@ SERVER_SETTINGS = {
     ("output", "dir"): "where the server saves runs (runs from the dashboard always go to the server's outputs folder)",
     ("personas", "file"): "a persona file on the server (upload your persona file next to the config instead)",
     ("evaluation", "parallel"): "how the server spreads work over processes or machines (the operator's setting)",
+    ("narratives", "base_url"): "which LLM server the narrator talks to (choose the server in the sidebar; the operator's key never follows an uploaded URL)",
+    ("personas", "base_url"): "which LLM server the personas talk to (choose the server in the sidebar; the operator's key never follows an uploaded URL)",
 }
 """Config keys an uploaded config may not set, with what they would choose on the server."""
 

@@ -21,6 +21,9 @@ def heart_files(usecase_bundle):
     ("personas:\n  file: /etc/hexeval/other-personas.yaml\n", "personas.file"),
     ("evaluation:\n  parallel:\n    backend: dask\n    scheduler_address: tcp://203.0.113.9:8786\n",
      "evaluation.parallel"),
+    # The narrator used to send the operator's key to whatever URL an uploaded config named.
+    ("narratives:\n  base_url: http://203.0.113.9/v1\n", "narratives.base_url"),
+    ("personas:\n  base_url: http://203.0.113.9/v1\n", "personas.base_url"),
 ])
 def test_an_uploaded_config_cannot_choose_server_paths(heart_files, config_text, key, tmp_path):
     model, csv, target = heart_files
