@@ -1,7 +1,8 @@
 """``load_model``: load a classifier from a file without letting the file run code.
 
 Safe formats are always accepted: skops (``.skops``, checked against a fixed allow-list of trusted
-types) and XGBoost's native ``.json``/``.ubj``. Pickle/joblib files execute code when loaded, so
+types), XGBoost's native ``.json``/``.ubj`` and ONNX (``.onnx``, without external data files or
+custom-operator domains; see ``onnx_model``). Pickle/joblib files execute code when loaded, so
 they are opened only when the caller passes ``allow_pickle=True`` (the operator's own files: the
 CLI and the bundled use cases), never because a remote user asked.
 """
@@ -15,10 +16,11 @@ from pathlib import Path
 
 from ..errors import ModelError
 from .model_wrapper import HexevalModel
+from .onnx_model import load_onnx
 
 log = logging.getLogger(__name__)
 
-SAFE_SUFFIXES = (".skops", ".json", ".ubj")
+SAFE_SUFFIXES = (".skops", ".json", ".ubj", ".onnx")
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
 
 # Types skops does not trust by default but that carry no code: numpy dtypes, fitted tree
@@ -46,7 +48,7 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
     Parameters
     ----------
     path : str or Path
-        ``.skops``, XGBoost ``.json``/``.ubj``, or (with ``allow_pickle``) ``.pkl``/``.joblib``.
+        ``.skops``, XGBoost ``.json``/``.ubj``, ``.onnx``, or (with ``allow_pickle``) ``.pkl``/``.joblib``.
     allow_pickle : bool
         Open pickle/joblib files. Only for files from the operator's own disk.
     threshold : float, optional
@@ -60,6 +62,8 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
         artefact, kind = _load_skops(path), "skops"
     elif suffix in (".json", ".ubj"):
         artefact, kind = _load_xgboost(path), "xgboost"
+    elif suffix == ".onnx":
+        artefact, kind = load_onnx(path), "onnx"
     elif suffix in PICKLE_SUFFIXES:
         if not allow_pickle:
             raise ModelError(
@@ -70,7 +74,7 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
         artefact, kind = _load_pickle(path), "pickle"
     else:
         raise ModelError(f"Unsupported model file type '{suffix or path.name}'. Use .skops (scikit-learn pipelines), "
-                         ".json/.ubj (XGBoost), or .pkl/.joblib where the operator allows pickles.")
+                         ".json/.ubj (XGBoost), .onnx (any framework exported to ONNX), or .pkl/.joblib where the operator allows pickles.")
     return HexevalModel.from_artefact(artefact, source=str(path), kind=kind, sha256=file_sha256(path), threshold=threshold)
 
 
