@@ -143,7 +143,7 @@ def _check(folder: Path, model: UploadedFile, csv: UploadedFile, target: str, co
     if cfg is None:
         return check
     dataset = _data(check, cfg)
-    loaded = _model(check, allow_pickle)
+    loaded = _model(check, allow_pickle, dataset)
     if dataset is None or loaded is None:
         return check
     try:
@@ -261,9 +261,9 @@ def _data(check: UploadCheck, cfg):
     return dataset
 
 
-def _model(check: UploadCheck, allow_pickle: bool):
+def _model(check: UploadCheck, allow_pickle: bool, dataset=None):
     try:
-        loaded = load_model(check.model_path, allow_pickle=allow_pickle)
+        loaded = load_model(check.model_path, allow_pickle=allow_pickle, data=dataset)
     except HexevalError as err:
         check.errors.append(str(err))
         return None
