@@ -46,6 +46,7 @@ from ..explainers.base import explained_classes, instance_seed
 from ..explanation import BASELINE_METHOD, METHOD_FAMILY, Explanation
 from .timing import MethodClock
 from ..metrics.aggregate import summarise
+from ..metrics.claim_evidence import claim_rows
 from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
 from ..progress import report
 from .stability import stability_explanations
@@ -214,6 +215,16 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
             log.exception("Metrics failed for %s", method)
             failed[method] = f"metrics: {type(err).__name__}: {err}"
             failures.append({"method": method, "error": failed[method]})
+    ok_methods = [m for m in methods if m not in failed]
+    try:  # every method on the same neighbours and baseline: one pass over all explanations, paired per case
+        with clock.charge("claims"):
+            claims = claim_rows(model, data, [e for e in explanations if e.method in ok_methods and e.ok], config)
+        if claims:
+            per_instance_parts.append(pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype(
+                {"value": float, "derived": bool}))
+    except Exception as err:  # the other metrics still count; the failure is recorded where results are read
+        log.exception("Claim-scoped metrics failed")
+        failures.append({"method": "/".join(ok_methods), "error": f"claim-scoped metrics: {type(err).__name__}: {err}"})
     everything = (pd.concat(per_instance_parts, ignore_index=True) if per_instance_parts
                   else pd.DataFrame(columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}))
     shared = shared_cases(explanations, ids, [m for m in methods if m not in failed])
