@@ -88,3 +88,9 @@ def test_claim_scores_by_hand():
     assert claim_comprehensiveness([0.9], [0.3], [0.1], min_gap=0.05)[0] == pytest.approx(0.75)
     assert claim_sufficiency([0.7], [0.1], [0.9], min_gap=0.05)[0] == pytest.approx(0.75)
     assert np.isnan(claim_sufficiency([0.7], [0.88], [0.9], min_gap=0.05)[0])
+
+
+def test_attribution_reader_reads_log_odds_on_their_scale(data):
+    # p = 0.8 -> logit 1.386; b changed loses 1.0 -> 0.386 >= 0 -> class 1; a and b changed: -0.114 -> 0
+    e = Explanation("SHAP", 0, 1, 0.8, attributions={"a": 0.5, "b": 1.0}, extra={"output": "log-odds"})
+    assert make_reader(e, data=data).predict(ROWS).tolist() == [1, 1, 1, 0]

@@ -4,7 +4,7 @@ Public interface (stable)
 -------------------------
 ``claim_rows(model, data, explanations, config, *, neighbours=200, replace_share=0.3) -> list[tuple]``
 ``CLAIM_METRICS``  the per-instance metric names this module writes
-``technical_claim_score(comprehensiveness, sufficiency, accuracy) -> ndarray``
+``technical_claim_score(sufficiency, accuracy) -> ndarray``
 
 For every explanation that makes a claim (:func:`hexeval_engine.metrics.claims.named_features`):
 
@@ -15,8 +15,11 @@ For every explanation that makes a claim (:func:`hexeval_engine.metrics.claims.n
   value under the matching name, so the comparison is one paired column;
 * ``reader_precision``, ``reader_coverage`` and ``reader_accuracy`` (:mod:`.readers`), every method's
   reader on the same neighbours of the case;
-* ``technical_claim_score``: the cross-family technical score, the mean of comprehensiveness and
-  sufficiency (each clipped to [0, 1]) and reader accuracy.
+* ``technical_claim_score``: the cross-family technical score, the mean of claim sufficiency (clipped
+  to [0, 1]) and reader accuracy. Claim comprehensiveness is reported and compared at equal k but is not
+  part of the score: on a case with two reasons, each enough on its own, an exact minimal rule naming
+  one of them has comprehensiveness 0, so the score would fault a rule for not claiming more than it
+  claims (see ``docs/metrics.md``).
 
 Removal uses the baseline of ``evaluation.fidelity.baseline``. Model calls: one on ``X_train`` when the
 baseline is per class, one for all masked rows, one for all neighbours of all cases.
@@ -40,11 +43,10 @@ CLAIM_METRICS = ("claim_comprehensiveness", "claim_sufficiency",
                  "reader_precision", "reader_coverage", "reader_accuracy", "technical_claim_score")
 
 
-def technical_claim_score(comprehensiveness, sufficiency, accuracy) -> np.ndarray:
-    """Mean of clipped comprehensiveness, clipped sufficiency and reader accuracy (NaN-aware: the mean of
-    the parts that are defined; NaN when none is)."""
-    parts = np.vstack([np.clip(np.asarray(comprehensiveness, dtype=float), 0, 1),
-                       np.clip(np.asarray(sufficiency, dtype=float), 0, 1),
+def technical_claim_score(sufficiency, accuracy) -> np.ndarray:
+    """Mean of clipped claim sufficiency and reader accuracy (NaN-aware: the mean of the parts that are
+    defined; NaN when none is)."""
+    parts = np.vstack([np.clip(np.asarray(sufficiency, dtype=float), 0, 1),
                        np.asarray(accuracy, dtype=float)])
     defined = np.isfinite(parts)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -120,7 +122,7 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
         out += [(e.method, e.instance_id, f"claim_comprehensiveness{suffix}", comp, False),
                 (e.method, e.instance_id, f"claim_sufficiency{suffix}", suff, False)]
         if not suffix:
-            own_values[(e.method, e.instance_id)] = (comp, suff)
+            own_values[(e.method, e.instance_id)] = suff
     out += _reader_rows(model, data, [e for e, _ in claims], top_k, own_values, ev.random_state,
                         neighbours, replace_share)
     return out
@@ -138,8 +140,8 @@ def _reader_rows(model, data, explanations, top_k, own_values, random_state, n, 
         expected = make_reader(e, data=data, top_k=top_k).predict(hoods[iid])
         precision, coverage = reader_scores(expected, actual[iid])
         accuracy = reader_accuracy(precision, coverage)
-        comp, suff = own_values.get((e.method, e.instance_id), (np.nan, np.nan))
-        score = float(technical_claim_score([comp], [suff], [accuracy])[0])
+        suff = own_values.get((e.method, e.instance_id), np.nan)
+        score = float(technical_claim_score([suff], [accuracy])[0])
         out += [(e.method, e.instance_id, "reader_precision", precision, False),
                 (e.method, e.instance_id, "reader_coverage", coverage, False),
                 (e.method, e.instance_id, "reader_accuracy", accuracy, False),

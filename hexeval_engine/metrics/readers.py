@@ -22,7 +22,8 @@ with its probability:
   matter, and that a shown feature whose value differs from the case's loses its contribution (for
   a value drawn from the data, the expected attribution is 0: Lundberg & Lee 2017). Its estimate is
   ``p - sum of w_f over the shown features that changed``; it predicts ``c`` when the estimate is at
-  least 1/2, the other class otherwise. It always answers.
+  least 1/2, the other class otherwise. Attributions in log-odds units (``extra["output"] ==
+  "log-odds"``, exact linear SHAP) are read on that scale: ``logit(p) - sum`` against 0. It always answers.
 * **Rule reader** (Anchor): predicts the rule's class for rows that meet every condition and abstains
   elsewhere (an anchor says nothing outside itself).
 * **Counterfactual reader** (DiCE): shown counterfactuals "change f from a to b and the prediction
@@ -78,17 +79,23 @@ class AttributionReader(Reader):
     explained_class : int
     probability : float
         The model's probability of ``explained_class`` for the case, as shown.
+
+    log_odds : bool
+        The attributions are in log-odds units (the estimate is read against 0 on that scale).
     """
 
-    def __init__(self, case, shown: dict, explained_class: int, probability: float):
+    def __init__(self, case, shown: dict, explained_class: int, probability: float, *, log_odds: bool = False):
         self.case, self.shown = case, dict(shown)
         self.explained_class, self.probability = int(explained_class), float(probability)
+        self.log_odds = bool(log_odds)
 
     def predict(self, rows: pd.DataFrame) -> np.ndarray:
-        estimate = np.full(len(rows), self.probability)
+        p = min(max(self.probability, 1e-9), 1 - 1e-9)
+        margin = np.log(p / (1 - p)) if self.log_odds else p - 0.5
+        estimate = np.full(len(rows), margin)
         for feature, weight in self.shown.items():
             estimate -= float(weight) * _changed(rows[feature], self.case[feature])
-        return np.where(estimate >= 0.5, self.explained_class, 1 - self.explained_class)
+        return np.where(estimate >= 0, self.explained_class, 1 - self.explained_class)
 
 
 class RuleReader(Reader):
@@ -168,7 +175,8 @@ def make_reader(explanation, *, data, top_k: int = DISPLAY_TOP_K) -> Reader:
     if explanation.attributions is not None:
         case = data.X_test.iloc[int(explanation.instance_id)]
         shown = {f: float(explanation.attributions[f]) for f in named}
-        return AttributionReader(case, shown, c, explanation.probability)
+        log_odds = (explanation.extra or {}).get("output") == "log-odds"
+        return AttributionReader(case, shown, c, explanation.probability, log_odds=log_odds)
     if explanation.rule is not None:
         return RuleReader(explanation.rule.conditions, c, categorical=data.categorical_features)
     return CounterfactualReader(explanation.counterfactuals[: int(top_k)], c)
