@@ -94,3 +94,22 @@ def test_attribution_reader_reads_log_odds_on_their_scale(data):
     # p = 0.8 -> logit 1.386; b changed loses 1.0 -> 0.386 >= 0 -> class 1; a and b changed: -0.114 -> 0
     e = Explanation("SHAP", 0, 1, 0.8, attributions={"a": 0.5, "b": 1.0}, extra={"output": "log-odds"})
     assert make_reader(e, data=data).predict(ROWS).tolist() == [1, 1, 1, 0]
+
+
+def test_randomisation_similarity_of_rules_and_counterfactuals():
+    from hexeval_engine.technical.sanity import explanation_similarity
+
+    def rule(*conds):
+        return Explanation("Anchor", 0, 1, 0.9, rule=Rule([Condition(f, op, v, "") for f, op, v in conds], 0.9, 0.2))
+
+    # {(a, above), (b, below)} vs {(a, above), (c, equal)}: 1 shared of 3
+    assert explanation_similarity(rule(("a", ">", 1), ("b", "<=", 2)), rule(("a", ">=", 3), ("c", "=", 1)),
+                                  FEATURES) == pytest.approx(1 / 3)
+    assert explanation_similarity(rule(("a", ">", 1)), rule(("a", "<", 1)), FEATURES) == 0.0  # direction differs
+
+    def cfs(*sets):
+        return Explanation("DiCE", 0, 1, 0.9, counterfactuals=[Counterfactual({f: (0, 1) for f in s}, 0.2, True, {})
+                                                               for s in sets])
+
+    assert explanation_similarity(cfs({"a"}, {"b"}), cfs({"a", "c"}), FEATURES) == pytest.approx(1 / 3)
+    assert explanation_similarity(cfs(), cfs(), FEATURES) == 1.0
