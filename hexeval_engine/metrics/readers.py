@@ -190,14 +190,15 @@ def reader_neighbours(data, instance_id: int, *, n: int, replace_share: float, r
     features = list(data.feature_names)
     case = data.X_test.iloc[[int(instance_id)]][features]
     rng = instance_rng(random_state, int(instance_id), "reader")
-    train = data.X_train[features].reset_index(drop=True)
+    train = data.X_train[features]
     donors = rng.integers(0, len(train), size=(int(n), len(features)))
     replace = rng.random((int(n), len(features))) < float(replace_share)
+    pick = np.where(replace, donors, len(train))  # the case is appended after the training rows
+    pool = pd.concat([train, case], ignore_index=True)
     out = {}
     for j, f in enumerate(features):
-        own = pd.Series(case[f].array.take(np.zeros(int(n), dtype=int)))
-        drawn = pd.Series(train[f].array.take(donors[:, j]))
-        out[f] = drawn.where(replace[:, j], own).astype(train[f].dtype)
+        column = pool[f] if pool[f].dtype == train[f].dtype else pool[f].astype(train[f].dtype)
+        out[f] = pd.Series(column.array.take(pick[:, j]), name=f)
     return pd.DataFrame(out, columns=features)
 
 
