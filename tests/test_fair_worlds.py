@@ -1,6 +1,8 @@
 """Every family can win on its evidence: synthetic worlds with a known answer (issue 19).
 
-Pooled over 5 seeds x 6 cases (n = 30 paired cases per world; fewer when a method fails on a case).
+Pooled over 5 seeds x 6 cases (n = 30 paired cases per world; fewer when a method fails on a case); the
+dense linear world uses 12 cases per seed (n = 60), as ``benchmarks/fair_worlds.py`` does: SHAP's and LIME's
+lead over Anchor there is a few hundredths, and 30 cases do not separate it from 0.
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ SEEDS = range(5)
 
 @pytest.fixture(scope="module")
 def pooled():
-    return {name: pd.concat([technical_scores(name, s, cases=6) for s in SEEDS], ignore_index=True)
-            for name in ("rule", "linear", "single")}
+    cases = {"rule": 6, "linear": 12, "single": 6}
+    return {name: pd.concat([technical_scores(name, s, cases=k) for s in SEEDS], ignore_index=True)
+            for name, k in cases.items()}
 
 
 def _diff(table, a, b):
@@ -33,7 +36,7 @@ def test_rule_world_anchor_not_below_shap(pooled):
 def test_linear_world_attributions_above_anchor(pooled):
     for method in ("SHAP", "LIME"):
         d = _diff(pooled["linear"], method, "Anchor")
-        assert d.mean > 0, (method, d)
+        assert d.ci_low > 0, (method, d)  # above: the paired interval excludes 0
 
 
 @pytest.mark.parametrize("name", ["rule", "linear", "single"])
