@@ -1,6 +1,7 @@
-"""What the metrics cost: model rows and seconds of ``compute_instance_metrics`` (issue 9) and of the claim-scoped
-metrics with the reader's test (``claim_rows``, issue 19: 3 masked rows per explanation and size, 200 neighbours
-per case shared by every method, one model call each) on both use cases.
+"""What the metrics cost: model rows and seconds of ``compute_instance_metrics`` and of the claim-scoped metrics.
+
+The claim-scoped metrics with the reader's test (``claim_rows``, issue 19) send 3 masked rows per explanation
+and size, and 200 neighbours per case shared by every method, in one model call each.
 
 No explainer runs here: the explanations are built directly so that only the metrics are timed.
 Per use case, ``sample`` test rows (100, capped by the test set) are explained by four kinds of
@@ -90,7 +91,7 @@ def run(name: str, sample: int) -> list[dict]:
                      "nan_combined": float(long[long["metric"] == "fidelity_combined"]["value"].isna().mean()),
                      "K": len(step_counts(len(data.feature_names), 20))})
     # issue 19: claim-scoped faithfulness (own k and equal k) and the reader's test, one pass over all four kinds
-    from hexeval_engine.metrics.claim_evidence import claim_rows
+    from hexeval_engine.metrics.claim_evidence import claim_rows  # like the imports above: after prepare_usecase
 
     model.reset_counters()
     start = time.perf_counter()

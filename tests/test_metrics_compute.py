@@ -133,7 +133,8 @@ def scenario_means(case, config):
     claimed = [e for e in attributions if e.method in ("Good", "Bad")]
     claimed += [Explanation("Rule", e.instance_id, e.predicted_class, e.probability, rule=e.rule)
                 for e in _rule_scenario(case) if e.method == "Good"]
-    claimed += [Explanation("CF", e.instance_id, e.predicted_class, e.probability, counterfactuals=e.counterfactuals[:1])
+    claimed += [Explanation("CF", e.instance_id, e.predicted_class, e.probability,
+                            counterfactuals=e.counterfactuals[:1])
                 for e in _cf_scenario(case) if e.method == "Good"]
     rows = claim_rows(case.model, case.data, [e for e in claimed if e.attributions is not None or e.method == "CF"
                                               or e.rule is not None], config)

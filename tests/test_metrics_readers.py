@@ -5,13 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from metrics_synthetic import _dataset
 
 from hexeval_engine.explanation import Condition, Counterfactual, Explanation, Rule
 from hexeval_engine.metrics.claim_comprehensiveness import claim_comprehensiveness
 from hexeval_engine.metrics.claim_sufficiency import claim_sufficiency
 from hexeval_engine.metrics.claims import named_features
-from hexeval_engine.metrics.readers import (make_reader, reader_accuracy, reader_neighbours, reader_scores)
-from metrics_synthetic import _dataset
+from hexeval_engine.metrics.readers import make_reader, reader_accuracy, reader_neighbours, reader_scores
+from hexeval_engine.technical.sanity import explanation_similarity
 
 FEATURES = ["a", "b", "c"]
 
@@ -97,8 +98,6 @@ def test_attribution_reader_reads_log_odds_on_their_scale(data):
 
 
 def test_randomisation_similarity_of_rules_and_counterfactuals():
-    from hexeval_engine.technical.sanity import explanation_similarity
-
     def rule(*conds):
         return Explanation("Anchor", 0, 1, 0.9, rule=Rule([Condition(f, op, v, "") for f, op, v in conds], 0.9, 0.2))
 

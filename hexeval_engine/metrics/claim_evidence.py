@@ -102,7 +102,7 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
             k = sizes.get((int(e.instance_id), kind))
             if k is None:
                 continue
-            own = (kind == "rule" and e.rule is not None) or (kind == "counterfactual" and e.counterfactuals is not None)
+            own = e.rule is not None if kind == "rule" else e.counterfactuals is not None
             if own or ranked is not None:
                 variants.append((f"_at_{kind}_k", named if own else ranked[:k]))
         for suffix, chosen in variants:

@@ -157,7 +157,8 @@ _SPECS = [
            "Share of nearby cases where a reader of the explanation anticipates the model, a case the reader "
            "cannot answer counting as a coin toss", source=_READER),
     _claim("technical_claim_score",
-           "Cross-family technical score: the average of claim sufficiency and reader accuracy", source=_ERASER + "; " + _READER),
+           "Cross-family technical score: the average of claim sufficiency and reader accuracy",
+           source=_ERASER + "; " + _READER),
     MetricSpec("stability", "higher",
                "Cosine similarity between the explanation and explanations of slightly noisy copies of the case "
                "(for reference; not used to score)",
