@@ -11,6 +11,11 @@
                    its own model (one-hot + standard scaler + LogisticRegression), trained here
 * ``synthetic:P``  2,000 synthetic rows with ``P`` features (a quarter categorical), an XGBoost
                    pipeline like credit risk's (100 trees, depth 4), trained here
+* ``heart_lr_upload``, ``heart_full_upload``  the same models and rows as ``heart_lr`` and ``heart_full``
+                   through the upload path: a skops file and the CSV passed to ``evaluate(model, csv, ...)``
+                   with the same evaluation settings and no use-case config (so no categorical features
+                   declared, no value labels, no DiCE constraints: what a user who uploads gets);
+                   ``upload_files(name, folder)`` writes the files
 
 ``NAME~original-work`` is the same workload measuring only what the original's config names (see
 ``ORIGINAL_WORK``). Every evaluation knob is set in ``original_defaults`` (nothing inherited from a use-case config
@@ -71,6 +76,34 @@ def original_work_only(overrides: dict) -> dict:
     overrides["evaluation"]["stability"]["methods"] = ["LIME"]
     overrides["evaluation"]["explainers"]["lime"]["seed_reruns"] = False
     return overrides
+
+
+#: Suffix of a workload that goes through the upload path (``evaluate`` on a skops file and a CSV).
+UPLOAD = "_upload"
+
+
+def upload_files(name: str, sample_size: int, folder: Path) -> tuple[Path, Path, dict, str]:
+    """``(model_path, csv_path, config_overrides, description)`` of an upload workload, files written in ``folder``.
+
+    The model is the one the bundled-path twin (``name`` without ``_upload``) uses; the CSV is the
+    use case's own file, all 1,025 rows (duplicates kept, like the original HEXEval and the twin).
+    """
+    import skops.io as sio
+
+    overrides = original_defaults(sample_size)
+    if name.endswith(ORIGINAL_WORK):
+        name, overrides = name[:-len(ORIGINAL_WORK)], original_work_only(overrides)
+    twin = name.removesuffix(UPLOAD)
+    if twin not in ("heart_lr", "heart_full"):
+        raise ValueError(f"no upload workload {name!r}; use heart_lr_upload or heart_full_upload")
+    overrides["data"] = {"drop_duplicates": False}
+    overrides["narratives"] = {"enabled": False}
+    model, data, _, description = load_workload(twin, sample_size)
+    model_path = Path(folder) / "model.skops"
+    sio.dump(model.estimator, model_path)
+    from hexeval_engine import get_usecase
+
+    return model_path, get_usecase("heart").data_path, overrides, f"{description}, uploaded (skops + CSV)"
 
 
 def load_workload(name: str, sample_size: int):
