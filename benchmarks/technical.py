@@ -200,7 +200,7 @@ def print_against_original(runs: list[dict]) -> None:
                 + (" + LIME seed re-runs" if r["seed_reruns"] else ", no seed re-runs")
                 + (" (what the original's config names)" if ORIGINAL_WORK in r["name"]
                    else " (HEXEval's default; MORE than the original)"))
-        did = (f"{r['sample']} cases, Anchor {e['Anchor']}, DiCE {e['DiCE']}, stability on {r['stability_cases']} "
+        did = (f"{r['sample']} cases sampled, Anchor {e['Anchor']}, DiCE {e['DiCE']}, stability on {r['stability_cases']} "
                f"cases; {work}")
         differs = []
         if r["name"].endswith(LEAN):
