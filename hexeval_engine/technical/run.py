@@ -10,7 +10,10 @@ Public interface
 
 What runs: SHAP, LIME and the ``Random`` baseline on the whole sample (``evaluation.sample_size``
 rows of the test set, capped at its size), Anchor on the first ``explainers.anchor.max_instances``,
-DiCE on the first ``explainers.dice.max_instances`` of the same sample.
+DiCE on the first ``explainers.dice.max_instances`` of the same sample. Cases beyond the smallest of
+these counts can never be shared, so by default no method explains them (nor measures their
+stability); ``evaluation.explain_unshared: true`` has SHAP, LIME and Random explain the whole sample
+anyway (the original HEXEval's behaviour), their values going to ``per_instance_unshared``.
 
 **One shared set of cases.** Methods are compared only on the cases *every* method explained
 (successfully): ``shared_instance_ids``. All metric summaries (``metrics``, ``metrics_long``) and
@@ -151,12 +154,15 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     X = data.X_test.iloc[ids][list(data.feature_names)].reset_index(drop=True)
     classes, probabilities = explained_classes(model, X)
     counts = {m: _instances_for(m, len(ids), config) for m in methods}
+    if counts and not ev.explain_unshared:  # cases beyond the smallest cap could never be compared
+        cap = min(counts.values())
+        counts = {m: min(n, cap) for m, n in counts.items()}
     testing = ev.explainers.lime.stability_test
     stab_methods = [m for m in _STABILITY_METHODS if m in methods and m in ev.stability.methods] if testing else []
     reruns = testing and ev.explainers.lime.seed_reruns and "LIME" in methods
     # the first ``stability_subset`` cases of the sample, as configured (not cut to Anchor's or DiCE's
     # cap); the shared cases are at the start of the sample (Anchor and DiCE explain its start)
-    n_stab = min(ev.explainers.lime.stability_subset, len(ids))
+    n_stab = min(ev.explainers.lime.stability_subset, max(counts.values(), default=0))
     stab_units = n_stab * ev.stability.repeats * (len(stab_methods) + reruns)
     progress = _Progress(report(on_progress), sum(counts.values()) + stab_units + 1)
 
