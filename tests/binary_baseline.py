@@ -21,7 +21,7 @@ OVERRIDES = {
     "personas": {"enabled": False},
     "recommendations": {"enabled": False},
     "evaluation": {
-        "sample_size": 12, "random_state": 7, "bootstrap_resamples": 200,
+        "sample_size": 12, "random_state": 7, "explain_unshared": True, "bootstrap_resamples": 200,
         "parallel": {"backend": "sequential", "n_jobs": 1},
         "explainers": {"anchor": {"max_instances": 4}, "dice": {"max_instances": 3}},
     },
