@@ -16,9 +16,14 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from .. import charts
+from ..recommend.verdict import clear_lead_rule, verdict_line
 from .narratives import narratives_section
 from .sections import (esc, examples_section, metrics_section, model_data_section, rater_note,
                               ratings_section, recommendations_section, settings_section, usecase_section)
+
+#: Folded sections open for printing in browsers without ``::details-content`` (inline: the report is offline).
+_PRINT_OPEN = ("<script>window.addEventListener('beforeprint',function(){document.querySelectorAll('details')"
+               ".forEach(function(d){d.setAttribute('open','')});});</script>")
 
 _FIGURE_CONFIG = {"displaylogo": False, "responsive": True}
 
@@ -51,6 +56,8 @@ caption { text-align: left; color: var(--muted); }
 .rater-note { background: var(--warn-bg); border: 2px solid var(--warn-line); border-radius: 8px;
               padding: 12px 16px; margin: 16px 0; font-size: 16px; }
 .error { color: var(--err); }
+.verdict { font-size: 20px; border-left: 6px solid #0072B2; padding: 8px 14px; background: var(--card); margin: 16px 0 4px; }
+details.comments > summary { cursor: pointer; color: var(--muted); }
 .example { white-space: pre-wrap; }
 .chart { min-height: 420px; }
 h2 { font-size: 1.5em; } h3 { margin-top: 28px; }
@@ -64,6 +71,7 @@ nav.toc { color: var(--muted); } nav.toc a { color: inherit; margin-right: 12px;
   h2 { break-before: page; } header + .rater-note + section h2 { break-before: avoid; }
   .card, .chart, table, figure { break-inside: avoid; }
   details > summary { list-style: none; }
+  details::details-content { content-visibility: visible; display: block; }  /* folded comments print open */
   a { color: inherit; text-decoration: none; }
 }
 """
@@ -93,6 +101,15 @@ def _charts_section(run) -> str:
     ])
 
 
+def _verdict(run) -> str:
+    """The answer on the first screen: each stakeholder's pick and its strength, and what "clear lead" means."""
+    recs = run.recommendations or {}
+    simulated = ((run.manifest or {}).get("rater") or {}).get("kind") == "simulated"
+    rule = clear_lead_rule(float(recs.get("confidence_level") or 0.95)).replace("**", "")
+    return (f"<p class='verdict'><strong>Verdict:</strong> {esc(verdict_line(recs, simulated=simulated))}</p>"
+            f"<p class='meaning'>{esc(rule)}</p>")
+
+
 def render_report(run) -> str:
     """The report of ``run`` as one HTML document (a string).
 
@@ -118,6 +135,7 @@ def render_report(run) -> str:
            "<a href='#configuration'>Configuration</a></nav>")
     body = "".join([
         f"<header><h1>{esc(title)}</h1><p class='muted'>{meta}</p>{toc}</header>",
+        _verdict(run),
         rater_note(manifest, run.persona_ratings),
         f"<div id='verdicts'>{recommendations_section(run.recommendations)}</div>",
         "<section id='evidence'><h2>Evidence</h2>",
@@ -137,7 +155,7 @@ def render_report(run) -> str:
             "<meta name='viewport' content='width=device-width, initial-scale=1'>"
             f"<title>{esc(title)}</title><style>{_CSS}</style>"
             f"<script type='text/javascript'>{get_plotlyjs()}</script></head>"
-            f"<body>{body}</body></html>")
+            f"<body>{body}{_PRINT_OPEN}</body></html>")
 
 
 def write_report(run, path) -> Path:
