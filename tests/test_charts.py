@@ -115,8 +115,8 @@ def test_score_heatmap_marks_the_recommended_method():
     assert heat.text[0][3].endswith("★") and heat.text[1][2].endswith("★")
     assert sum(cell.endswith("★") for row in heat.text for cell in row) == 2
     scores = [v for row in heat.z for v in row if v == v]
-    assert heat.zmin == min(scores) and heat.zmax == max(scores)  # the colour scale spans the data's range
-    assert f"{min(scores):.2f} to {max(scores):.2f}" in fig.layout.title.text  # and says so
+    assert (heat.zmin, heat.zmax) == (0.0, 1.0)  # the score's whole scale: 0.80 and 0.82 look alike
+    assert "colour scale 0 to 1" in fig.layout.title.text  # and says so
     # each number in black or white, whichever contrasts with its cell: the lowest white, the highest black
     inks = {a.text: a.font.color for a in fig.layout.annotations}
     low_cell = next(c for row, zr in zip(heat.text, heat.z) for c, v in zip(row, zr) if v == min(scores))
@@ -150,3 +150,14 @@ def test_only_failed_ratings_give_no_rating_charts():
 def test_metrics_without_values_give_no_technical_chart():
     table = long_table({"DiCE": {"counterfactual_validity": (math.nan, math.nan, math.nan)}})
     assert fidelity_chart(table) is None and parsimony_chart(table) is None
+
+
+def test_narrative_and_shap_colours_differ_in_hue():
+    import colorsys
+
+    def hue(hex_color: str) -> float:
+        r, g, b = (int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+        return colorsys.rgb_to_hsv(r, g, b)[0] * 360
+
+    gap = abs(hue(METHOD_COLORS["SHAP"]) - hue(METHOD_COLORS["Narrative"]))
+    assert min(gap, 360 - gap) >= 90, "SHAP and its narrative retelling sit side by side on the radar"
