@@ -161,3 +161,17 @@ def test_narrative_and_shap_colours_differ_in_hue():
 
     gap = abs(hue(METHOD_COLORS["SHAP"]) - hue(METHOD_COLORS["Narrative"]))
     assert min(gap, 360 - gap) >= 90, "SHAP and its narrative retelling sit side by side on the radar"
+
+
+def test_a_metric_only_one_method_has_gets_a_slim_panel_of_its_own():
+    from hexeval_engine.charts import parsimony_chart
+    rows = pd.DataFrame([
+        {"method": m, "metric": "num_important_features", "value": v, "ci_low": v - 0.5, "ci_high": v + 0.5,
+         "direction": "lower", "n": 10} for m, v in (("SHAP", 4.0), ("LIME", 5.0), ("Anchor", 2.0), ("DiCE", 3.0))
+    ] + [{"method": "Anchor", "metric": "rule_length", "value": 2.0, "ci_low": 1.5, "ci_high": 2.5,
+          "direction": "lower", "n": 10}])
+    fig = parsimony_chart(rows, metrics=("num_important_features", "rule_length"))
+    shares = [fig.layout.yaxis.domain[1] - fig.layout.yaxis.domain[0],
+              fig.layout.yaxis2.domain[1] - fig.layout.yaxis2.domain[0]]
+    assert shares[1] < shares[0] / 2, "one bar gets a quarter of four bars' height, not the same panel"
+    assert list(fig.layout.yaxis2.categoryarray) == ["Anchor"]
