@@ -27,7 +27,8 @@ def _browser(url):
         context = browser.new_context(viewport={"width": 1440, "height": 1600})
         page = context.new_page()
         page.set_default_timeout(30_000)
-        page.goto(url + "/configure_run")  # the app opens on Start; these steps begin on Configure & Run
+        page.goto(url)  # the app opens on Start; these steps begin on Configure & Run
+        page.get_by_test_id("stSidebarNav").get_by_text("Configure & Run", exact=True).click()
         page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
         try:
             yield page

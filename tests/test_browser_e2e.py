@@ -112,7 +112,8 @@ def page(app_url):
         context = browser.new_context(viewport={"width": 1440, "height": 1600})
         pg = context.new_page()
         pg.set_default_timeout(30_000)
-        pg.goto(app_url + "/configure_run")  # the app opens on Start; these tests begin on Configure & Run
+        pg.goto(app_url)  # the app opens on Start; these tests begin on Configure & Run
+        pg.get_by_test_id("stSidebarNav").get_by_text("Configure & Run", exact=True).click()
         yield pg
         context.close()
         browser.close()

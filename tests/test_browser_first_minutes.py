@@ -77,10 +77,17 @@ def _in_view(page, locator) -> None:
 
 
 def _load_saved_run(page, url: str) -> None:
-    page.goto(url + "/configure_run")
+    _open(page, url, "Configure & Run")
     page.get_by_role("button", name="Load", exact=True).scroll_into_view_if_needed()
     page.get_by_role("button", name="Load", exact=True).click()
     page.get_by_role("heading", name="Results", level=1).wait_for()
+
+
+def _open(page, url: str, title: str) -> None:
+    """The app at its root (a deep link on a fresh server runs the page without the entry file), then ``title``."""
+    page.goto(url)
+    page.get_by_text("should each stakeholder see?").first.wait_for()
+    _goto(page, title)
 
 
 def _goto(page, title: str) -> None:
@@ -137,8 +144,10 @@ def test_narrative_column_shows_the_selected_personas_text(browser, server, outp
     try:
         _load_saved_run(page, server)
         page.get_by_role("tab", name="Case explorer").click()
-        iid = int(page.get_by_test_id("stSelectbox").filter(has_text="Case (test-set row)").inner_text()
-                  .split("Case ")[-1].split(" ")[0].split("\n")[0])
+        iid = int(stories["instance_index"].iloc[-1])
+        page.get_by_test_id("stSelectbox").filter(has_text="Case (test-set row)").click()
+        page.get_by_role("option", name=f"Case {iid} · rated by personas").click()
+        _settle(page)
         page.get_by_test_id("stSelectbox").filter(has_text="Ratings of").click()
         page.get_by_role("option", name="Patient", exact=True).click()
         page.get_by_text("As Patient read it").first.wait_for()
@@ -147,9 +156,8 @@ def test_narrative_column_shows_the_selected_personas_text(browser, server, outp
         pro = stories[(stories["instance_index"] == iid) & (stories["persona_role"] == "Lead Cardiologist")][
             "explanation_text"]
         assert len(lay) and len(pro) and lay.iloc[0] != pro.iloc[0]
-        column = page.locator("[data-testid='stVerticalBlockBorderWrapper']").filter(
-            has=page.get_by_text("Narrative", exact=True)).filter(has=page.get_by_text("As Patient read it")).last
-        text = column.inner_text()
+        main = page.get_by_test_id("stMain").inner_text()
+        text = " ".join(part.strip()[:200] for part in main.split("As Patient read it")[1:])  # under each heading
         assert lay.iloc[0][:60] in text and pro.iloc[0][:60] not in text
     finally:
         context.close()
@@ -158,7 +166,7 @@ def test_narrative_column_shows_the_selected_personas_text(browser, server, outp
 def test_verdict_in_view_right_after_a_run_at_both_widths(browser, server):
     context, page = _page(browser, 1440, 900)
     try:
-        page.goto(server + "/configure_run")
+        _open(page, server, "Configure & Run")
         page.get_by_role("button", name="Run evaluation").click()
         _verdict(page).wait_for(timeout=240_000)
         _settle(page)
@@ -213,7 +221,7 @@ def test_upload_messages_show_no_server_path(browser, server, tmp_path):
     models = {"unsupported.skops": blob, "truncated.skops": blob[:300], "wrong_format.skops": b"a,b\n1,2\n"}
     context, page = _page(browser, 1440, 900)
     try:
-        page.goto(server + "/configure_run")
+        _open(page, server, "Configure & Run")
         page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
         page.get_by_role("option", name="Custom Upload").click()
         for name, content in models.items():

@@ -151,7 +151,8 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
     texts = {}
     COMMENTS[name] = comments = {}
 
-    page.goto(url + "/configure_run")  # the app opens on Start
+    page.goto(url)  # the app opens on Start
+    _goto(page, "Configure & Run")
     page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
     # the theme follows the system setting: a dark page for a dark system, a light one otherwise
     background = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
