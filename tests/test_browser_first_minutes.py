@@ -199,7 +199,7 @@ def test_report_height_and_zip_contents(browser, server):
 
         view = context.new_page()
         view.goto(report.as_uri())
-        view.locator(".js-plotly-plot").first.wait_for()
+        view.locator(".js-plotly-plot").first.wait_for(state="attached")  # folded charts are hidden
         view.wait_for_timeout(1000)
         height = view.evaluate("() => document.documentElement.scrollHeight")
         view.screenshot(path=str(SHOTS / "1440-report-first-screen.png"))

@@ -195,7 +195,7 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
     report_page.on("request", lambda r: requests.append(r.url))
     report_page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
     report_page.goto(report.as_uri())
-    report_page.locator(".js-plotly-plot").first.wait_for()
+    report_page.locator(".js-plotly-plot").first.wait_for(state="attached")  # charts are folded
     report_page.wait_for_timeout(500)
     report_page.screenshot(path=str(SHOTS / f"{name}-5-report.png"), full_page=False)
     verdicts = report_page.locator("#verdicts").inner_text()

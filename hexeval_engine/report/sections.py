@@ -256,7 +256,8 @@ def recommendations_section(recs: dict | None) -> str:
         parts.append(f"<div class='card'><h3>{esc(stakeholder['title'])}</h3>"
                      + (f"<p class='muted'>{esc(names)}</p>" if names else "")
                      + f"<p>{headline}</p><p>{esc(stakeholder['reasoning'])}</p>"
-                     + _alternatives_table(stakeholder, recs.get("technical") or {})
+                     + "<details class='fold'><summary>Every method's score and its parts (click to open)</summary>"
+                     + _alternatives_table(stakeholder, recs.get("technical") or {}) + "</details>"
                      + "".join(f"<p class='meaning'>{esc(n)}</p>" for n in stakeholder.get("notes", []))
                      + "</div>")
     for item in recs.get("excluded_methods") or []:
