@@ -107,7 +107,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         _goto(page, "Results")
         page.get_by_role("tab", name="Case explorer").click()
         _settle(page)
-        page.get_by_text("As the personas saw it").first.wait_for()
+        page.get_by_text(re.compile(r"^As .* read it$")).first.wait_for()  # the heading names who read it
         page.get_by_text(re.compile("^Feature values of case")).first.click()  # the values sit in an expander
         page.locator("[data-testid='stDataFrame']:visible").first.wait_for()  # the case's feature values
         _settle(page)
