@@ -21,7 +21,8 @@ init_state()
 
 pages = st.navigation({
     "Evaluate": [
-        st.Page(c.CONFIGURE_PAGE, title="Configure & Run", icon=":material/tune:", default=True),
+        st.Page(c.HOME_PAGE, title="Start", icon=":material/home:", default=True),
+        st.Page(c.CONFIGURE_PAGE, title="Configure & Run", icon=":material/tune:"),
         st.Page(c.DETAILS_PAGE, title="Use Case Details", icon=":material/info:"),
     ],
     "Findings": [
@@ -40,4 +41,5 @@ except HexevalError as err:
     c.show_error(err)
     usecases = []
 render_sidebar(usecases)
+c.page_style()
 pages.run()

@@ -261,6 +261,13 @@ class Vocabulary:
         return f"{self.name(feature)} from {self.label(feature, old)} to {self.label(feature, new)}"
 
 
+def value_clause(value_text: str) -> str:
+    """How a sentence attaches a case's value to its feature: ``at 54 years`` for a measurement,
+    ``recorded as male`` for a category ("your sex, at male" reads wrong)."""
+    text = str(value_text).strip()
+    return f"at {text}" if re.match(r"[-+]?\d", text) else f"recorded as {text}"
+
+
 def join_words(items, conjunction: str = "and") -> str:
     """``["a", "b", "c"] -> "a, b and c"``."""
     items = [str(i) for i in items if str(i)]

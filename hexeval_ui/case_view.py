@@ -20,6 +20,8 @@ from .run_summary import has_ratings, is_simulated
 
 ALL_PERSONAS = "All personas"
 WIDE_CASE = 30  # more features than this: the ones this case's explanations mention are listed first
+PER_ROW = 3  # explanations side by side: ~400 px each at 1440 px, one per row on a phone
+TOP_ATTRIBUTIONS = 5  # attribution numbers shown with plain labels
 
 
 def case_ids(explanations: list[dict]) -> list[int]:
@@ -46,20 +48,24 @@ def render_case_explorer(run) -> None:
     persona = right.selectbox("Ratings of", [*personas, ALL_PERSONAS], key="case_persona",
                               disabled=not personas, help="One persona's ratings of this case, or every persona's.")
     _prediction(by_case[iid], domain)
-    _feature_values(run, iid)
-    cols = st.columns(len([m for m in METHODS if m in by_case[iid]]) or 1)
-    for col, method in zip(cols, [m for m in METHODS if m in by_case[iid]]):
-        with col.container(border=True):
-            _explanation(by_case[iid][method], _case_ratings(run, iid, method, persona), is_simulated(run))
+    labels = _feature_values(run, iid)
+    methods = [m for m in METHODS if m in by_case[iid]]
+    for start in range(0, len(methods), PER_ROW):  # readable columns: three per row (stacked on a phone)
+        cols = st.columns(PER_ROW)
+        for col, method in zip(cols, methods[start:start + PER_ROW]):
+            with col.container(border=True):
+                _explanation(by_case[iid][method], _case_ratings(run, iid, method, persona), is_simulated(run),
+                             labels=labels, persona=persona)
     render_case_narratives(run, iid)
 
 
-def _feature_values(run, iid: int) -> None:
+def _feature_values(run, iid: int) -> dict[str, str]:
+    """Show the case's values (always visible) and return each feature's readable label."""
     try:
         values = case_values(run, [iid])
     except CaseDataUnavailable as err:
         st.caption(f"Feature values are not available: {err}.")
-        return
+        return {}
     # one line per feature (fits a phone), named by its meaning, never by its column
     order = list(values.index)
     if len(order) > WIDE_CASE:  # hundreds of columns: what this case's explanations mention comes first
@@ -67,11 +73,13 @@ def _feature_values(run, iid: int) -> None:
         order = [f for f in order if f in mentioned] + [f for f in order if f not in mentioned]
         st.caption(f"{len(order):,} features; the {len(mentioned):,} that this case's explanations mention come first.")
     shown = pd.DataFrame({"Feature": values.loc[order, "label"].to_numpy(), "Value": values.loc[order, iid].to_numpy()})
-    with st.expander(f"Feature values of case {iid}", expanded=False):
-        st.dataframe(shown, hide_index=True, key="case_values", width="stretch",
-                     height=min(36 * (len(shown) + 1), 420),
-                     column_config={"Feature": st.column_config.TextColumn("Feature", width="large"),
-                                    "Value": st.column_config.TextColumn("Value", width="medium")})
+    st.markdown(f"**Values of case {iid}**")
+    # Tall enough for every row of a usual case (no inner scrollbar hiding a feature an explanation names).
+    st.dataframe(shown, hide_index=True, key="case_values", width="stretch",
+                 height=min(35 * (len(shown) + 1) + 3, 36 * (WIDE_CASE + 1)),
+                 column_config={"Feature": st.column_config.TextColumn("Feature", width="large"),
+                                "Value": st.column_config.TextColumn("Value", width="medium")})
+    return {str(f): str(values.loc[f, "label"]) for f in values.index}
 
 
 def _mentioned_features(run, iid: int) -> list[str]:
@@ -114,7 +122,36 @@ def _prediction(methods: dict, domain: dict) -> None:
                 "explanation below explains this prediction.")
 
 
-def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool) -> None:
+def read_texts(exp: dict, ratings: pd.DataFrame) -> list[tuple[str, list[str]]]:
+    """The texts the rating personas actually read, each with the roles that read it (in rating order).
+
+    A narrative is written for each persona's audience, so a patient and a cardiologist read
+    different texts of the same case; ``persona_ratings.csv`` records the text each one read.
+    Falls back to the explanation's own text when no rating records one.
+    """
+    texts: dict[str, list[str]] = {}
+    if len(ratings) and "explanation_text" in ratings.columns:
+        for row in ratings.itertuples(index=False):
+            text = str(row.explanation_text or "") if not pd.isna(row.explanation_text) else ""
+            if text:
+                roles = texts.setdefault(text, [])
+                if str(row.persona_role) not in roles:
+                    roles.append(str(row.persona_role))
+    if not texts and exp.get("text"):
+        texts[str(exp["text"])] = []
+    return list(texts.items())
+
+
+def attribution_lines(exp: dict, labels: dict[str, str], top: int = TOP_ATTRIBUTIONS) -> list[str]:
+    """The largest attributions as ``label: +0.123 (towards the prediction)``, by the feature's readable label."""
+    attributions = {k: v for k, v in (exp.get("attributions") or {}).items() if v is not None and not pd.isna(v)}
+    ranked = sorted(attributions, key=lambda k: -abs(float(attributions[k])))[:top]
+    return [f"{labels.get(f, f.replace('_', ' '))}: {float(attributions[f]):+.3f} "
+            f"({'towards' if float(attributions[f]) > 0 else 'away from'} the prediction)" for f in ranked]
+
+
+def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool, *, labels: dict[str, str] | None = None,
+                 persona: str = ALL_PERSONAS) -> None:
     method = exp["method"]
     st.markdown(f"<span style='color:{method_color(method)};font-size:1.25rem;font-weight:700'>■</span> "
                 f"**{html.escape(str(method))}**", unsafe_allow_html=True)
@@ -122,8 +159,22 @@ def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool) -> None:
     if exp.get("error"):
         st.error(f"{method} failed on this case: {exp['error']}", icon=":material/error:")
         return
-    st.markdown("**As the personas saw it**" if exp.get("shown_to_personas") else "**Plain language** (not shown to personas)")
-    st.markdown(escape_markdown(exp["text"]) if exp.get("text") else "*No plain-language text.*")
+    texts = read_texts(exp, ratings)
+    if not texts:
+        st.markdown("*No plain-language text.*")
+    for text, roles in texts:
+        if persona != ALL_PERSONAS and roles:
+            st.markdown(f"**As {escape_markdown(persona)} read it**")
+        elif roles:
+            st.markdown(f"**As {escape_markdown(', '.join(roles))} read it**")
+        else:
+            st.markdown("**As the personas saw it**" if exp.get("shown_to_personas")
+                        else "**Plain language** (not shown to personas)")
+        st.markdown(escape_markdown(text))
+    numbers = attribution_lines(exp, labels or {})
+    if numbers:
+        st.markdown("**Weights of the largest features**\n" + "\n".join(f"- {escape_markdown(n)}" for n in numbers),
+                    help="How much each feature's value moved this prediction, in the model's probability units.")
     with st.expander("Technical form"):
         st.code(exp.get("technical_text") or json.dumps(_structure(exp), indent=1, default=str), language=None,
                 wrap_lines=True)

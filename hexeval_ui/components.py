@@ -5,11 +5,26 @@ from __future__ import annotations
 import streamlit as st
 
 # Page files, registered in app.py; st.page_link and st.switch_page take these paths.
+HOME_PAGE = "pages/home.py"
 CONFIGURE_PAGE = "pages/configure_run.py"
 DETAILS_PAGE = "pages/usecase_details.py"
 RESULTS_PAGE = "pages/results.py"
 RECOMMENDATIONS_PAGE = "pages/recommendations.py"
 DOCS_PAGE = "pages/documentation.py"
+
+
+#: Layout fixes Streamlit's theme leaves open: titles wrap between words, never inside one ("Recommendation / s"),
+#: and Plotly's toolbar sits below a chart's title instead of over it.
+_STYLE = """<style>
+h1, h2, h3 { overflow-wrap: normal; word-break: normal; hyphens: none; }
+@media (max-width: 640px) { h1 { font-size: 1.9rem !important; } }
+.js-plotly-plot .modebar-container { top: auto !important; bottom: 0 !important; }
+</style>"""
+
+
+def page_style() -> None:
+    """The few CSS rules every page needs (see ``_STYLE``)."""
+    st.html(_STYLE)
 
 
 def page_header(title: str, caption: str) -> None:

@@ -30,6 +30,8 @@ RUN_FILES = {
     "persona_ratings.csv": ("Persona ratings (CSV)", "text/csv"),
     "recommendations.json": ("Recommendations (JSON)", "application/json"),
     "explanations.jsonl": ("Explanations (JSONL)", "application/x-ndjson"),
+    "narratives.csv": ("Narratives and their checks (CSV)", "text/csv"),
+    "narrative_extractions.csv": ("Narratives read back, feature by feature (CSV)", "text/csv"),
     "run.json": ("Run manifest (JSON)", "application/json"),
 }
 _MIME = {".csv": "text/csv", ".json": "application/json", ".jsonl": "application/x-ndjson", ".html": "text/html",
@@ -45,14 +47,24 @@ def _report_bytes(path: str, mtime: float) -> bytes:
     return _report(path, mtime).encode("utf-8")
 
 
+REPORT_NAME = "report.html"  # the HTML report's name inside the zip
+
+
 @lru_cache(maxsize=4)
 def _zip_bytes(path: str, mtime: float) -> bytes:
-    """Every file of the run folder in one zip, under a folder named after the run."""
-    folder = Path(path)
+    """Every file of the run folder and the HTML report in one zip, under a folder named after the run."""
+    return zip_run(Path(path), _report(path, mtime))
+
+
+def zip_run(folder: Path, report_html: str) -> bytes:
+    """The zip the "Whole run" button gives: ``<run id>/<every file>`` plus ``<run id>/report.html``."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        for file in sorted(p for p in folder.rglob("*") if p.is_file()):
+        files = sorted(p for p in folder.rglob("*") if p.is_file())
+        for file in files:
             archive.write(file, f"{folder.name}/{file.relative_to(folder).as_posix()}")
+        if not any(f.relative_to(folder).as_posix() == REPORT_NAME for f in files):
+            archive.writestr(f"{folder.name}/{REPORT_NAME}", report_html)
     return buffer.getvalue()
 
 
@@ -79,7 +91,8 @@ def render_downloads(run) -> None:
     archive.download_button("Whole run (zip)", partial(_zip_bytes, str(folder), mtime),
                             file_name=f"hexeval-{run.usecase}-{run.run_id}.zip", mime="application/zip",
                             icon=":material/folder_zip:", on_click="ignore", key="download_zip", width="stretch",
-                            help=f"Every file of this run ({plural(len(files), 'file')}) in one zip archive.")
+                            help=f"Every file of this run ({plural(len(files), 'file')}) and the HTML report in one zip "
+                                 "archive.")
     st.markdown("**Single files**")
     cols = st.columns(3)
     for i, (name, label, mime) in enumerate(files):

@@ -135,13 +135,27 @@ def comparisons_title(entry: dict) -> str:
     return title
 
 
+def comparisons_markdown(entry: dict) -> str:
+    """The paired comparisons as wrapped list items (a table's last column is cut on a phone)."""
+    lines = []
+    for row in comparisons_table(entry).to_dict("records"):
+        lines.append(f"- vs **{row['Versus']}**: difference {row['Difference']} (95% interval {row['95% interval']}), "
+                     f"{plural(int(row['Units'] or 0), 'paired unit')}, corrected p = {row['p (Holm)']}")
+    return "\n".join(lines)
+
+
+#: The statistical words of the comparisons, each in one sentence, where they are read.
+COMPARISON_WORDS = ("Paired unit: one case rated by this stakeholder, on which both methods were scored, so the "
+                    "difference compares like with like. Corrected p: the chance of a difference at least this large "
+                    "if the two methods were equally good, raised (Holm's correction) because several methods are "
+                    "compared at once; below 0.05 is the usual bar. 95% interval: the range the true difference "
+                    "plausibly lies in, from resampling the cases (bootstrap).")
+
+
 def render_comparisons(entry: dict) -> None:
-    table = comparisons_table(entry)
-    if table.empty:
+    body = comparisons_markdown(entry)
+    if not body:
         return
-    st.markdown(f"**{comparisons_title(entry)}** — same cases, difference in score; a clear lead needs the "
-                "Holm-corrected p below 0.05, an interval above 0 and at least 8 paired units (a persona rating "
-                "one case is a unit).")
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={"Units": st.column_config.NumberColumn("Units", width="small"),
-                                "p (Holm)": st.column_config.TextColumn("p (Holm)", width="small")})
+    st.markdown(f"**{comparisons_title(entry)}** — same cases, difference in score")
+    st.markdown(body)
+    st.caption(COMPARISON_WORDS)

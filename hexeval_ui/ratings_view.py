@@ -9,6 +9,7 @@ import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS, radar_chart, ratings_summary_chart
 from hexeval_engine.explanation import ALL_METHODS
+from hexeval_engine.ratings_summary import comment_groups
 from hexeval_engine.vocabulary import dimension_label, plural
 
 from .components import section
@@ -89,7 +90,11 @@ def _persona_expanders(ratings: pd.DataFrame, personas: list[tuple[str, str]], *
             if rows.empty:
                 st.caption("No successful ratings from this persona for the methods chosen.")
                 continue
-            for row in rows.to_dict("records"):
+            groups = comment_groups(rows, dimensions=tuple(DIMENSIONS))
+            if len(groups) < len(rows):
+                st.caption(f"{plural(len(rows), 'rating')}, {plural(len(groups), 'distinct comment')}: identical "
+                           "comments are shown once with their count and mean scores.")
+            for row in groups.to_dict("records"):
                 _comment_card(row)
 
 
@@ -101,9 +106,11 @@ def _method_order(col: pd.Series) -> pd.Series:
 
 
 def _comment_card(row: dict) -> None:
-    """One rating: method and case, the six scores as one compact wrapped line, the comment in full."""
-    repeat = row.get("run")
-    where = f"case {row.get('instance_index')}" + (f", repeat {repeat}" if repeat not in (None, 1) else "")
+    """One comment (identical ones collapsed): method, cases and count, the six (mean) scores, the comment in full."""
+    cases = row.get("cases") or []
+    where = (f"case {cases[0]}" if len(cases) == 1 else f"cases {', '.join(str(c) for c in cases)}")
+    if row.get("count", 1) > 1:
+        where += f" · said {row['count']}×"
     with st.container(border=True):
         st.markdown(f"**{escape_markdown(row['method'])}** · {where}")
         st.markdown(" · ".join(f"{dimension_label(d)} **{_score(row.get(d))}**" for d in DIMENSIONS),
@@ -114,9 +121,12 @@ def _comment_card(row: dict) -> None:
 
 def _score(value) -> str:
     try:
-        return str(int(value))
+        value = float(value)
     except (TypeError, ValueError):
         return "–"
+    if value != value:  # NaN: no score
+        return "–"
+    return str(int(value)) if value.is_integer() else f"{value:.1f}"
 
 
 def escape_markdown(text) -> str:

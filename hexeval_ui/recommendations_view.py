@@ -10,21 +10,19 @@ import streamlit as st
 from hexeval_engine.vocabulary import plural
 
 from hexeval_engine.charts import method_color, score_heatmap
+from hexeval_engine.recommend.verdict import clear_lead_rule
 from hexeval_engine.recommend.wording import ALL_COMPONENTS, component_label, weights_text
 
 from .components import section
 from .evidence_view import render_comparisons, render_warnings
 from .metrics_table import NOT_APPLICABLE, number, with_interval
 from .run_summary import cases_per_method, is_simulated, render_run_summary
+from .verdict_view import render_verdict
 
 COMPONENTS = ALL_COMPONENTS
 LEAD_BADGES = {
-    "clear": ("Clear lead", "green", ":material/verified:",
-              "On the same cases, the winner beats the runner-up: the Holm-corrected paired test is below 0.05, the "
-              "paired difference's interval lies above 0 and at least 8 paired units stand behind it."),
-    "close_call": ("Close call", "orange", ":material/balance:",
-                   "The paired comparison with the runner-up does not establish a lead (or the ratings are simulated): "
-                   "either could be the better choice."),
+    "clear": ("Clear lead", "green", ":material/verified:", clear_lead_rule()),
+    "close_call": ("Close call", "orange", ":material/balance:", clear_lead_rule()),
     "single_candidate": ("Only candidate", "gray", ":material/looks_one:", "Only one method beat the random baseline."),
     "none": ("No recommendation", "red", ":material/block:", "No method qualified for this stakeholder; the reason is "
                                                              "stated on the card."),
@@ -32,6 +30,7 @@ LEAD_BADGES = {
 
 
 def render_recommendations(run) -> None:
+    render_verdict(run)  # the answer first: visible without scrolling at 1440 and 390 px
     render_run_summary(run, explain_simulated=False)  # the simulated note below says what it means here
     render_warnings(run)
     recs = run.recommendations or {}
@@ -41,9 +40,9 @@ def render_recommendations(run) -> None:
                    "same ranking from fidelity and parsimony alone. Turn persona ratings on in Configure & Run for "
                    "per-stakeholder recommendations.", icon=":material/engineering:")
     elif is_simulated(run):
-        st.info("The persona part of these scores comes from **simulated** ratings. Use them to see how HEXEval "
-                "weighs the evidence; rate with an LLM (or real people) before acting on a recommendation.",
-                icon=":material/smart_toy:")
+        st.caption(":material/smart_toy: The persona part of these scores comes from **simulated** ratings: use them "
+                   "to see how HEXEval weighs the evidence; rate with an LLM (or real people) before acting on a "
+                   "recommendation.")
     for item in recs.get("excluded_methods") or []:
         st.caption(f":material/remove_circle: **{item['method']}** is not a candidate: {item['reason']}.")
     if not stakeholders:
@@ -93,9 +92,14 @@ def _card(entry: dict, run) -> None:
     label, color, icon, help_ = LEAD_BADGES.get(entry.get("lead", "none"), LEAD_BADGES["none"])
     left, right = st.columns([3, 2], vertical_alignment="center")
     left.markdown(method_chip(entry.get("recommended_method")), unsafe_allow_html=True)
+    if entry.get("recommended_method") and entry.get("recommended_format"):
+        left.caption(f"In {entry['recommended_format']} wording")
     right.metric("Combined score", number(entry.get("score")),
                  help="0–1, higher is better; interval in the line below.")
     st.badge(label, icon=icon, color=color, help=help_)
+    why = [n for n in (entry.get("notes") or []) if "clear lead" in str(n) or "paired units" in str(n)]
+    if entry.get("lead") == "close_call" and why:
+        st.caption(f"Why a close call: {'; '.join(str(n) for n in why)}.")
     if entry.get("score") is not None:
         st.caption(f"Score {with_interval(entry['score'], entry.get('score_ci_low'), entry.get('score_ci_high'))}"
                    + (f" · runner-up {entry['runner_up']}" if entry.get("runner_up") else ""))

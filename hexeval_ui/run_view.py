@@ -13,7 +13,9 @@ from . import state
 from .components import RESULTS_PAGE, show_error
 from .engine import outputs_root
 from .rater import RaterChoice, api_key_for
+from .runs_view import load_cached
 from .settings import pickle_uploads_allowed
+from .verdict_view import render_verdict
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +68,11 @@ def render_finished_run() -> None:
     finished = state.take_finished_run()
     if finished is None:
         return
-    run_id, _folder = finished
+    run_id, folder = finished
+    try:
+        render_verdict(load_cached(folder), link=True)
+    except HexevalError as err:
+        show_error(err)
     st.success(f"Run `{run_id}` saved.", icon=":material/check_circle:")
     st.page_link(RESULTS_PAGE, label="See the results", icon=":material/monitoring:")
 

@@ -39,7 +39,9 @@ def render_technical(run) -> None:
             with col:
                 st.markdown(f"**{group.title}**")
                 config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small")}
-                config |= {label: st.column_config.TextColumn(label, help=text) for label, text in group.help.items()}
+                # wide enough for the whole header ("Soft comprehensiveness ↑" was cut): ~8 px a character
+                config |= {label: st.column_config.TextColumn(label, help=text, width=max(110, 8 * len(label)))
+                           for label, text in group.help.items()}
                 st.dataframe(group.frame, hide_index=True, column_config=config)
     if table.any_derived:
         st.caption(f"{DERIVED_MARK} computed on a *derived* importance vector (Anchor: the features in its rule; "

@@ -10,6 +10,7 @@ holds the personas, how the server parallelises work): such a config is refused 
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -119,10 +120,28 @@ def check_upload(model: UploadedFile, csv: UploadedFile, target: str, *, config:
     """
     folder = Path(tempfile.mkdtemp(prefix="hexeval-upload-"))
     try:
-        return _check(folder, model, csv, target, config, personas, allow_pickle, dict(data_options or {}))
+        check = _check(folder, model, csv, target, config, personas, allow_pickle, dict(data_options or {}))
+        names = {check.model_path: model.name, check.data_path: csv.name}
+        check.errors = [without_server_paths(e, folder, names) for e in check.errors]
+        check.warnings = [without_server_paths(w, folder, names) for w in check.warnings]
+        return check
     except BaseException:
         shutil.rmtree(folder, ignore_errors=True)
         raise
+
+
+def without_server_paths(message: str, folder: Path, names: dict[Path, str]) -> str:
+    """``message`` with every path of the upload folder replaced by the name the user gave the file.
+
+    The engine names files by their path; on the dashboard the path is a temporary folder on the
+    server that means nothing to the user (and should not be shown). Any other path inside the
+    server's temporary folder is cut to its file name.
+    """
+    text = str(message)
+    for path, name in names.items():
+        text = text.replace(str(path), name)
+    text = text.replace(str(folder) + os.sep, "").replace(str(folder), "the uploaded files")
+    return re.sub(re.escape(tempfile.gettempdir()) + r"/(?:[^\s'\"/]+/)*", "", text)
 
 
 def _check(folder: Path, model: UploadedFile, csv: UploadedFile, target: str, config: UploadedFile | None,

@@ -60,7 +60,7 @@ def render_model_card(card: dict, domain, *, features: bool = True) -> None:
         matrix = card.get("confusion_matrix")
         if matrix:
             negative, positive = _class_names(card, domain)
-            st.dataframe(pd.DataFrame(matrix, index=[f"Actual: {negative}", f"Actual: {positive}"],
+            st.table(pd.DataFrame(matrix, index=[f"Actual: {negative}", f"Actual: {positive}"],  # static: no header cut
                                       columns=[f"Predicted: {negative}", f"Predicted: {positive}"]))
         else:
             st.caption("Not recorded in the model card.")

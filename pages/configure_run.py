@@ -17,6 +17,7 @@ from hexeval_ui.upload_view import render_check, render_data_checks, render_uplo
 page_header("Configure & Run",
             "Pick the explainers and how many cases to explain, choose who rates them, and run. Each run is saved, "
             "so you can come back to it or compare it with another.")
+render_finished_run()  # the verdict of the run that just finished, first thing on the page
 
 usecase_name = state.current_usecase()
 rater = current_choice()
@@ -70,6 +71,5 @@ if ready:
         if go.button("Run evaluation", type="primary", icon=":material/play_arrow:",
                      disabled=blocker is not None or data_wait, width="stretch"):
             run_evaluation(usecase, rater, overrides, upload)
-        render_finished_run()
 
 render_saved_runs(usecase_name)

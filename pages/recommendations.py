@@ -4,8 +4,6 @@ from hexeval_ui.components import page_header
 from hexeval_ui.recommendations_view import render_recommendations
 from hexeval_ui.runs_view import render_viewed_run
 
-page_header("Recommendations",
-            "One card per stakeholder: the method to show them, its combined score, the reasoning, and how close "
-            "the alternatives are.")
+page_header("Recommendations", "Which explanation to show each stakeholder: the verdict first, then one card each.")
 render_viewed_run(render_recommendations,
                   "No recommendations yet — run an evaluation on Configure & Run, or load a saved run there.")

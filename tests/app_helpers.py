@@ -11,9 +11,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def app(**state) -> AppTest:
-    """The dashboard after one run, with ``state`` put into session state (then rerun)."""
+    """The dashboard on Configure & Run, with ``state`` put into session state (then rerun).
+
+    The app opens on the Start page; the page tests begin where a user who clicked a use case lands.
+    """
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
+    at.switch_page("pages/configure_run.py").run()
     for key, value in state.items():
         at.session_state[key] = value
     if state:

@@ -27,7 +27,8 @@ def _browser(url):
         context = browser.new_context(viewport={"width": 1440, "height": 1600})
         page = context.new_page()
         page.set_default_timeout(30_000)
-        page.goto(url)
+        page.goto(url)  # the app opens on Start; these steps begin on Configure & Run
+        page.get_by_test_id("stSidebarNav").get_by_text("Configure & Run", exact=True).click()
         page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
         try:
             yield page
@@ -106,7 +107,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         _goto(page, "Results")
         page.get_by_role("tab", name="Case explorer").click()
         _settle(page)
-        page.get_by_text("As the personas saw it").first.wait_for()
+        page.get_by_text(re.compile(r"^As .* read it$")).first.wait_for()  # the heading names who read it
         page.get_by_text(re.compile("^Feature values of case")).first.click()  # the values sit in an expander
         page.locator("[data-testid='stDataFrame']:visible").first.wait_for()  # the case's feature values
         _settle(page)

@@ -151,7 +151,8 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
     texts = {}
     COMMENTS[name] = comments = {}
 
-    page.goto(url)
+    page.goto(url)  # the app opens on Start
+    _goto(page, "Configure & Run")
     page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
     # the theme follows the system setting: a dark page for a dark system, a light one otherwise
     background = page.evaluate("() => getComputedStyle(document.querySelector('[data-testid=\"stApp\"]')).backgroundColor")
@@ -173,7 +174,7 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
     _shot(page, f"{name}-2-results-ratings")
     comments["ratings"] = _plain_text(page)
     page.get_by_role("tab", name="Case explorer").click()
-    page.get_by_text("As the personas saw it").first.wait_for()
+    page.get_by_text(re.compile(r"^As .* read it$")).first.wait_for()
     _shot(page, f"{name}-3-case-explorer")
     texts["cases"] = _plain_text(page, without_comments=True)
     comments["cases"] = _plain_text(page)
@@ -194,7 +195,7 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
     report_page.on("request", lambda r: requests.append(r.url))
     report_page.on("console", lambda m: console_errors.append(m.text) if m.type == "error" else None)
     report_page.goto(report.as_uri())
-    report_page.locator(".js-plotly-plot").first.wait_for()
+    report_page.locator(".js-plotly-plot").first.wait_for(state="attached")  # charts are folded
     report_page.wait_for_timeout(500)
     report_page.screenshot(path=str(SHOTS / f"{name}-5-report.png"), full_page=False)
     verdicts = report_page.locator("#verdicts").inner_text()

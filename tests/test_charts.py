@@ -115,8 +115,8 @@ def test_score_heatmap_marks_the_recommended_method():
     assert heat.text[0][3].endswith("★") and heat.text[1][2].endswith("★")
     assert sum(cell.endswith("★") for row in heat.text for cell in row) == 2
     scores = [v for row in heat.z for v in row if v == v]
-    assert heat.zmin == min(scores) and heat.zmax == max(scores)  # the colour scale spans the data's range
-    assert f"{min(scores):.2f} to {max(scores):.2f}" in fig.layout.title.text  # and says so
+    assert (heat.zmin, heat.zmax) == (0.0, 1.0)  # the score's whole scale: 0.80 and 0.82 look alike
+    assert "colour scale 0 to 1" in fig.layout.title.text  # and says so
     # each number in black or white, whichever contrasts with its cell: the lowest white, the highest black
     inks = {a.text: a.font.color for a in fig.layout.annotations}
     low_cell = next(c for row, zr in zip(heat.text, heat.z) for c, v in zip(row, zr) if v == min(scores))
@@ -150,3 +150,28 @@ def test_only_failed_ratings_give_no_rating_charts():
 def test_metrics_without_values_give_no_technical_chart():
     table = long_table({"DiCE": {"counterfactual_validity": (math.nan, math.nan, math.nan)}})
     assert fidelity_chart(table) is None and parsimony_chart(table) is None
+
+
+def test_narrative_and_shap_colours_differ_in_hue():
+    import colorsys
+
+    def hue(hex_color: str) -> float:
+        r, g, b = (int(hex_color[i:i + 2], 16) / 255 for i in (1, 3, 5))
+        return colorsys.rgb_to_hsv(r, g, b)[0] * 360
+
+    gap = abs(hue(METHOD_COLORS["SHAP"]) - hue(METHOD_COLORS["Narrative"]))
+    assert min(gap, 360 - gap) >= 90, "SHAP and its narrative retelling sit side by side on the radar"
+
+
+def test_a_metric_only_one_method_has_gets_a_slim_panel_of_its_own():
+    from hexeval_engine.charts import parsimony_chart
+    rows = pd.DataFrame([
+        {"method": m, "metric": "num_important_features", "value": v, "ci_low": v - 0.5, "ci_high": v + 0.5,
+         "direction": "lower", "n": 10} for m, v in (("SHAP", 4.0), ("LIME", 5.0), ("Anchor", 2.0), ("DiCE", 3.0))
+    ] + [{"method": "Anchor", "metric": "rule_length", "value": 2.0, "ci_low": 1.5, "ci_high": 2.5,
+          "direction": "lower", "n": 10}])
+    fig = parsimony_chart(rows, metrics=("num_important_features", "rule_length"))
+    shares = [fig.layout.yaxis.domain[1] - fig.layout.yaxis.domain[0],
+              fig.layout.yaxis2.domain[1] - fig.layout.yaxis2.domain[0]]
+    assert shares[1] < shares[0] / 2, "one bar gets a quarter of four bars' height, not the same panel"
+    assert list(fig.layout.yaxis2.categoryarray) == ["Anchor"]

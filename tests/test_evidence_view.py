@@ -31,3 +31,14 @@ def test_the_narrative_row_says_whose_fidelity_it_carries():
                           "Narrative": {"family": "narrative", "fidelity": fid, "vs_baseline": vs,
                                         "narrative": {"source": "SHAP"}}}}
     assert list(baseline_table(recs)["Method"]) == ["SHAP", "Narrative (retells SHAP: its fidelity)"]
+
+
+def test_comparisons_read_as_wrapped_lines_with_every_number_and_the_words_explained():
+    from hexeval_ui.evidence_view import COMPARISON_WORDS, comparisons_markdown
+    entry = {"recommended_method": "SHAP", "comparisons": [
+        {"method": "LIME", "vs": "SHAP", "diff": 0.1, "ci_low": 0.07, "ci_high": 0.14, "n": 8, "p_holm": 0.002}]}
+    text = comparisons_markdown(entry)
+    assert text.startswith("- vs **LIME**: difference +0.10 (95% interval")
+    assert "8 paired units" in text and "corrected p = 0.002" in text
+    for word in ("Paired unit:", "Corrected p:", "95% interval:"):
+        assert word in COMPARISON_WORDS

@@ -75,3 +75,38 @@ def test_generic_domain_verdict_names_the_decision_and_a_choice_keeps_its_verb()
     credit = Domain(decision_verb="approve or reject", decision_noun="loan application")
     assert "In deciding whether to approve or reject, it " in rater.rate(
         RatingTask(personas[0], case, exp, credit, "Explanation A")).comment
+
+
+_ITEM_SPLIT = re.compile(r", | and (?!\d+ more)")
+
+
+def _listed_items(comment: str) -> list[list[str]]:
+    """Every parenthesised list in ``comment`` split into its items (the comment's own list syntax)."""
+    return [[i.strip() for i in _ITEM_SPLIT.split(group) if i.strip()]
+            for group in re.findall(r"\(([^()]*(?:\([^()]*\)[^()]*)*)\)", comment)]
+
+
+@pytest.mark.parametrize("usecase", ["heart", "credit_risk"])
+def test_bundled_personas_of_different_roles_never_share_a_comment_and_no_comment_repeats_an_item(tmp_path, usecase):
+    from test_evaluate_e2e import small_config  # the e2e module's small settings, one source for both tests
+
+    from hexeval_engine import evaluate
+    result = evaluate(usecase=usecase, config_path=small_config(tmp_path, usecase), output_dir=tmp_path / "runs",
+                      config_overrides={"narratives": {"enabled": True}}, rater="simulated")
+    ratings = result.persona_ratings
+    ok = ratings[(ratings["status"] == "ok") & (ratings["comment"] != "")]
+    assert ok["persona_role"].nunique() >= 3, "every bundled persona file has at least three roles"
+    roles_by_comment = ok.groupby("comment")["persona_role"].nunique()
+    shared = roles_by_comment[roles_by_comment > 1]
+    assert shared.empty, f"{len(shared)} comments written word for word by personas of different roles: {shared.index[0]}"
+    for comment in ok["comment"]:
+        for items in _listed_items(comment):
+            assert len(items) == len(set(items)), f"an item repeated in: {comment}"
+    end_user = ok[ok["persona_role"].isin(
+        [p.role for p in load_personas(ROOT / "configs" / usecase / "personas.yaml") if p.is_end_user])]
+    assert len(end_user), "each bundled use case has a person the decision is about"
+    assert not end_user["comment"].str.contains("In deciding whether to").any(), \
+        "the person the decision is about does not make the professional's decision"
+    stories = ok[ok["explanation_type"] == "Narrative"]
+    assert len(stories) and not stories["comment"].str.contains("separate point").any(), \
+        "a narrative is read as a story, not counted as separate points"

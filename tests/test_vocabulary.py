@@ -108,3 +108,11 @@ def test_generic_use_case_without_descriptions_still_reads_as_words():
     sentence = w.condition("monthly_spend", ">", 42.123) + "; " + w.is_("plan_type", "YEARLY_PLAN")
     assert sentence == "monthly spend is above 42.1; plan type is Yearly plan"
     assert not RAW.search(sentence) and not math.isnan(w.ranges["monthly_spend"][0])
+
+
+def test_value_clause_attaches_a_measurement_with_at_and_a_category_as_recorded():
+    from hexeval_engine.vocabulary import value_clause
+    assert value_clause("54 years") == "at 54 years"
+    assert value_clause("-1.5") == "at -1.5"
+    assert value_clause("male") == "recorded as male"
+    assert "at male" not in value_clause("male")

@@ -15,13 +15,13 @@ METHOD_COLORS = {
     "LIME": "#56B4E9",  # sky blue
     "Anchor": "#009E73",  # bluish green
     "DiCE": "#CC79A7",  # reddish purple
-    "Narrative": "#D55E00",  # vermillion
+    "Narrative": "#8C7CFF",  # blue violet: far from SHAP's orange (vermillion beside it read as the same hue)
     "Random": "#8C8C8C",  # grey: the baseline is a reference, never a contender
 }
 UNKNOWN_COLOR = "#999999"
 #: Line dash and marker symbol per method, so traces with identical values stay distinguishable
 #: (one hides the other otherwise) and the charts read without colour; the baseline is dashed.
-METHOD_DASH = {"SHAP": "solid", "LIME": "dot", "Anchor": "dashdot", "DiCE": "longdash", "Narrative": "solid",
+METHOD_DASH = {"SHAP": "solid", "LIME": "dot", "Anchor": "dashdot", "DiCE": "longdash", "Narrative": "longdashdot",
                "Random": "dash"}
 METHOD_SYMBOL = {"SHAP": "circle", "LIME": "square", "Anchor": "diamond", "DiCE": "triangle-up",
                  "Narrative": "star", "Random": "x"}

@@ -33,7 +33,8 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     -------
     plotly.graph_objects.Figure or None
         A single ``Heatmap`` trace (rows: stakeholder titles; columns: methods in canonical
-        order; NaN where a method has no score; ``zmin``/``zmax`` the lowest and highest score)
+        order; NaN where a method has no score; ``zmin``/``zmax`` 0 and 1, the score's whole scale, so
+        0.80 and 0.82 share a colour tier instead of looking like different verdicts)
         with one annotation per cell; ``None`` when no score exists.
     """
     stakeholders = list(((recommendations or {}).get("stakeholders") or {}).values())
@@ -49,10 +50,7 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
                                                            else "") for m, v in zip(methods, row)])
     if all(math.isnan(v) for row in z for v in row):
         return None
-    values = [v for row in z for v in row if not math.isnan(v)]
-    low, high = min(values), max(values)
-    if high - low < 0.02:  # one score, or all alike: a small window around it
-        low, high = max(0.0, low - 0.05), min(1.0, high + 0.05)
+    low, high = 0.0, 1.0  # the score's own scale: small differences stay small in colour too
     fig = go.Figure(go.Heatmap(
         z=z, x=methods, y=[s.get("title", "") for s in stakeholders], text=text,
         colorscale=SCORE_COLORSCALE, zmin=low, zmax=high, xgap=2, ygap=2,
@@ -72,7 +70,7 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     fig.update_layout(height=200 + 56 * len(stakeholders))
     mode = " (technical only)" if recommendations.get("mode") == "technical_only" else ""
     fig = style(fig, f"Combined score per stakeholder{mode}<br><sup>{RECOMMENDED_MARK} recommended · colour scale "
-                     f"spans this run's scores,<br>{low:.2f} to {high:.2f}</sup>")
+                     f"0 to 1,<br>the score's whole range</sup>")
     fig.update_layout(margin={"t": 100, "b": 100}, showlegend=False)
     return fig
 

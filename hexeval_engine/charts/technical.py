@@ -60,23 +60,27 @@ def _bar(rows: pd.DataFrame, method: str, *, showlegend: bool = True) -> go.Bar:
 
 
 def _panels(rows: pd.DataFrame, metrics: list[str], title: str) -> go.Figure:
-    """One panel per metric, stacked vertically (titles never overlap at any width)."""
+    """One panel per metric, stacked vertically (titles never overlap at any width).
+
+    Each panel is as tall as the methods it has (28 px a bar): a metric only one method has, such
+    as rule length, is one slim bar, not a bar stretched over room kept for absent methods.
+    """
     directions = rows.drop_duplicates("metric").set_index("metric")["direction"]
-    methods = [m for m in ALL_METHODS if m in set(rows["method"])]
-    panel, gap = 28 * len(methods) + 20, 64  # pixels: bars of one panel, and room for the next panel's title
-    plot_height = panel * len(metrics) + gap * (len(metrics) - 1)
+    present = {m: [x for x in ALL_METHODS if x in set(rows.loc[rows["metric"] == m, "method"])] for m in metrics}
+    heights = [28 * max(1, len(present[m])) + 20 for m in metrics]  # pixels: the bars of each panel
+    gap = 64  # pixels: room for the next panel's title
+    plot_height = sum(heights) + gap * (len(metrics) - 1)
     fig = make_subplots(rows=len(metrics), cols=1, vertical_spacing=gap / plot_height if len(metrics) > 1 else 0,
+                        row_heights=[h / sum(heights) for h in heights],
                         subplot_titles=[direction_label(m, directions[m]) for m in metrics])
     in_legend: set[str] = set()
     for row, metric in enumerate(metrics, start=1):
         mrows = rows[rows["metric"] == metric]
-        for method in methods:
-            one = mrows[mrows["method"] == method]
-            if one.empty:
-                continue
-            fig.add_trace(_bar(one, method, showlegend=method not in in_legend), row=row, col=1)
+        for method in present[metric]:
+            fig.add_trace(_bar(mrows[mrows["method"] == method], method, showlegend=method not in in_legend),
+                          row=row, col=1)
             in_legend.add(method)
-        fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(methods)), row=row, col=1)
+        fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(present[metric])), row=row, col=1)
     for annotation in fig.layout.annotations:
         annotation.update(x=0, xanchor="left", font={"size": 13}, yshift=4)
     top = 70 + 22 * title.count("<br>")

@@ -77,7 +77,11 @@ def plausible_bounds(frame: pd.DataFrame, numeric: list[str], ranges: dict) -> d
     """``{column: (low, high, reason)}``: the configured range, else 5 interquartile ranges beyond the quartiles.
 
     The 5×IQR fence is Tukey's box-plot rule (Tukey, *Exploratory Data Analysis*, 1977) widened from
-    1.5 to 5 so that only values far outside the bulk are called implausible.
+    1.5 to 5 so that only values far outside the bulk are called implausible. A column with no
+    negative values is also fenced on the log scale (``log(x + s)``, ``s`` the 5th percentile of its
+    positive values over 10, so the scale does not matter) and a value must lie outside both
+    fences: right-skewed measurements (areas, incomes, counts) have long but plausible upper tails
+    that the plain fence would flag, while an age of 144 among adults lies outside both.
     """
     bounds = {}
     for col in numeric:
@@ -90,8 +94,20 @@ def plausible_bounds(frame: pd.DataFrame, numeric: list[str], ranges: dict) -> d
             continue
         q1, q3 = np.percentile(values, [25, 75])
         iqr = q3 - q1
-        if iqr > 0:
-            bounds[col] = (float(q1 - 5 * iqr), float(q3 + 5 * iqr), "more than 5 interquartile ranges beyond the quartiles")
+        if iqr <= 0:
+            continue
+        low, high = float(q1 - 5 * iqr), float(q3 + 5 * iqr)
+        positive = values[values > 0]
+        if values.min() >= 0 and len(positive):
+            shift = float(np.percentile(positive, 5)) / 10  # in the column's own units: the log works at any scale
+            l1, l3 = np.percentile(np.log(values + shift), [25, 75])
+            if l3 > l1:
+                low = min(low, float(np.exp(l1 - 5 * (l3 - l1)) - shift))
+                high = max(high, float(np.exp(l3 + 5 * (l3 - l1)) - shift))
+            bounds[col] = (low, high, "more than 5 interquartile ranges beyond the quartiles, on the plain and on "
+                                      "the log scale")
+        else:
+            bounds[col] = (low, high, "more than 5 interquartile ranges beyond the quartiles")
     return bounds
 
 

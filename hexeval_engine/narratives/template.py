@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import time
 
+from ..vocabulary import value_clause
 from .cues import ORDINAL_WORDS
 from .facts import FeatureFact, NarrativeFacts
 from .wording import probability_text
@@ -68,7 +69,7 @@ def lay_text(facts: NarrativeFacts) -> str:
         subject = f"your {fact.label}"
         forms = (f"{_opening(fact)} {subject}, which is {fact.value_text}, and it{also} {cue}.",
                  f"{_opening(fact)} {subject} ({fact.value_text}): it{also} {cue}.",
-                 f"{_opening(fact)} {subject}, at {fact.value_text}; this{also} {cue}.")
+                 f"{_opening(fact)} {subject}, {value_clause(fact.value_text)}; this{also} {cue}.")
         parts.append(_pick(facts, fact.rank, forms))
         previous_sign = fact.sign
     parts.append("Other details of your case played a smaller part.")

@@ -3,8 +3,12 @@
 The comment names the strongest and the weakest of the four base dimensions (interpretability,
 completeness, actionability, trust), says *why* with the explanation's concrete content (the
 characteristics it names, its conditions or proposed changes, its measured faithfulness), and
-closes with the decision-support verdict. Like the scores it reads the content only, never the
-method's name or family; all wording of raw values goes through :mod:`.wording`.
+closes with the decision-support verdict in the persona's own terms: a professional names the
+decision they make and what they look for first (their first priority); the person the decision
+is about speaks about their own case, never about the professional's decision. A story (a
+narrative retelling) is read as a story, not counted as separate points. Every list names each
+item once. Like the scores it reads the content only, never the method's name or family; all
+wording of raw values goes through :mod:`.wording`.
 """
 
 from __future__ import annotations
@@ -34,8 +38,40 @@ def write_comment(task: RatingTask, props: ExplanationProperties, scores: dict[s
         sentences.append("Nothing in it gets in my way.")
     if not sentences:
         sentences.append(_NEGATIVE[worst](task, props))
-    sentences.append(f"{decision_phrase(task.domain)}, it {_VERDICT[scores['decision_support']]}.")
+    sentences.append(_verdict(task, scores["decision_support"]))
     return " ".join(sentences)
+
+
+def _verdict(task, support: int) -> str:
+    """The closing sentence: the decision-support score in the words of this persona's situation."""
+    persona = task.persona
+    first = (persona.priorities[0] if persona.priorities else "").strip().rstrip(".")
+    looked_for = ""
+    if first:
+        looked_for = (f" It gives me what I look for first: {first[0].lower()}{first[1:]}." if support >= 4 else
+                      f" What I look for first is to {first[0].lower()}{first[1:]}." if _starts_with_verb(first)
+                      else f" What I look for first: {first[0].lower()}{first[1:]}.")
+    if persona.is_end_user:
+        return f"As the person this {decision_noun(task.domain)} is about, it {_VERDICT[support]}.{looked_for}"
+    return f"{decision_phrase(task.domain)}, it {_VERDICT[support]}.{looked_for}"
+
+
+_VERBS = {"see", "check", "be", "know", "understand", "feel", "get", "have", "make", "find", "trust", "explain",
+          "justify", "act", "compare", "tell", "learn", "spot", "keep", "avoid", "show"}
+
+
+def _starts_with_verb(text: str) -> bool:
+    return text.split(" ", 1)[0].lower() in _VERBS
+
+
+def _unique(items) -> list[str]:
+    """``items`` as text, each once, in their first order (a change proposed by two alternatives is one change)."""
+    return list(dict.fromkeys(str(i) for i in items))
+
+
+def _is_story(task) -> bool:
+    """A narrative retelling (it records the attribution it retells): read as one story, not as points."""
+    return bool((getattr(task.explanation, "extra", None) or {}).get("source_method"))
 
 
 def _faithfulness_note(p: ExplanationProperties) -> str:
@@ -43,14 +79,17 @@ def _faithfulness_note(p: ExplanationProperties) -> str:
 
 
 def _characteristics(task, p: ExplanationProperties, n: int = 3) -> str:
-    return listing((feature_label(f, task.case) for f in p.features), n)
+    return listing(_unique(feature_label(f, task.case) for f in p.features), n)
 
 
 def _pos_interpretability(task, p: ExplanationProperties) -> str:
     plain = " in plain words" if not p.jargon else ""
+    if _is_story(task):
+        return f"It reads as a short story{plain} that I can follow from start to finish."
     if not p.items:
         return f"It is short and quick to read{plain}."
-    return f"I can take in its {count(p.n_items, 'point')} ({listing(p.items)}) quickly{plain}."
+    items = _unique(p.items)
+    return f"I can take in its {count(len(items), 'point')} ({listing(items)}) quickly{plain}."
 
 
 def _pos_completeness(task, p: ExplanationProperties) -> str:
@@ -65,7 +104,7 @@ def _pos_completeness(task, p: ExplanationProperties) -> str:
 def _pos_actionability(task, p: ExplanationProperties) -> str:
     if p.changes:
         return f"It tells me concretely what would change the outcome: {p.changes[0]}."
-    return f"It points at {listing(p.items, 1)} as the main lever."
+    return f"It points at {listing(_unique(p.items), 1)} as the main lever."
 
 
 def _pos_trust(task, p: ExplanationProperties) -> str:
@@ -80,9 +119,15 @@ def _pos_trust(task, p: ExplanationProperties) -> str:
 
 def _neg_interpretability(task, p: ExplanationProperties) -> str:
     w = PersonaWeights.of(task.persona)
-    if p.n_items > w.capacity:
-        pressure = " with the time I have" if w.time >= 0.75 else ""
-        return f"{count(p.n_items, 'separate point')} ({listing(p.items)}) are more than I can absorb{pressure}."
+    items = _unique(p.items)
+    pressure = " with the time I have" if w.time >= 0.75 else ""
+    if _is_story(task):
+        if len(items) > w.capacity:
+            return (f"The story weaves in {count(len(items), 'detail')} ({listing(items, 2)}), more than I can keep "
+                    f"in mind{pressure}.")
+        return f"At {count(p.words, 'word')} the story takes a while to read{pressure}."
+    if len(items) > w.capacity:
+        return f"{count(len(items), 'separate point')} ({listing(items)}) are more than I can absorb{pressure}."
     if p.jargon:
         return f"Terms like {listing(f'“{j}”' for j in p.jargon)} mean little to me."
     if p.numbers:
@@ -107,13 +152,14 @@ def _neg_actionability(task, p: ExplanationProperties) -> str:
     if not p.changes:
         if not p.items:
             return "It suggests no concrete change."
-        return f"It tells me what mattered ({listing(p.items, 2)}) but not what could be done about it."
+        return f"It tells me what mattered ({listing(_unique(p.items), 2)}) but not what could be done about it."
+    changes = _unique(p.changes)
     if p.plausibility is None:
-        return f"It suggests changes ({listing(p.changes, 2)}), but nothing tells me whether they are realistic."
+        return f"It suggests changes ({listing(changes, 2)}), but nothing tells me whether they are realistic."
     if p.plausibility < UNKNOWN:
-        return (f"Its suggested changes ({listing(p.changes, 2)}) do not look realistic for this "
+        return (f"Its suggested changes ({listing(changes, 2)}) do not look realistic for this "
                 f"{decision_noun(task.domain)}.")
-    return (f"Its alternatives ask for {count(len(p.changes), 'change')} in all ({listing(p.changes, 2)}), "
+    return (f"Its alternatives ask for {count(len(changes), 'change')} in all ({listing(changes, 2)}), "
             "which is hard to act on.")
 
 

@@ -13,6 +13,7 @@ import os
 import pandas as pd
 
 from ..explanation import ALL_METHODS as METHODS
+from ..ratings_summary import comment_groups
 from ..vocabulary import dimension_label, format_number, humanise, plural
 from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
 from ..metrics.table import as_long, canonical_method, method_errors
@@ -224,7 +225,7 @@ def _alternatives_table(stakeholder: dict, technical: dict) -> str:
             else:
                 metrics = ((technical.get(alt["method"]) or {}).get("components", {}).get(c) or {}).get("metrics")
                 detail = "; ".join(m["text"] for m in metrics) if metrics else comp["detail"]
-                cells.append(f"<td>{comp['value']:.2f} <span class='ci'>× {comp['weight']:.2f}</span>"
+                cells.append(f"<td>{comp['value']:.2f} <span class='ci'>× {format_number(comp['weight'], digits=3)}</span>"
                              f"<div class='meaning'>{esc(detail)}</div></td>")
         interval = ("" if alt["score_ci_low"] is None or alt["score_ci_high"] is None else
                     f" <span class='ci'>[{alt['score_ci_low']:.2f}, {alt['score_ci_high']:.2f}]</span>")
@@ -255,7 +256,8 @@ def recommendations_section(recs: dict | None) -> str:
         parts.append(f"<div class='card'><h3>{esc(stakeholder['title'])}</h3>"
                      + (f"<p class='muted'>{esc(names)}</p>" if names else "")
                      + f"<p>{headline}</p><p>{esc(stakeholder['reasoning'])}</p>"
-                     + _alternatives_table(stakeholder, recs.get("technical") or {})
+                     + "<details class='fold'><summary>Every method's score and its parts (click to open)</summary>"
+                     + _alternatives_table(stakeholder, recs.get("technical") or {}) + "</details>"
                      + "".join(f"<p class='meaning'>{esc(n)}</p>" for n in stakeholder.get("notes", []))
                      + "</div>")
     for item in recs.get("excluded_methods") or []:
@@ -301,11 +303,14 @@ def ratings_section(ratings: pd.DataFrame | None) -> str:
                             + "".join(f"<td>{_fmt(float(means[d]), 1)}</td>" for d in DIMENSIONS) + "</tr>")
             parts.append(f"<table class='ratings'><thead><tr><th>Method</th>{head}</tr></thead>"
                          f"<tbody>{''.join(rows)}</tbody></table>")
-            parts.append("<details open><summary>Comments</summary><ul class='comments'>")
-            for _, r in mine.iterrows():
-                rater = f" · {esc(r['rater'])}" if "rater" in mine.columns else ""
-                parts.append(f"<li>{method_badge(r['method'])} <span class='ci'>case {esc(r.get('instance_index'))}"
-                             f"{rater}</span> {esc(r.get('comment', ''))}</li>")
+            groups = comment_groups(mine)
+            parts.append(f"<details class='comments'><summary>{esc(plural(len(groups), 'distinct comment'))} of "
+                         f"{esc(role)} (click to open)</summary><ul class='comments'>")
+            for g in groups.itertuples(index=False):
+                cases = ", ".join(str(c) for c in g.cases)
+                times = f" · {g.count}×" if g.count > 1 else ""
+                parts.append(f"<li>{method_badge(g.method)} <span class='ci'>{esc(plural(len(g.cases), 'case'))} "
+                             f"{esc(cases)}{esc(times)}</span> {esc(g.comment)}</li>")
             parts.append("</ul></details>")
         parts.append("</div>")
     if "status" in ratings.columns:

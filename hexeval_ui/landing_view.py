@@ -1,0 +1,51 @@
+"""The landing page: what HEXEval answers and how, in two sentences, and each bundled use case one click away."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from . import state
+from .components import CONFIGURE_PAGE
+
+QUESTION = ("HEXEval answers one question for a tabular model: **which explanation — SHAP, LIME, Anchor rules, DiCE "
+            "counterfactuals or a plain-language story — should each stakeholder see?**")
+HOW = ("It explains the same cases with every method, measures how faithful, small and stable each explanation is, "
+       "has stakeholder personas (a cardiologist, a patient, a loan officer …) rate what they read, and recommends a "
+       "method per stakeholder with the evidence beside it.")
+
+#: What each bundled use case is about, in one line for a newcomer (its data caveats are on Use Case Details).
+PITCH = {"heart": "Should a patient be referred for cardiac work-up? Four stakeholders, from the cardiologist to "
+                  "the patient.",
+         "credit_risk": "Should a loan be approved? Four stakeholders, from the loan officer to the applicant."}
+
+
+def render_landing(usecases) -> None:
+    """The two sentences, then one button per bundled use case and one for your own model."""
+    st.markdown(QUESTION)
+    st.markdown(HOW)
+    st.subheader("Try it")
+    cols = st.columns(min(3, len(usecases) + 1))
+    for col, uc in zip(cols, usecases):
+        with col.container(border=True):
+            st.markdown(f"**{uc.title}**")
+            st.caption(PITCH.get(uc.name, _first_sentence(uc.description)))
+            if st.button("Open this use case", key=f"open_{uc.name}", type="primary", icon=":material/play_arrow:",
+                         on_click=_choose, args=(uc.name,), width="stretch"):
+                st.switch_page(CONFIGURE_PAGE)
+    with cols[len(usecases) % len(cols)].container(border=True):
+        st.markdown("**Your own model**")
+        st.caption("Upload a model file (skops or XGBoost JSON) and the CSV it was trained on.")
+        if st.button("Upload my model", key="open_custom", icon=":material/upload:", on_click=_choose,
+                     args=(state.CUSTOM,), width="stretch"):
+            st.switch_page(CONFIGURE_PAGE)
+    st.caption("A run with the built-in simulated personas takes about a minute and needs no network or API key.")
+
+
+def _choose(name: str) -> None:
+    """Point the sidebar's use case at ``name`` (a callback: it runs before the sidebar widget is drawn)."""
+    st.session_state[state.USECASE] = name
+    st.session_state[state.VIEWED_RUN] = state.LATEST
+
+
+def _first_sentence(text: str) -> str:
+    return (text or "").split(". ")[0].rstrip(".") + "." if text else ""
