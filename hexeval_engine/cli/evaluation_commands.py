@@ -115,9 +115,13 @@ def runs_list(args) -> int:
         print("No saved runs" + (f" for {shown(args.usecase)}" if args.usecase else "") + f" under {root}.")
     else:
         table = pd.DataFrame([{"run_id": r.run_id, "usecase": r.usecase, "created": r.created, "rater": r.rater,
-                               "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-"}
+                               "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-",
+                               "files": _files_state(r.integrity)}
                               for r in complete])
         print(table.to_string(index=False))
+        for r in complete:
+            if r.integrity.edited:
+                print(f"warning: run {r.run_id}: {r.integrity.warning}")
     for r in infos:
         if r.status != "complete":
             print(f"damaged: {r.usecase}/{r.run_id}: {r.reason}")
@@ -154,6 +158,8 @@ def runs_show(args) -> int:
     m = run.manifest
     print(f"Run {run.run_id} ({m['usecase']}), created {m['created']}; {run.rater_label}")
     print(f"Folder: {run.path}")
+    if run.integrity.warning:
+        print(f"warning: {run.integrity.warning}")
     _print_tables(run.technical_metrics, run.recommendations)
     return 0
 
@@ -200,6 +206,13 @@ def report_cmd(args) -> int:
     out = Path(args.out) if args.out else run.path / "report.html"
     print(f"Report written to {write_report(run, out)}")
     return 0
+
+
+def _files_state(integrity) -> str:
+    """The listing's word for a run's files: as written, edited after the run, or not verifiable."""
+    if not integrity.verifiable:
+        return "not verifiable"
+    return "EDITED" if integrity.edited else "as written"
 
 
 def _root(args) -> Path:

@@ -93,6 +93,14 @@ def _charts_section(run) -> str:
     ])
 
 
+def _integrity_note(run) -> str:
+    """A warning when the run's files changed since HEXEval wrote them (see runs.integrity); "" otherwise."""
+    integrity = getattr(run, "integrity", None)
+    if integrity is None or not integrity.edited:
+        return ""
+    return f"<p class='rater-note' role='alert'><strong>Warning.</strong> {esc(integrity.warning)}</p>"
+
+
 def render_report(run) -> str:
     """The report of ``run`` as one HTML document (a string).
 
@@ -118,6 +126,7 @@ def render_report(run) -> str:
            "<a href='#configuration'>Configuration</a></nav>")
     body = "".join([
         f"<header><h1>{esc(title)}</h1><p class='muted'>{meta}</p>{toc}</header>",
+        _integrity_note(run),
         rater_note(manifest, run.persona_ratings),
         f"<div id='verdicts'>{recommendations_section(run.recommendations)}</div>",
         "<section id='evidence'><h2>Evidence</h2>",
