@@ -22,13 +22,18 @@ from .errors import ConfigError, ModelError
 from .models.compatibility import validate_model_data_compatibility
 from .models.model_loading import file_sha256, load_model
 from .models.model_performance import held_out_performance
+from .models.prepare import prepare_usecase
 from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
 from .progress import report, sub_progress
+from .raters import rater_from_config
+from .raters.run import configured_personas, run_persona_evaluation, with_default_personas
+from .recommend.recommender import generate_recommendations
 from .runs.folders import check_output_root
 from .runs.inputs import copies_for, record_copies
 from .runs.manifest import build_manifest, explanation_records
 from .runs.store import new_run_id, save_run
+from .technical.run import run_technical_evaluation
 from .technical.sanity import run_sanity_checks
 from .usecases import get_usecase
 from .vocabulary import humanise
@@ -117,18 +122,12 @@ def evaluate(
         Copy the model file and the CSV into the run folder (the dashboard does for uploads, whose
         temporary files disappear), so the run can be reopened and explored later.
     """
-    from .raters.run import configured_personas, run_persona_evaluation, with_default_personas
-    from .recommend.recommender import generate_recommendations
-    from .technical.run import run_technical_evaluation
-
     progress = report(on_progress)
     timings: dict[str, float] = {}
     start = time.perf_counter()
     progress(0, 100, "Loading data and model")
     uc = get_usecase(usecase) if usecase else None
     if uc is not None:
-        from .models.prepare import prepare_usecase
-
         if not uc.is_prepared:
             prepare_usecase(uc)
         model_path, data_path = model_path or uc.model_path, data_path or uc.data_path
@@ -240,8 +239,6 @@ def evaluate(
 
 def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None):
     """(rater, created_here): a rater object passed in is used as is and not closed by us."""
-    from .raters import rater_from_config
-
     if rater is not None and not isinstance(rater, str):
         return rater, False
     if isinstance(rater, str):  # unchecked copy: rater_from_config rejects an unknown kind

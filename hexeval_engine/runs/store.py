@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ConfigError, RunError
 from ..paths import default_outputs_root, is_valid_name, shown
+from ..ratings_summary import DIMENSIONS
 from .folders import TMP_PREFIX
 from .integrity import Integrity, check_integrity, hash_folder
 from .tables import neutralise_cells, read_table, table_rows
@@ -421,8 +422,6 @@ def _metric_diff(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
 
 
 def _rating_diff(a, b) -> pd.DataFrame:
-    from ..ratings_summary import DIMENSIONS
-
     cols = ["persona_role", "explanation_type"]
     if a is None or b is None or a.empty or b.empty:
         return pd.DataFrame(columns=cols + [f"{d}_{s}" for d in DIMENSIONS for s in ("a", "b", "difference")])
