@@ -202,3 +202,26 @@ def test_dashboard_lists_damaged_runs_with_the_reason_and_keeps_working(tmp_path
     assert "Damaged run `20261121-000002-bbbbbb`" in shown_text
     assert "1 unfinished run folder was left" in shown_text and "hexeval runs clean" in shown_text
     assert good.name in at.session_state["saved_run_choice"]
+
+
+def test_a_run_folder_without_run_json_can_be_deleted_and_cleaned(tmp_path, capsys):
+    kept = save(tmp_path)
+    lost = save(tmp_path)
+    (lost / "run.json").unlink()  # named like a run id
+    renamed = tmp_path / "heart" / "my-backup"
+    renamed.mkdir()
+    (renamed / "technical_metrics.csv").write_text("method\nSHAP\n")  # only files a run holds
+    foreign = tmp_path / "heart" / "notes"
+    foreign.mkdir()
+    (foreign / "todo.txt").write_text("not a run")
+    assert cli(["runs", "list", "--output", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"damaged: heart/{lost.name}" in out and "hexeval runs clean" in out
+    delete_run(renamed, tmp_path)
+    assert not renamed.exists()
+    with pytest.raises(RunError, match="files HEXEval does not write"):
+        delete_run(foreign, tmp_path)
+    assert cli(["runs", "clean", "--output", str(tmp_path)]) == 0
+    assert "1 run folder without run.json" in capsys.readouterr().out
+    assert not lost.exists() and foreign.exists() and kept.exists()
+    assert [r.run_id for r in list_runs(tmp_path) if r.status == "complete"] == [kept.name]

@@ -16,7 +16,7 @@ from ..paths import NAME_PATTERN, default_outputs_root, generic_personas_path, s
 from ..raters.run import uses_generic_personas
 from ..recommend.wording import LEAD_LABELS
 from ..report.html import write_report
-from ..runs.folders import remove_stale_temp_folders, temp_folders
+from ..runs.folders import is_orphan_run_folder, remove_orphan_run_folders, remove_stale_temp_folders, temp_folders
 from ..runs.store import compare_runs, delete_run, list_runs, load_run
 from ..vocabulary import plural
 from .inputs import UsageError, check_inputs
@@ -65,7 +65,8 @@ def register(sub, add_inputs) -> None:
     r.add_argument("--output")
     r.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     r.set_defaults(func=runs_delete)
-    r = runs_sub.add_parser("clean", help="remove unfinished run folders (.tmp-*) left by evaluations that were killed")
+    r = runs_sub.add_parser("clean", help="remove unfinished run folders (.tmp-*) left by evaluations that were killed, "
+                                          "and run folders that lost their run.json")
     r.add_argument("--output", help="runs root (default outputs/)")
     r.set_defaults(func=runs_clean)
 
@@ -125,7 +126,8 @@ def runs_list(args) -> int:
                 print(f"warning: run {r.run_id}: {r.integrity.warning}")
     for r in infos:
         if r.status != "complete":
-            print(f"damaged: {r.usecase}/{r.run_id}: {r.reason}")
+            fix = " Remove it with `hexeval runs clean` or `hexeval runs delete`." if is_orphan_run_folder(r.path) else ""
+            print(f"damaged: {r.usecase}/{r.run_id}: {r.reason}{fix}")
     leftovers = [t for t in temp_folders(root) if not args.usecase or t.path.parent.name == args.usecase]
     stale = [t for t in leftovers if t.stale]
     if stale:
@@ -141,11 +143,12 @@ def runs_list(args) -> int:
 def runs_clean(args) -> int:
     root = _root(args)
     removed = remove_stale_temp_folders(root)
-    for path in removed:
+    orphans = remove_orphan_run_folders(root)
+    for path in removed + orphans:
         print(f"Removed {path.parent.name}/{shown(path.name)}")
     busy = sum(1 for t in temp_folders(root) if t.writer_alive)
-    print(f"Removed {plural(len(removed), 'unfinished run folder')} under {root}."
-          + (f" Left {busy} that a running evaluation is still writing." if busy else ""))
+    print(f"Removed {plural(len(removed), 'unfinished run folder')} and {plural(len(orphans), 'run folder')} "
+          f"without run.json under {root}." + (f" Left {busy} that a running evaluation is still writing." if busy else ""))
     return 0
 
 

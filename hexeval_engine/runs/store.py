@@ -33,7 +33,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from ..errors import ConfigError, RunError
 from ..paths import default_outputs_root, is_valid_name, shown
 from ..ratings_summary import DIMENSIONS
-from .folders import TMP_PREFIX
+from .folders import TMP_PREFIX, is_orphan_run_folder
 from .integrity import Integrity, check_integrity, hash_folder
 from .tables import neutralise_cells, read_table, table_rows
 
@@ -351,7 +351,8 @@ def _text_columns(table: pd.DataFrame | None) -> pd.DataFrame | None:
 
 
 def delete_run(run_dir, root=None) -> None:
-    """Delete one saved run: a folder ``root/<use-case>/<run id>/`` holding a ``run.json`` (even a damaged one).
+    """Delete one saved run: a folder ``root/<use-case>/<run id>/`` holding a ``run.json`` (even a damaged one),
+    or a run folder that lost its ``run.json`` (:func:`~hexeval_engine.runs.folders.is_orphan_run_folder`).
 
     Anything else — the root, a use-case folder, a folder deeper down or outside the root, an
     unfinished ``.tmp-*`` folder (``hexeval runs clean`` removes those) — is refused with RunError.
@@ -367,8 +368,9 @@ def delete_run(run_dir, root=None) -> None:
     if not is_valid_name(run_dir.name) or not is_valid_name(run_dir.parent.name) or given.is_symlink():
         raise RunError(f"Refusing to delete {shown(given, 200)}: '{shown(run_dir.name)}' is not a run id. Pick a run "
                        "listed by `hexeval runs list`; unfinished .tmp- folders are removed by `hexeval runs clean`.")
-    if not (run_dir / MANIFEST).is_file():
-        raise RunError(f"Refusing to delete {shown(given, 200)}: it is not a saved run (no {MANIFEST}).")
+    if not (run_dir / MANIFEST).is_file() and not is_orphan_run_folder(run_dir):
+        raise RunError(f"Refusing to delete {shown(given, 200)}: it is not a saved run (no {MANIFEST}, and it holds "
+                       "files HEXEval does not write into runs). Remove it by hand if you are sure.")
     shutil.rmtree(run_dir)
 
 
