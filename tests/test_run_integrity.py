@@ -99,7 +99,7 @@ def test_an_amendment_is_not_flagged_but_a_later_edit_of_it_is(tmp_path):
 @pytest.mark.parametrize("relpath", ["../escape.csv", "/tmp/abs.csv", "run.json"])
 def test_amendments_stay_inside_the_run_and_never_replace_the_manifest(tmp_path, relpath):
     run_dir = save(tmp_path)
-    with pytest.raises(RunError, match="relative path inside the run folder"):
+    with pytest.raises(RunError, match="only files inside the run folder other than run.json"):
         record_amendment(run_dir, what="x", files={relpath: "a"})
     assert not (tmp_path / "heart" / "escape.csv").exists()
 

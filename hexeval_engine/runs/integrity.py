@@ -50,11 +50,6 @@ class Integrity:
         return ""
 
 
-def sha256_bytes(data: bytes) -> str:
-    """The hex SHA-256 of ``data``."""
-    return hashlib.sha256(data).hexdigest()
-
-
 def sha256_file(path) -> str:
     """The hex SHA-256 of the file at ``path``, read in 1 MiB blocks."""
     digest = hashlib.sha256()
