@@ -202,7 +202,7 @@ def _load_inputs(model_path, data_path, target_column, config_path, config_overr
         config = with_default_personas(config)
     data = load_data_for_config(data_path, config, target_column)
     config = _name_outcomes(config, data)
-    model = load_model(model_path, allow_pickle=allow_pickle)
+    model = load_model(model_path, allow_pickle=allow_pickle, data=data)
     model.input_codes = category_codes(data, config.data)  # data.categorical_encoding: label | ordinal
     return uc, config, data, model, model_path, data_path
 
