@@ -59,7 +59,7 @@ class DiceExplainer:
     method = "DiCE"
 
     def __init__(self, model, data, config):
-        import dice_ml
+        import dice_ml  # heavy library: loaded only when DiCE runs
 
         self.model, self.data, self.config = model, data, config
         self.settings = config.evaluation.explainers.dice
@@ -148,7 +148,7 @@ class DiceExplainer:
         its per-cell pandas writes, same counterfactuals) unless ``library`` is set or the
         installed DiCE is not the one it reproduces; other methods run the library's search.
         """
-        import dice_ml
+        import dice_ml  # heavy library: loaded only when DiCE runs
 
         self._backend.bind(predict)
         # One DiCE object per search: DiCE keeps per-query state on the explainer object.

@@ -43,7 +43,7 @@ from .plausibility import CounterfactualManifold, plausibility_table
 from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_precision
 from .sensitivity import local_lipschitz, max_sensitivity, standardised_distances
 from .soft_removal import SoftRemoval
-from .stability import explanation_vector, instance_stability, seed_agreement
+from .stability import explanation_vector, instance_stability, noisy_copies, seed_agreement
 
 log = logging.getLogger(__name__)
 
@@ -219,13 +219,11 @@ def _stability_rows(model, data, by_key, perturbed, config) -> list[tuple]:
 def _copy_distances(model, data, items, config) -> dict:
     """``||x' - x||`` in standardised units for every noisy copy, rebuilt from the run's seeds.
 
-    The copies are regenerated with :func:`hexeval_engine.technical.stability.noisy_copies` (copy
+    The copies are regenerated with :func:`hexeval_engine.metrics.stability.noisy_copies` (copy
     ``r`` at list position ``r``) and checked against the probability each perturbed explanation
     recorded; a copy that does not match (or a failed explanation) gets ``NaN``, so
     ``local_lipschitz`` uses only copies it can vouch for.
     """
-    from ..technical.stability import noisy_copies  # the generator of the copies; imported late (explainer stack)
-
     ev = config.evaluation
     numeric = list(data.numeric_features)
     scales = data.X_train[numeric].apply(pd.to_numeric, errors="coerce").std(skipna=True).fillna(0.0).to_numpy()

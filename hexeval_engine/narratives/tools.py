@@ -57,8 +57,8 @@ def narrative_tools(config: HexevalConfig, data=None, *, api_key: str | None = N
     use_llm_extractor = n.extractor == "openai" or (n.extractor == "auto" and n.narrator == "openai")
     if n.narrator == "simulated" and not use_llm_extractor:
         return NarrativeTools(TemplateNarrator(), offline)
-    from .llm import LLMExtractor, LLMNarrator
-    from ..llm.client import ChatClient
+    from .llm import LLMExtractor, LLMNarrator  # the LLM narrator loads only when an LLM narrates
+    from ..llm.client import ChatClient  # the LLM client loads only when an LLM narrates
 
     folder = Path(cache_dir) if cache_dir is not None else configured_outputs_root(config.output.dir)
     client = ChatClient(model=n.llm_model or p.llm_model, base_url=n.base_url or p.base_url, api_key=api_key,
