@@ -197,7 +197,9 @@ def evaluate(
                 if narratives is not None else None)
         recommendations = generate_recommendations(technical.metrics, ratings, config,
                                                    per_instance=technical.per_instance, warnings=warnings,
-                                                   rater_kind=rater_info.get("kind"), narratives=told)
+                                                   rater_kind=rater_info.get("kind"), narratives=told,
+                                                   persona_weights={p.name: p.weights() for p in configured_personas(config)}
+                                                   if config.personas.enabled else None)
     else:
         recommendations = {"mode": "disabled", "stakeholders": {}, "warnings": warnings,
                            "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
