@@ -81,3 +81,20 @@ def test_a_method_that_does_not_beat_random_is_marked_wherever_listed():
     assert status["Anchor"] is None  # no per-case values: not tested against Random, so not marked
     assert card["recommended_method"] == "SHAP"
     assert card["recommended_format"] == "plain"
+
+
+def test_the_mark_reaches_the_heatmap_the_report_and_the_page_lists():
+    from hexeval_engine.charts import score_heatmap
+    from hexeval_engine.report.sections import recommendations_section
+    from hexeval_ui.recommendations_view import alternatives_markdown, alternatives_table
+
+    fid = {"SHAP": [0.7 + 0.01 * (i % 3) for i in range(CASES)], "DiCE": [0.3 + 0.01 * i for i in range(CASES)],
+           "Random": [0.3 + 0.01 * i for i in range(CASES)]}
+    rec = generate_recommendations(long_table(), ratings(SPLIT), None, per_instance=per_instance_table(fid))
+    card = rec["stakeholders"]["Patient"]
+    fig = score_heatmap(rec)
+    cells = dict(zip(fig.data[0].x, fig.data[0].text[0]))
+    assert cells["DiCE"].endswith("✕") and "★" in cells["SHAP"]
+    assert EXCLUDED_NOT_ABOVE_RANDOM in recommendations_section(rec)
+    assert f"**DiCE** — *{EXCLUDED_NOT_ABOVE_RANDOM}*" in alternatives_markdown(card, {})
+    assert f"DiCE ({EXCLUDED_NOT_ABOVE_RANDOM})" in set(alternatives_table(card)["method"])

@@ -6,12 +6,13 @@ How a recommendation is made (``docs/recommendations.md`` explains it for reader
    cases (:mod:`hexeval_engine.technical.run`); personas rated a subset of them.
 2. **Evidence per case.** Technical: the cross-family fidelity ``fidelity_combined`` of each
    explanation (:mod:`hexeval_engine.recommend.evidence`), computed identically for every method.
-   Persona: per (persona, case), trust and satisfaction mapped from 1-5 to 0-1 and averaged over
-   repeated runs. Family-specific quantities (rule precision, counterfactual validity and
+   Stakeholder: per (persona, case), the six dimensions mapped from 1-5 to 0-1, averaged over
+   repeated runs and weighed by the persona's ``dimension_weights``. Family-specific quantities (rule precision, counterfactual validity and
    plausibility) add no points: they raise concerns or exclude a method
    (:mod:`hexeval_engine.recommend.checks`). Parsimony adds no points either (see 6).
-3. **Score.** ``w_f * mean fidelity + w_p * mean persona score`` with ``w_f`` the fidelity weight and
-   ``w_p = w_trust + w_satisfaction`` (renormalised; technical-only when no usable rating). The
+3. **Score.** ``w_t * mean technical evidence + w_s * mean stakeholder score`` with
+   ``recommendations.weights.technical`` / ``stakeholder`` (renormalised; technical-only when no
+   usable rating). Each card carries the ``weights`` it used. The
    interval is the stratified bootstrap of :func:`hexeval_engine.paired_stats.composite_difference`.
 4. **Qualify against Random.** A method is recommendable only when its fidelity beats the random
    baseline on the shared cases (paired interval excludes 0). If none does, nothing is recommended.
@@ -26,11 +27,13 @@ How a recommendation is made (``docs/recommendations.md`` explains it for reader
    than the most faithful method's are eligible, and the one that relies on the fewest features
    (``num_important_features``) is recommended.
 7. **No signal, no advice.** With the warning ``model_has_no_signal`` nothing is recommended.
-8. **Narratives** retell their source attribution (``narratives.source``), so a narrative's technical
-   evidence per case is its source's fidelity; it is a candidate only when personas rated it and its
-   narrator passed the faithfulness checks (``narrative_summary``: every narrative's rank and sign
-   agreement above the thresholds, manipulated narratives caught). Otherwise it is excluded with the
-   reason; the faithfulness numbers are shown beside it.
+8. **Narratives** retell their source attribution (``narratives.source``): a narrative is a way of
+   telling, not a rival method. It is never a candidate; when the recommended method is its source,
+   ``recommended_format`` is ``"narrative"`` if the stakeholder's score for the narrative is above
+   the plain form's on the same units (paired interval above 0), else ``"plain"``. A narrator that
+   failed the faithfulness checks is listed in ``excluded_methods`` and never offered as a format.
+9. **The Random gate's mark.** An alternative that did not beat Random carries
+   ``status = "excluded (does not beat random)"`` wherever it is listed.
 
 Output (JSON-serialisable; every float finite or ``None``)::
 
@@ -45,8 +48,9 @@ Output (JSON-serialisable; every float finite or ``None``)::
         "n_cases", "recommended_method" (None with "reason"), "reason", "score", "score_ci_low",
         "score_ci_high", "lead": "clear" | "close_call" | "single_candidate" | "none", "clear_lead",
         "runner_up", "comparisons": [{"method", "diff", "ci_low", "ci_high", "p_value", "p_holm", "n"}],
-        "tie_break": str | None, "strengths", "concerns", "reasoning",
-        "alternatives": [{"rank", "method", "family", "recommendable", "qualifies", "score",
+        "tie_break": str | None, "strengths", "concerns", "reasoning", "recommended_format":
+        "plain" | "narrative", "format_comparison", "weights": {"technical", "stakeholder", "dimensions"},
+        "alternatives": [{"rank", "method", "family", "recommendable", "qualifies", "status", "score",
                           "score_ci_low", "score_ci_high", "components": {component: {"value",
                           "ci_low", "ci_high", "weight", "configured_weight", "contribution",
                           "detail", "n"}}, "ratings": {"n", "trust_mean", "satisfaction_mean"},
@@ -442,7 +446,7 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         notes.append("This run has no random baseline, so no method could be checked against it.")
     technical_view = _technical(long, per_instance, fidelity, parsimony, candidates, cfg, paired=source != "none")
     if narrative_view is not None and (narratives or {}).get("source") in technical_view:
-        technical_view[narratives["source"]]["narrative"] = narrative_view
+        technical_view[narratives["source"]]["told_as_narrative"] = narrative_view
     blocked = next((w["message"] for w in warnings if w.get("code") == "model_has_no_signal"), None)
     rated = usable_ratings(ratings)
     for m in sorted(set(rated["method"]) - set(candidates) - {BASELINE_METHOD}
