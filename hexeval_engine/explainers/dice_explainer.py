@@ -12,7 +12,10 @@ held fixed: its codes have no direction), and ``feature_ranges`` become DiCE's `
 the feature must still land inside the configured range for the plausibility metric). Each
 explanation carries the declarations (``extra["actionability"]``) and the count of its
 counterfactuals that change a feature against them (``extra["non_actionable_counterfactuals"]``;
-0 unless the search broke a constraint, which is then flagged, never hidden).
+0 unless the search broke a constraint, which is then flagged, never hidden). When the search finds
+nothing, that is the explanation: no change the person may make flips the prediction (an empty
+``counterfactuals`` list, the reason in ``extra["no_counterfactual"]``; its validity counts as 0),
+so the case stays among the cases every method explained.
 
 Speed: for method ``random`` the search itself is :func:`.dice_random.random_search`, DiCE's
 algorithm with array bookkeeping instead of its per-cell ``DataFrame.at`` writes (same
@@ -138,9 +141,15 @@ class DiceExplainer:
                         probability=float(probabilities[i]), algorithm=f"DiCE ({self.settings.method}, model-agnostic)",
                         seconds=seconds)
             if isinstance(results[i], BaseException):
-                if _found_nothing(results[i]):  # a result of the search, not a crash: said in words
+                if _found_nothing(results[i]):  # a result of the search, not a crash: an explanation saying so
                     log.info("DiCE found no counterfactual for instance %s", iid)
-                    out.append(Explanation(**base, error=self._nothing_found_text()))
+                    out.append(Explanation(**base, counterfactuals=[],
+                                           importance={f: 0.0 for f in self.data.feature_names},
+                                           importance_derived=True,
+                                           extra=dict(shared, immutable_features=[f for f in self.data.feature_names
+                                                                                  if f not in self.vary],
+                                                      actionability=dict(self.kinds), non_actionable_counterfactuals=0,
+                                                      no_counterfactual=self._nothing_found_text())))
                 else:
                     log_failure(log, "DiCE", iid, results[i])
                     out.append(Explanation(**base, error=failure_text(results[i])))
