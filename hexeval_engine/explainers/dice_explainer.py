@@ -224,6 +224,12 @@ class DiceExplainer:
     def _counterfactuals(self, row: dict, cls: int, frame) -> list[Counterfactual]:
         if frame is None or not len(frame):
             return []
+        # a feature DiCE may not vary keeps the case's own value (a gap filled for the search is no change);
+        # the model is asked about exactly the rows reported
+        frame = frame.copy()
+        for f in self.data.feature_names:
+            if f not in self.vary:
+                frame[f] = pd.Series([row[f]] * len(frame), index=frame.index, dtype=frame[f].dtype)
         M = self.data.coder.encode(frame)
         positive = self.predictor.positive(M)
         out = []
