@@ -1,4 +1,7 @@
-"""What the issue-9 metrics cost: model rows and seconds of ``compute_instance_metrics`` on both use cases.
+"""What the metrics cost: model rows and seconds of ``compute_instance_metrics`` and of the claim-scoped metrics.
+
+The claim-scoped metrics with the reader's test (``claim_rows``, issue 19) send 3 masked rows per explanation
+and size, and 200 neighbours per case shared by every method, in one model call each.
 
 No explainer runs here: the explanations are built directly so that only the metrics are timed.
 Per use case, ``sample`` test rows (100, capped by the test set) are explained by four kinds of
@@ -87,6 +90,17 @@ def run(name: str, sample: int) -> list[dict]:
                      "rows": model_rows, "calls": model.calls, "seconds": seconds,
                      "nan_combined": float(long[long["metric"] == "fidelity_combined"]["value"].isna().mean()),
                      "K": len(step_counts(len(data.feature_names), 20))})
+    # issue 19: claim-scoped faithfulness (own k and equal k) and the reader's test, one pass over all four kinds
+    from hexeval_engine.metrics.claim_evidence import claim_rows  # like the imports above: after prepare_usecase
+
+    model.reset_counters()
+    start = time.perf_counter()
+    claims = claim_rows(model, data, explanations, config)
+    seconds = time.perf_counter() - start
+    scores = [v for _, _, metric, v, _ in claims if metric == "technical_claim_score"]
+    rows.append({"usecase": name, "config": "claims + readers (issue 19)", "n": n, "explanations": len(explanations),
+                 "rows": model.rows, "calls": model.calls, "seconds": seconds,
+                 "nan_combined": float(np.isnan(scores).mean()) if scores else float("nan"), "K": 0})
     return rows
 
 
@@ -107,7 +121,8 @@ def main() -> None:
     print("\n'before issue 9' rows count only the deletion/insertion rows of the vectors (its soft rows are "
           "subtracted; seconds include them).\nBoth rows include one pass over the test rows (held-out rule "
           "precision) and one over the training rows (counterfactual neighbours).\n'no norm. score': share of "
-          "explanations whose fidelity_combined is empty because f(x) - f(baseline) < min_gap.")
+          "explanations whose fidelity_combined is empty because f(x) - f(baseline) < min_gap (for the issue-19 row: "
+          "technical_claim_score empty).")
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 

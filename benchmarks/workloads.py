@@ -11,9 +11,15 @@
                    its own model (one-hot + standard scaler + LogisticRegression), trained here
 * ``synthetic:P``  2,000 synthetic rows with ``P`` features (a quarter categorical), an XGBoost
                    pipeline like credit risk's (100 trees, depth 4), trained here
+* ``heart_lr_upload``, ``heart_full_upload``  the same models and rows as ``heart_lr`` and ``heart_full``
+                   through the upload path: a skops file and the CSV passed to ``evaluate(model, csv, ...)``
+                   with the same evaluation settings and no use-case config (so no categorical features
+                   declared, no value labels, no DiCE constraints: what a user who uploads gets);
+                   ``upload_files(name, folder)`` writes the files
 
 ``NAME~original-work`` is the same workload measuring only what the original's config names (see
-``ORIGINAL_WORK``). Every evaluation knob is set in ``original_defaults`` (nothing inherited from a use-case config
+``ORIGINAL_WORK``); ``NAME~lean`` (after it, if both) explains only the cases every method explains
+(HEXEval's default, ``LEAN``). Every evaluation knob is set in ``original_defaults`` (nothing inherited from a use-case config
 except the data settings, the wording and DiCE's use-case constraints: immutable features and
 feature ranges).
 """
@@ -43,12 +49,16 @@ def rss_mb() -> float:
 
 
 def original_defaults(sample_size: int = 100) -> dict:
-    """The original HEXEval's documented defaults, in full, as config overrides."""
+    """The original HEXEval's documented defaults, in full, as config overrides.
+
+    ``explain_unshared`` is on: the original explains and measures every sampled case with SHAP and
+    LIME, so at equal settings HEXEval does at least that work (``~lean`` workloads switch it off).
+    """
     return {
         "personas": {"enabled": False},
         "recommendations": {"enabled": False},
         "evaluation": {
-            "sample_size": sample_size, "random_state": 42, "bootstrap_resamples": 1000, "confidence_level": 0.95,
+            "sample_size": sample_size, "explain_unshared": True, "random_state": 42, "bootstrap_resamples": 1000, "confidence_level": 0.95,
             "fidelity": {"steps": 20},
             "stability": {"noise_std": 0.05, "repeats": 5, "methods": ["SHAP", "LIME", "Random"]},
             "parallel": {"backend": "sequential", "n_jobs": 1},
@@ -73,15 +83,55 @@ def original_work_only(overrides: dict) -> dict:
     return overrides
 
 
+#: Suffix of a workload that goes through the upload path (``evaluate`` on a skops file and a CSV).
+UPLOAD = "_upload"
+
+
+#: Suffix of a workload name that explains only the cases every method explains (``explain_unshared`` off,
+#: HEXEval's default): what a user who sets the original's caps gets, with the time the other cases took saved.
+LEAN = "~lean"
+
+
+def _overrides_for(name: str, sample_size: int) -> tuple[str, dict]:
+    """The workload's base name and its config overrides (``~original-work`` and ``~lean`` applied)."""
+    overrides = original_defaults(sample_size)
+    if name.endswith(LEAN):
+        name = name[:-len(LEAN)]
+        overrides["evaluation"]["explain_unshared"] = False
+    if name.endswith(ORIGINAL_WORK):
+        name, overrides = name[:-len(ORIGINAL_WORK)], original_work_only(overrides)
+    return name, overrides
+
+
+def upload_files(name: str, sample_size: int, folder: Path) -> tuple[Path, Path, dict, str]:
+    """``(model_path, csv_path, config_overrides, description)`` of an upload workload, files written in ``folder``.
+
+    The model is the one the bundled-path twin (``name`` without ``_upload``) uses; the CSV is the
+    use case's own file, all 1,025 rows (duplicates kept, like the original HEXEval and the twin).
+    """
+    import skops.io as sio
+
+    name, overrides = _overrides_for(name, sample_size)
+    twin = name.removesuffix(UPLOAD)
+    if twin not in ("heart_lr", "heart_full"):
+        raise ValueError(f"no upload workload {name!r}; use heart_lr_upload or heart_full_upload")
+    overrides["data"] = {"drop_duplicates": False}
+    overrides["narratives"] = {"enabled": False}
+    model, data, _, description = load_workload(twin, sample_size)
+    model_path = Path(folder) / "model.skops"
+    sio.dump(model.estimator, model_path)
+    from hexeval_engine import get_usecase
+
+    return model_path, get_usecase("heart").data_path, overrides, f"{description}, uploaded (skops + CSV)"
+
+
 def load_workload(name: str, sample_size: int):
     from hexeval_engine import get_usecase, load_config, load_model
     from hexeval_engine.models.model_wrapper import HexevalModel
     from hexeval_engine.models.prepare import prepare_usecase
     from hexeval_engine.data.usecase_data import load_data_for_config
 
-    overrides = original_defaults(sample_size)
-    if name.endswith(ORIGINAL_WORK):
-        name, overrides = name[:-len(ORIGINAL_WORK)], original_work_only(overrides)
+    name, overrides = _overrides_for(name, sample_size)
     if name.startswith("synthetic:"):
         return _synthetic(int(name.split(":", 1)[1]), overrides)
     usecase = get_usecase("heart" if name in ("heart_lr", "heart_full") else name)

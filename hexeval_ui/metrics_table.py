@@ -23,7 +23,7 @@ NOT_APPLICABLE = "—"
 
 
 #: Registry category -> section title, in the order shown.
-CATEGORIES = {"fidelity": "Fidelity", "parsimony": "Parsimony", "stability": "Stability", "rule": "Rules (Anchor)",
+CATEGORIES = {"claim": "What each explanation claims (compared across methods)", "fidelity": "Fidelity", "parsimony": "Parsimony", "stability": "Stability", "rule": "Rules (Anchor)",
               "counterfactual": "Counterfactuals (DiCE)"}
 
 

@@ -43,7 +43,8 @@ def render_technical(run) -> None:
                 st.dataframe(group.frame, hide_index=True, column_config=config)
     if table.any_derived:
         st.caption(f"{DERIVED_MARK} computed on a *derived* importance vector (Anchor: the features in its rule; "
-                   "DiCE: the features its counterfactuals change), so all four methods share one fidelity axis.")
+                   "DiCE: the features its counterfactuals change), for reference only: methods of different kinds are "
+                   "compared on what each explanation claims (the first table).")
     metrics = run.technical_metrics_long if len(run.technical_metrics_long) else run.technical_metrics
     _chart(fidelity_chart(metrics), "No fidelity values in this run.", "fidelity")
     fig = parsimony_chart(metrics)

@@ -9,7 +9,8 @@ from lime.lime_base import LimeBase
 from hexeval_engine.config.loader import deep_merge, validate_config
 from hexeval_engine.explainers.base import explained_classes, instance_seed
 from hexeval_engine.explainers.lime_explainer import LimeExplainer
-from hexeval_engine.explainers.lime_regression import VectorisedLimeBase, surrogate_fit
+from hexeval_engine.data.dataset import load_data
+from hexeval_engine.explainers.lime_regression import VectorisedLimeBase, _WeightedMoments, surrogate_fit
 
 TOL = 1e-8
 
@@ -81,11 +82,45 @@ def test_surrogate_fit_equals_the_library_on_synthetic_neighbourhoods(p, num_fea
         np.testing.assert_allclose(got[3], want[3], rtol=0, atol=TOL)
 
 
-def test_singular_neighbourhood_is_left_to_the_library():
-    """A constant column makes the Gram matrix singular: scikit-learn would switch solver, so the library decides."""
+def test_off_grid_binary_columns_equal_the_library_without_falling_back(usecase_bundle, monkeypatch):
+    """The upload path's case: heart's 0/1 columns read as numeric (no categorical_features), and noisy copies
+    (sex 1.03) put the instance in a bin no training row occupies. The "same bin" columns are then 1 only in the
+    instance's row, identical, and the Gram matrix singular: scikit-learn's Cholesky fails over to its SVD solver,
+    and so does the batched fit (no library fallback)."""
+    uc, config, _, model = usecase_bundle("heart")
+    data = load_data(uc.data_path, "target", random_state=42)  # what evaluate(model, csv) sees: no categoricals
+    assert not data.categorical_features
+    config = _config(config, 5)
+    X = data.X_test.iloc[:10][list(data.feature_names)].reset_index(drop=True).astype(float)
+    for col, shift in (("sex", 0.03), ("exang", 0.02), ("fbs", -0.02), ("thal", 0.04)):
+        X[col] = X[col] + shift
+    ids = list(range(len(X)))
+    classes, proba = explained_classes(model, X)
+    seeds = [instance_seed(11, i, "LIME") for i in ids]
+    singular = []
+    svd = _WeightedMoments.forward_selection_svd
+    monkeypatch.setattr(_WeightedMoments, "forward_selection_svd",
+                        lambda self, k: singular.append(1) or svd(self, k))
+    fast, library = _pair(model, data, config)
+    got = fast.explain(X, ids, classes, proba, seeds)
+    assert len(singular) >= 3  # the case under test happened
+    monkeypatch.undo()
+    want = library.explain(X, ids, classes, proba, seeds)
+    assert fast._lime.base.fallbacks == 0
+    for g, w in zip(got, want):
+        assert g.ok and w.ok
+        assert {f for f, v in g.attributions.items() if v != 0} == {f for f, v in w.attributions.items() if v != 0}
+        for f in data.feature_names:
+            assert g.attributions[f] == pytest.approx(w.attributions[f], abs=TOL)
+        for key in ("intercept", "local_r2", "local_prediction"):
+            assert g.extra[key] == pytest.approx(w.extra[key], abs=TOL)
+
+
+def test_constant_labels_are_left_to_the_library():
+    """No variance to explain (R^2 undefined): the library's own implementation decides."""
     rng = np.random.default_rng(3)
     data, labels, distances = _neighbourhood(rng, 300, 8)
-    data[:, 4] = 0.0
+    labels[:] = [0.5, 0.5]
     kernel = lambda d: np.sqrt(np.exp(-(d ** 2) / 4.0))  # noqa: E731
     assert surrogate_fit(data, labels[:, 1], kernel(distances), 5, "forward_selection") is None
     base = VectorisedLimeBase(kernel, random_state=0)

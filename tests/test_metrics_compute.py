@@ -17,6 +17,7 @@ from metrics_synthetic import linear_case, true_attributions
 from hexeval_engine.config import HexevalConfig
 from hexeval_engine.explanation import Condition, Counterfactual, Explanation, Rule
 from hexeval_engine.metrics import INSTANCE_COLUMNS, METRICS, compute_instance_metrics, summarise
+from hexeval_engine.metrics.claim_evidence import claim_rows
 from hexeval_engine.technical.stability import noisy_copies
 
 N = 20
@@ -127,17 +128,30 @@ def scenario_means(case, config):
                                      ("counterfactual", _cf_scenario(case), {})):
         long = compute_instance_metrics(case.model, case.data, explanations, config, **kw)
         means[family] = _means(long).to_dict()
+    # claim-scoped metrics: the true attributions against the reversed ranking, beside a one-condition rule
+    # and one-change counterfactuals on the same cases (for the equal-k columns)
+    claimed = [e for e in attributions if e.method in ("Good", "Bad")]
+    claimed += [Explanation("Rule", e.instance_id, e.predicted_class, e.probability, rule=e.rule)
+                for e in _rule_scenario(case) if e.method == "Good"]
+    claimed += [Explanation("CF", e.instance_id, e.predicted_class, e.probability,
+                            counterfactuals=e.counterfactuals[:1])
+                for e in _cf_scenario(case) if e.method == "Good"]
+    rows = claim_rows(case.model, case.data, [e for e in claimed if e.attributions is not None or e.method == "CF"
+                                              or e.rule is not None], config)
+    frame = pd.DataFrame(rows, columns=["method", "instance_id", "metric", "value", "derived"])
+    means["claim"] = _means(frame[frame["method"].isin(["Good", "Bad", "Rule"])]).to_dict()
     return means
 
 
 PAIRS = {"num_important_features": ("GoodSparse", "BadSparse"), "gini_sparseness": ("GoodSparse", "BadSparse"),
          "entropy_complexity": ("GoodSparse", "BadSparse"), "rule_support_test": ("GoodCover", "BadCover"),
-         "rule_coverage_test": ("GoodCover", "BadCover")}
+         "rule_coverage_test": ("GoodCover", "BadCover"),
+         "reader_coverage": ("Good", "Rule")}  # an attribution reader answers everywhere, a rule reader inside it
 
 
 def _scenario(metric):
     category = METRICS[metric].category
-    return category if category in ("rule", "counterfactual") else "vector"
+    return category if category in ("rule", "counterfactual", "claim") else "vector"
 
 
 @pytest.mark.parametrize("metric", list(METRICS))

@@ -96,7 +96,7 @@ def test_a_model_without_signal_gets_a_warning_and_no_recommendation(tmp_path):
 @pytest.mark.slow
 def test_every_method_is_measured_on_the_same_cases(usecase_bundle, tmp_path):
     overrides = {"personas": {"enabled": False},
-                 "evaluation": {"sample_size": 12, "bootstrap_resamples": 200,
+                 "evaluation": {"sample_size": 12, "bootstrap_resamples": 200, "explain_unshared": True,
                                 "explainers": {"anchor": {"max_instances": 6}, "dice": {"max_instances": 6}},
                                 "sanity": {"randomisation_check": False}}}
     result = evaluate(usecase="heart", config_overrides=overrides, output_dir=tmp_path)

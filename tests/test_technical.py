@@ -12,7 +12,7 @@ from hexeval_engine.explanation import BASELINE_METHOD, METHODS
 from hexeval_engine.metrics.registry import ALIASES, METRICS
 from hexeval_engine.technical.run import run_technical_evaluation, sample_instance_ids
 
-FAST = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 200,
+FAST = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 200, "explain_unshared": True,
                        "stability": {"repeats": 2},
                        "explainers": {"shap": {"background_size": 30},
                                       "lime": {"num_samples": 150, "stability_subset": 3},
@@ -86,6 +86,27 @@ def test_stability_is_measured_on_the_configured_subset_not_cut_to_the_shared_ca
         for method in ("SHAP", "LIME", BASELINE_METHOD):
             rows = table[(table["method"] == method) & (table["metric"] == "stability")]
             assert sorted(rows.dropna(subset=["value"])["instance_id"]) == sorted(cases), (method, cases)
+
+
+def test_by_default_no_method_explains_cases_that_could_never_be_shared(usecase_bundle):
+    """Without ``explain_unshared`` every method stops at the smallest cap (DiCE's 2 cases of 6): no unshared
+    explanations, metrics or stability runs; the shared cases and their values are those of the full run."""
+    _, config, data, model = usecase_bundle("heart")
+    lean = fast(config, {"evaluation": {"explain_unshared": False}})
+    result = run_technical_evaluation(model, data, lean)
+    m = result.metrics.set_index("method")
+    assert list(m["n_explained"]) == [2, 2, 2, 2, 2] and list(m["n_instances"]) == [2, 2, 2, 2, 2]
+    assert len(result.explanations) == 5 * 2
+    assert result.per_instance_unshared.empty
+    assert result.shared_instance_ids == result.instance_ids[:2]
+    full = run_technical_evaluation(model, data, fast(config))
+    for method in ("SHAP", "LIME", "Anchor", "DiCE", BASELINE_METHOD):
+        for iid in result.shared_instance_ids:
+            assert result.explanation(method, iid).attributions == full.explanation(method, iid).attributions
+    key = ["method", "instance_id", "metric"]
+    lean_values = result.per_instance.sort_values(key).reset_index(drop=True)
+    full_values = full.per_instance.sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(lean_values, full_values, check_exact=False, rtol=1e-12)
 
 
 def test_stability_methods_and_lime_seed_reruns_follow_the_config(usecase_bundle):

@@ -14,6 +14,14 @@ METRIC_LABELS = {
     "counterfactual_validity": "Counterfactual validity", "counterfactual_sparsity": "Features changed",
     "counterfactual_proximity": "Counterfactual proximity", "counterfactual_diversity": "Counterfactual diversity",
     "counterfactual_plausibility": "Counterfactual plausibility",
+    "technical_claim_score": "Technical score (what it claims)",
+    "claim_comprehensiveness": "Named features: removed", "claim_sufficiency": "Named features: kept alone",
+    "claim_comprehensiveness_at_rule_k": "Removed, at the rule's size",
+    "claim_sufficiency_at_rule_k": "Kept alone, at the rule's size",
+    "claim_comprehensiveness_at_counterfactual_k": "Removed, at the counterfactuals' size",
+    "claim_sufficiency_at_counterfactual_k": "Kept alone, at the counterfactuals' size",
+    "reader_accuracy": "Reader's accuracy", "reader_precision": "Reader's precision",
+    "reader_coverage": "Reader's coverage",
 }
 
 

@@ -165,6 +165,8 @@ class Sanity(Section):
 
 class Evaluation(Section):
     sample_size: int = Field(20, ge=1, le=100000)
+    explain_unshared: bool = Field(False, description="SHAP, LIME and Random also explain (and measure) the sample's "
+                                   "cases beyond Anchor's and DiCE's max_instances; those cases are never compared")
     random_state: int = 42
     bootstrap_resamples: int = Field(1000, ge=100, le=100000)
     confidence_level: float = Field(0.95, gt=0.5, lt=1)

@@ -19,6 +19,7 @@ import pandas as pd
 from ..explanation import Explanation
 from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, rows_per_call
 from .lime_regression import VectorisedLimeBase
+from .lime_sampling import batched_undiscretize
 from .lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
@@ -56,6 +57,8 @@ class LimeExplainer:
             class_names=["0", "1"], discretize_continuous=True, random_state=0)
         # Same surrogate fit as the library's, batched (lime_regression); check_random_state keeps the object.
         self._lime.base = VectorisedLimeBase.replacing(self._lime.base)
+        # Same draws as the library's bin -> value step, one truncated-normal call for all features (lime_sampling).
+        self._lime.discretizer.undiscretize = batched_undiscretize(self._lime.discretizer)
 
     def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
                 on_instance=None) -> list[Explanation]:

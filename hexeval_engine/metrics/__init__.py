@@ -8,6 +8,10 @@ module                 metrics
 =====================  =====================================================================
 ``fidelity``           fidelity_deletion, fidelity_insertion (raw), their _norm versions, fidelity_combined
 ``soft_removal``       soft_sufficiency, soft_comprehensiveness
+``claims``             what an explanation shows: the features it names, at its own size
+``claim_comprehensiveness``, ``claim_sufficiency``  ERASER's two scores on those features (one per file)
+``readers``            the reader's test: make_reader, Reader.predict, neighbours, precision / coverage / accuracy
+``claim_evidence``     claim-scoped scores at own and equal k, readers and technical_claim_score, all methods at once
 ``masking``            the masked rows both send to the model, and the seeded random draws they share
 ``baseline``           the row(s) a removed feature takes its value from (training average, or per class)
 ``parsimony``          num_important_features, gini_sparseness, entropy_complexity

@@ -41,7 +41,7 @@ class MetricSpec:
     families : tuple of str
         Method families the metric applies to.
     category : str
-        ``fidelity``, ``parsimony``, ``stability``, ``rule`` or ``counterfactual``.
+        ``fidelity``, ``claim``, ``parsimony``, ``stability``, ``rule`` or ``counterfactual``.
     alias_of : str or None
         For an alias, the canonical metric it repeats.
     cross_family : bool
@@ -76,8 +76,23 @@ _RANGES = ("Verma, Dickerson & Hines (2020), Counterfactual explanations for mac
            "Ustun, Spangher & Liu (2019), Actionable recourse, FAT*")
 
 
+_ERASER = ("DeYoung et al. (2020), ERASER: a benchmark to evaluate rationalized NLP models, ACL; "
+           "Covert, Lundberg & Lee (2021), Explaining by Removing, JMLR 22")
+_READER = ("Doshi-Velez & Kim (2017), Towards a rigorous science of interpretable machine learning; Ribeiro, Singh "
+           "& Guestrin (2018), Anchors, AAAI; Hase & Bansal (2020), Evaluating explainable AI: which algorithmic "
+           "explanations help users predict model behavior?, ACL")
+CLAIM_FAMILIES = ("attribution", "rule", "counterfactual", "baseline")
+
+
+def _claim(name, meaning, *, source=None) -> MetricSpec:
+    """A claim-scoped metric: computed identically for every family, on what the explanation shows."""
+    return MetricSpec(name, "higher", meaning, source or _ERASER, CLAIM_FAMILIES, "claim", cross_family=True)
+
+
 def _vector(name, direction, meaning, source, category) -> MetricSpec:
-    return MetricSpec(name, direction, meaning, source, VECTOR_FAMILIES, category, cross_family=True)
+    # full-ranking deletion/insertion rewards ordering features an explanation never named: reported, but
+    # not comparable across families (the claim-scoped metrics are)
+    return MetricSpec(name, direction, meaning, source, VECTOR_FAMILIES, category, cross_family=category != "fidelity")
 
 
 _SPECS = [
@@ -122,6 +137,28 @@ _SPECS = [
             "Largest change of the explanation per unit of change in the case (in standard deviations)",
             "Alvarez-Melis & Jaakkola (2018), On the robustness of interpretability methods, ICML WHI "
             "(Quantus LocalLipschitzEstimate)", "stability"),
+    _claim("claim_comprehensiveness",
+           "Share of the prediction that goes when only the features the explanation names are removed"),
+    _claim("claim_sufficiency",
+           "Share of the prediction the features the explanation names carry on their own"),
+    _claim("claim_comprehensiveness_at_rule_k",
+           "Claim comprehensiveness with as many features as the case's rule names (attributions cut to that size)"),
+    _claim("claim_sufficiency_at_rule_k",
+           "Claim sufficiency with as many features as the case's rule names (attributions cut to that size)"),
+    _claim("claim_comprehensiveness_at_counterfactual_k",
+           "Claim comprehensiveness with as many features as the case's counterfactuals change"),
+    _claim("claim_sufficiency_at_counterfactual_k",
+           "Claim sufficiency with as many features as the case's counterfactuals change"),
+    _claim("reader_precision",
+           "Share of nearby cases where a reader of the explanation expects the model's answer, among those "
+           "the reader answers", source=_READER),
+    _claim("reader_coverage", "Share of nearby cases a reader of the explanation can answer for", source=_READER),
+    _claim("reader_accuracy",
+           "Share of nearby cases where a reader of the explanation anticipates the model, a case the reader "
+           "cannot answer counting as a coin toss", source=_READER),
+    _claim("technical_claim_score",
+           "Cross-family technical score: the average of claim sufficiency and reader accuracy",
+           source=_ERASER + "; " + _READER),
     MetricSpec("stability", "higher",
                "Cosine similarity between the explanation and explanations of slightly noisy copies of the case "
                "(for reference; not used to score)",

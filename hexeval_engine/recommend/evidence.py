@@ -8,12 +8,12 @@ Public interface (stable)
                                                       method: the persona score in [0, 1]
 ``method_metric(per_instance, method, metric) -> ndarray``
 
-**Cross-family fidelity.** The only technical quantity that enters a score is ``fidelity_combined``:
-``(insertion_norm + 1 - deletion_norm) / 2`` of each explanation's importance vector, computed by the
-same code for every method (attributions for SHAP/LIME/Random; the rule's features for Anchor; the
-changed features for DiCE). Runs saved before it existed carry only the raw AUCs; for them the
-per-case value is ``(1 + insertion - deletion) / 2`` (the same formula on the un-normalised curves),
-and the recommendation says so.
+**Cross-family technical evidence.** The only technical quantity that enters a score is the
+claim-scoped ``technical_claim_score`` (:mod:`hexeval_engine.metrics.claim_evidence`): the mean of
+claim sufficiency and reader accuracy, computed on what each explanation shows, by the same code for
+every method. Runs saved before it existed fall back to ``fidelity_combined`` (full-ranking
+deletion/insertion, source ``"normalised"``), and older ones to ``(1 + insertion - deletion) / 2``
+(source ``"raw"``); the recommendation says which was used.
 
 **Persona units.** A unit is one persona rating one case. Repeated runs of the same persona on the
 same case (``personas.runs_per_method``) are averaged first, so repeats never count as extra cases.
@@ -30,7 +30,8 @@ import pandas as pd
 from ..metrics.table import canonical_method
 from ..personas import DEFAULT_DIMENSION_WEIGHTS, DIMENSION_NAMES
 
-FIDELITY_METRIC = "fidelity_combined"
+FIDELITY_METRIC = "technical_claim_score"
+LEGACY_FIDELITY_METRIC = "fidelity_combined"
 PARSIMONY_METRIC = "num_important_features"
 
 
@@ -48,12 +49,15 @@ def case_fidelity(per_instance: pd.DataFrame | None) -> tuple[pd.DataFrame, str]
     -------
     table : DataFrame
         Index ``instance_id``, one column per method (NaN where a case has no value).
-    source : {"normalised", "raw", "none"}
+    source : {"claim", "normalised", "raw", "none"}
     """
     if per_instance is None or len(per_instance) == 0:
         return pd.DataFrame(), "none"
     per_instance = per_instance.assign(method=per_instance["method"].map(canonical_method))
     table = _pivot(per_instance, FIDELITY_METRIC)
+    if not table.empty:
+        return table, "claim"
+    table = _pivot(per_instance, LEGACY_FIDELITY_METRIC)
     if not table.empty:
         return table, "normalised"
     ins, dele = _pivot(per_instance, "fidelity_insertion"), _pivot(per_instance, "fidelity_deletion")

@@ -4,8 +4,9 @@ How a recommendation is made (``docs/recommendations.md`` explains it for reader
 ---------------------------------------------------------------------------------
 1. **One shared set of cases.** Every method (and the ``Random`` baseline) was measured on the same
    cases (:mod:`hexeval_engine.technical.run`); personas rated a subset of them.
-2. **Evidence per case.** Technical: the cross-family fidelity ``fidelity_combined`` of each
-   explanation (:mod:`hexeval_engine.recommend.evidence`), computed identically for every method.
+2. **Evidence per case.** Technical: the claim-scoped ``technical_claim_score`` of each explanation
+   (claim sufficiency and reader accuracy on what it shows; :mod:`hexeval_engine.recommend.evidence`),
+   computed identically for every method (older runs: ``fidelity_combined``).
    Stakeholder: per (persona, case), the six dimensions mapped from 1-5 to 0-1, averaged over
    repeated runs and weighed by the persona's ``dimension_weights``. Family-specific quantities (rule precision, counterfactual validity and
    plausibility) add no points: they raise concerns or exclude a method
@@ -511,7 +512,9 @@ def _means_as_single_case(long: pd.DataFrame, methods) -> pd.DataFrame:
     values = {}
     for m in [*methods, BASELINE_METHOD]:
         rows = long[long["method"] == m].set_index("metric")["value"]
-        if "fidelity_combined" in rows.index:
+        if "technical_claim_score" in rows.index:
+            values[m] = rows["technical_claim_score"]
+        elif "fidelity_combined" in rows.index:
             values[m] = rows["fidelity_combined"]
         elif {"fidelity_insertion", "fidelity_deletion"} <= set(rows.index):
             values[m] = (1 + rows["fidelity_insertion"] - rows["fidelity_deletion"]) / 2

@@ -10,7 +10,10 @@ Public interface
 
 What runs: SHAP, LIME and the ``Random`` baseline on the whole sample (``evaluation.sample_size``
 rows of the test set, capped at its size), Anchor on the first ``explainers.anchor.max_instances``,
-DiCE on the first ``explainers.dice.max_instances`` of the same sample.
+DiCE on the first ``explainers.dice.max_instances`` of the same sample. Cases beyond the smallest of
+these counts can never be shared, so by default no method explains them (nor measures their
+stability); ``evaluation.explain_unshared: true`` has SHAP, LIME and Random explain the whole sample
+anyway (the original HEXEval's behaviour), their values going to ``per_instance_unshared``.
 
 **One shared set of cases.** Methods are compared only on the cases *every* method explained
 (successfully): ``shared_instance_ids``. All metric summaries (``metrics``, ``metrics_long``) and
@@ -23,7 +26,10 @@ behind each row; ``n_explained`` counts every case the method explained.
 With ``explainers.lime.stability_test``, the methods in ``evaluation.stability.methods`` (SHAP, LIME
 and Random by default) also explain ``evaluation.stability.repeats`` noisy copies of the first
 ``lime.stability_subset`` cases of the sample (the shared cases come first), and, with
-``lime.seed_reruns``, LIME re-explains them with ``repeats`` other seeds. Metrics come from
+``lime.seed_reruns``, LIME re-explains them with ``repeats`` other seeds. The claim-scoped metrics and
+the reader's test (:mod:`hexeval_engine.metrics.claim_evidence`) run once over every method's
+explanations (same neighbours and baseline per case; their time is charged to the methods in
+proportion to their explanations). Other metrics come from
 :func:`hexeval_engine.metrics.compute.compute_instance_metrics` and are aggregated once by
 :func:`hexeval_engine.metrics.aggregate.summarise` (mean and bootstrap CI).
 
@@ -46,6 +52,7 @@ from ..explainers.base import explained_classes, instance_seed
 from ..explanation import BASELINE_METHOD, METHOD_FAMILY, Explanation
 from .timing import MethodClock
 from ..metrics.aggregate import summarise
+from ..metrics.claim_evidence import claim_rows
 from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
 from ..progress import report
 from .stability import stability_explanations
@@ -147,12 +154,15 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     X = data.X_test.iloc[ids][list(data.feature_names)].reset_index(drop=True)
     classes, probabilities = explained_classes(model, X)
     counts = {m: _instances_for(m, len(ids), config) for m in methods}
+    if counts and not ev.explain_unshared:  # cases beyond the smallest cap could never be compared
+        cap = min(counts.values())
+        counts = {m: min(n, cap) for m, n in counts.items()}
     testing = ev.explainers.lime.stability_test
     stab_methods = [m for m in _STABILITY_METHODS if m in methods and m in ev.stability.methods] if testing else []
     reruns = testing and ev.explainers.lime.seed_reruns and "LIME" in methods
     # the first ``stability_subset`` cases of the sample, as configured (not cut to Anchor's or DiCE's
     # cap); the shared cases are at the start of the sample (Anchor and DiCE explain its start)
-    n_stab = min(ev.explainers.lime.stability_subset, len(ids))
+    n_stab = min(ev.explainers.lime.stability_subset, max(counts.values(), default=0))
     stab_units = n_stab * ev.stability.repeats * (len(stab_methods) + reruns)
     progress = _Progress(report(on_progress), sum(counts.values()) + stab_units + 1)
 
@@ -214,6 +224,18 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
             log.exception("Metrics failed for %s", method)
             failed[method] = f"metrics: {type(err).__name__}: {err}"
             failures.append({"method": method, "error": failed[method]})
+    ok_methods = [m for m in methods if m not in failed]
+    try:  # every method on the same neighbours and baseline: one pass over all explanations, paired per case
+        claim_start = time.perf_counter()
+        claimed = [e for e in explanations if e.method in ok_methods and e.ok]
+        claims = claim_rows(model, data, claimed, config)
+        _charge_shares(clock, claimed, time.perf_counter() - claim_start)
+        if claims:
+            per_instance_parts.append(pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype(
+                {"value": float, "derived": bool}))
+    except Exception as err:  # the other metrics still count; the failure is recorded where results are read
+        log.exception("Claim-scoped metrics failed")
+        failures.append({"method": "/".join(ok_methods), "error": f"claim-scoped metrics: {type(err).__name__}: {err}"})
     everything = (pd.concat(per_instance_parts, ignore_index=True) if per_instance_parts
                   else pd.DataFrame(columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}))
     shared = shared_cases(explanations, ids, [m for m in methods if m not in failed])
@@ -230,6 +252,13 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     metrics = _with_meta(wide, methods, explanations, shared, timings, failed)
     return TechnicalResult(metrics, long, per_instance, explanations, ids, failures, timings,
                            int(model.rows - rows_before + rows_in_workers), shared, unshared)
+
+
+def _charge_shares(clock: MethodClock, explanations, seconds: float) -> None:
+    """Charge one pass over every method's explanations to the methods, in proportion to their count."""
+    counts = pd.Series([e.method for e in explanations]).value_counts()
+    for method, n in counts.items():
+        clock.seconds[method] = clock.seconds.get(method, 0.0) + seconds * n / max(len(explanations), 1)
 
 
 def shared_cases(explanations, ids, methods) -> list[int]:

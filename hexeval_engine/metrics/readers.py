@@ -1,0 +1,221 @@
+"""A reader's test (forward simulation): can someone who read the explanation anticipate the model?
+
+Public interface (stable)
+-------------------------
+``make_reader(explanation, *, data, top_k=DISPLAY_TOP_K) -> Reader``
+``Reader.predict(rows) -> ndarray``  the class index the reader expects the model to give each raw row,
+                                    or ``-1`` where the reader abstains
+``reader_neighbours(data, instance_id, *, n, replace_share, random_state) -> DataFrame``
+``reader_scores(expected, actual) -> (precision, coverage)``
+``reader_accuracy(precision, coverage, *, n_classes=2) -> float``
+
+Forward simulation as in Doshi-Velez & Kim (2017), *Towards a rigorous science of interpretable machine
+learning* (a human predicts the model's output from the explanation), Ribeiro, Singh & Guestrin (2018),
+*Anchors*, AAAI (simulated users who apply the explanation to new cases, with precision and coverage),
+and Hase & Bansal (2020), *Evaluating explainable AI: which algorithmic explanations help users predict
+model behavior?*, ACL. Here the "user" is a fixed reading procedure that knows only what the
+explanation shows (:func:`hexeval_engine.metrics.claims.named_features`), the case and the prediction
+with its probability:
+
+* **Attribution reader** (SHAP, LIME, Random): shown the top-k signed attributions ``w_f`` towards the
+  explained class ``c`` and its probability ``p``. It assumes a feature it was not shown does not
+  matter, and that a shown feature whose value differs from the case's loses its contribution (for
+  a value drawn from the data, the expected attribution is 0: Lundberg & Lee 2017). Its estimate is
+  ``p - sum of w_f over the shown features that changed``; it predicts ``c`` when the estimate is at
+  least 1/2, the other class otherwise. Attributions in log-odds units (``extra["output"] ==
+  "log-odds"``, exact linear SHAP) are read on that scale: ``logit(p) - sum`` against 0. It always answers.
+* **Rule reader** (Anchor): predicts the rule's class for rows that meet every condition and abstains
+  elsewhere (an anchor says nothing outside itself).
+* **Counterfactual reader** (DiCE): shown counterfactuals "change f from a to b and the prediction
+  becomes the other class". A row *follows* a counterfactual when every changed feature moved from
+  ``a`` in the direction of ``b`` at least as far as ``b`` (numbers) or equals ``b`` (categories); the
+  reader predicts the other class for rows that follow one shown counterfactual and ``c`` otherwise.
+  It always answers.
+
+No reader is favoured by construction: every reader is scored on the same neighbours of the case, and a
+reader who abstains is not rewarded for it in :func:`reader_accuracy` (an abstention counts as a guess
+at chance). Binary models only: "the other class" is ``1 - c``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .claims import DISPLAY_TOP_K, named_features
+from .masking import instance_rng
+from .rules import rule_mask
+
+ABSTAIN = -1
+
+
+def _changed(column: pd.Series, value) -> np.ndarray:
+    """Rows whose value differs from ``value`` (numbers as numbers; missing equals missing)."""
+    missing = column.isna().to_numpy()
+    if value is None or (isinstance(value, float) and np.isnan(value)) or pd.isna(value):
+        return ~missing
+    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+        numbers = column.to_numpy(dtype=float, na_value=np.nan)
+        return missing | ~np.isclose(numbers, float(value), rtol=0, atol=1e-9)
+    return missing | (column.astype(str).to_numpy() != str(value))
+
+
+class Reader:
+    """Base of the readers: ``predict(rows)`` gives a class index per row or ``-1`` (abstains)."""
+
+    def predict(self, rows: pd.DataFrame) -> np.ndarray:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class AttributionReader(Reader):
+    """Reads the shown signed attributions (see the module docstring).
+
+    Parameters
+    ----------
+    case : pandas.Series
+        The explained case (raw values).
+    shown : dict
+        ``{feature: signed attribution towards explained_class}`` as shown.
+    explained_class : int
+    probability : float
+        The model's probability of ``explained_class`` for the case, as shown.
+
+    log_odds : bool
+        The attributions are in log-odds units (the estimate is read against 0 on that scale).
+    """
+
+    def __init__(self, case, shown: dict, explained_class: int, probability: float, *, log_odds: bool = False):
+        self.case, self.shown = case, dict(shown)
+        self.explained_class, self.probability = int(explained_class), float(probability)
+        self.log_odds = bool(log_odds)
+
+    def predict(self, rows: pd.DataFrame) -> np.ndarray:
+        p = min(max(self.probability, 1e-9), 1 - 1e-9)
+        margin = np.log(p / (1 - p)) if self.log_odds else p - 0.5
+        estimate = np.full(len(rows), margin)
+        for feature, weight in self.shown.items():
+            estimate -= float(weight) * _changed(rows[feature], self.case[feature])
+        return np.where(estimate >= 0, self.explained_class, 1 - self.explained_class)
+
+
+class RuleReader(Reader):
+    """Predicts the rule's class inside the rule, abstains outside."""
+
+    def __init__(self, conditions, explained_class: int, *, categorical=()):
+        self.conditions, self.explained_class, self.categorical = list(conditions), int(explained_class), categorical
+
+    def predict(self, rows: pd.DataFrame) -> np.ndarray:
+        inside = rule_mask(self.conditions, rows, categorical=self.categorical)
+        return np.where(inside, self.explained_class, ABSTAIN)
+
+
+class CounterfactualReader(Reader):
+    """Predicts the other class for rows that follow a shown counterfactual, the case's class otherwise."""
+
+    def __init__(self, counterfactuals, explained_class: int):
+        self.changes = [dict(cf.changes) for cf in counterfactuals if cf.changes]
+        self.explained_class = int(explained_class)
+
+    def predict(self, rows: pd.DataFrame) -> np.ndarray:
+        follows = np.zeros(len(rows), dtype=bool)
+        for changes in self.changes:
+            ok = np.ones(len(rows), dtype=bool)
+            for feature, (old, new) in changes.items():
+                ok &= _follows(rows[feature], old, new)
+            follows |= ok
+        return np.where(follows, 1 - self.explained_class, self.explained_class)
+
+
+def _number(value) -> float | None:
+    if isinstance(value, (bool, np.bool_, str)) or value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):  # a label, not a number: compared as text by the caller
+        return None
+    return None if np.isnan(number) else number
+
+
+def _follows(column: pd.Series, old, new) -> np.ndarray:
+    """Rows that moved from ``old`` towards ``new`` at least as far as ``new`` (or equal ``new``)."""
+    a, b = _number(old), _number(new)
+    if a is not None and b is not None and pd.api.types.is_numeric_dtype(column):
+        z = column.to_numpy(dtype=float, na_value=np.nan)
+        step = b - a
+        with np.errstate(invalid="ignore"):
+            return np.isfinite(z) & ((z - a) * np.sign(step) >= abs(step) - 1e-9) & (step != 0)
+    return ~_changed(column, new)
+
+
+def make_reader(explanation, *, data, top_k: int = DISPLAY_TOP_K) -> Reader:
+    """The reader of one explanation, knowing only what it shows.
+
+    Parameters
+    ----------
+    explanation : Explanation
+        ``instance_id`` is a row position in ``data.X_test``.
+    data : Dataset
+    top_k : int
+        Attributions / counterfactuals shown (``personas.top_k_features``).
+
+    Raises
+    ------
+    ValueError
+        If the explanation failed or shows nothing a reader can apply (a narrative's text only).
+    """
+    if explanation.error is not None:
+        raise ValueError(f"The {explanation.method} explanation of case {explanation.instance_id} failed "
+                         f"({explanation.error}); there is nothing to read.")
+    features = list(data.feature_names)
+    named = named_features(explanation, feature_names=features, top_k=top_k)
+    if named is None:
+        raise ValueError(f"The {explanation.method} explanation of case {explanation.instance_id} has no "
+                         "attributions, rule or counterfactuals a reader can apply.")
+    c = int(explanation.predicted_class)
+    if explanation.attributions is not None:
+        case = data.X_test.iloc[int(explanation.instance_id)]
+        shown = {f: float(explanation.attributions[f]) for f in named}
+        log_odds = (explanation.extra or {}).get("output") == "log-odds"
+        return AttributionReader(case, shown, c, explanation.probability, log_odds=log_odds)
+    if explanation.rule is not None:
+        return RuleReader(explanation.rule.conditions, c, categorical=data.categorical_features)
+    return CounterfactualReader(explanation.counterfactuals[: int(top_k)], c)
+
+
+def reader_neighbours(data, instance_id: int, *, n: int, replace_share: float, random_state: int) -> pd.DataFrame:
+    """``n`` neighbours of a test case: each feature, independently with probability ``replace_share``,
+    takes its value from a training row drawn at random (per feature), as Anchor's and LIME's tabular
+    samplers perturb a case. Seeded by the run's seed and the case only: every method's reader of the
+    case sees the same neighbours."""
+    features = list(data.feature_names)
+    case = data.X_test.iloc[[int(instance_id)]][features]
+    rng = instance_rng(random_state, int(instance_id), "reader")
+    train = data.X_train[features]
+    donors = rng.integers(0, len(train), size=(int(n), len(features)))
+    replace = rng.random((int(n), len(features))) < float(replace_share)
+    pick = np.where(replace, donors, len(train))  # the case is appended after the training rows
+    pool = pd.concat([train, case], ignore_index=True)
+    out = {}
+    for j, f in enumerate(features):
+        column = pool[f] if pool[f].dtype == train[f].dtype else pool[f].astype(train[f].dtype)
+        out[f] = pd.Series(column.array.take(pick[:, j]), name=f)
+    return pd.DataFrame(out, columns=features)
+
+
+def reader_scores(expected, actual) -> tuple[float, float]:
+    """Precision (share of answered rows where the reader expected the model's class) and coverage
+    (share of rows answered); precision is ``NaN`` when the reader answered none."""
+    expected, actual = np.asarray(expected, dtype=int), np.asarray(actual, dtype=int)
+    answered = expected != ABSTAIN
+    coverage = float(answered.mean()) if len(answered) else float("nan")
+    precision = float((expected[answered] == actual[answered]).mean()) if answered.any() else float("nan")
+    return precision, coverage
+
+
+def reader_accuracy(precision: float, coverage: float, *, n_classes: int = 2) -> float:
+    """Accuracy of the reader when each abstention is a guess at chance: ``coverage * precision +
+    (1 - coverage) / n_classes`` (an abstaining reader is neither punished as wrong nor rewarded)."""
+    if not np.isfinite(coverage):
+        return float("nan")
+    answered = coverage * precision if coverage > 0 else 0.0
+    return float(answered + (1.0 - coverage) / n_classes)

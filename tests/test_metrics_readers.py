@@ -1,0 +1,114 @@
+"""Readers and claim-scoped faithfulness on models whose answers are computed by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from metrics_synthetic import _dataset
+
+from hexeval_engine.explanation import Condition, Counterfactual, Explanation, Rule
+from hexeval_engine.metrics.claim_comprehensiveness import claim_comprehensiveness
+from hexeval_engine.metrics.claim_sufficiency import claim_sufficiency
+from hexeval_engine.metrics.claims import named_features
+from hexeval_engine.metrics.readers import make_reader, reader_accuracy, reader_neighbours, reader_scores
+from hexeval_engine.technical.sanity import explanation_similarity
+
+FEATURES = ["a", "b", "c"]
+
+
+@pytest.fixture
+def data():
+    X = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0] * 5, "b": [5.0, 6.0, 7.0, 8.0] * 5, "c": [1.0, 0.0] * 10})
+    y = pd.Series([0, 1] * 10, name="y")
+    return _dataset(X, y, [], n_train=12)  # test row 0 = (0, 5, 1)
+
+
+ROWS = pd.DataFrame({"a": [0.0, 3.0, 0.0, 3.0], "b": [5.0, 5.0, 8.0, 8.0], "c": [1.0, 1.0, 1.0, 0.0]})
+
+
+def test_attribution_reader_subtracts_only_shown_changed_features(data):
+    # case (0, 5, 1), class 1 at p = 0.8; shown a: +0.2, b: +0.4 (c not shown, k = 2)
+    e = Explanation("SHAP", 0, 1, 0.8, attributions={"a": 0.2, "b": 0.4, "c": 0.01})
+    reader = make_reader(e, data=data, top_k=2)
+    # row0: nothing changed -> 0.8 -> 1; row1: a changed -> 0.6 -> 1; row2: b changed -> 0.4 -> 0;
+    # row3: a, b changed -> 0.2 -> 0 (c's change is ignored: not shown)
+    assert reader.predict(ROWS).tolist() == [1, 1, 0, 0]
+
+
+def test_attribution_reader_against_the_explained_class(data):
+    e = Explanation("LIME", 0, 0, 0.7, attributions={"a": -0.3, "b": 0.25})
+    # class 0 at 0.7; a changed -> 0.7 + 0.3 = 1.0 -> 0; b changed -> 0.45 -> 1; both -> 0.75 -> 0
+    assert make_reader(e, data=data).predict(ROWS).tolist() == [0, 0, 1, 0]
+
+
+def test_rule_reader_answers_inside_the_rule_only(data):
+    rule = Rule([Condition("a", "<=", 1.0, "a <= 1"), Condition("b", "<", 7.0, "b < 7")], 0.9, 0.3)
+    e = Explanation("Anchor", 0, 1, 0.9, rule=rule)
+    assert make_reader(e, data=data).predict(ROWS).tolist() == [1, -1, -1, -1]
+
+
+def test_counterfactual_reader_follows_direction_and_distance(data):
+    cf = Counterfactual({"a": (0.0, 2.0)}, 0.3, True, {"a": 2.0, "b": 5.0, "c": 1.0})
+    e = Explanation("DiCE", 0, 1, 0.8, counterfactuals=[cf])
+    # a moved from 0 to 3 (past 2) in rows 1 and 3 -> other class
+    assert make_reader(e, data=data).predict(ROWS).tolist() == [1, 0, 1, 0]
+    half = pd.DataFrame({"a": [1.0, -2.0], "b": [5.0, 5.0], "c": [1.0, 1.0]})
+    assert make_reader(e, data=data).predict(half).tolist() == [1, 1]  # not far enough / wrong way
+
+
+def test_reader_scores_and_accuracy():
+    precision, coverage = reader_scores([1, -1, 0, 1], [1, 0, 1, 1])
+    assert precision == pytest.approx(2 / 3) and coverage == 0.75
+    assert reader_accuracy(precision, coverage) == pytest.approx(0.75 * 2 / 3 + 0.25 * 0.5)
+    assert reader_accuracy(float("nan"), 0.0) == 0.5
+
+
+def test_narrative_without_structure_cannot_be_read(data):
+    with pytest.raises(ValueError, match="no attributions, rule or counterfactuals"):
+        make_reader(Explanation("Narrative", 0, 1, 0.8, text="story"), data=data)
+
+
+def test_neighbours_are_shared_and_seeded(data):
+    a = reader_neighbours(data, 0, n=50, replace_share=0.3, random_state=7)
+    b = reader_neighbours(data, 0, n=50, replace_share=0.3, random_state=7)
+    pd.testing.assert_frame_equal(a, b)
+    changed = (a != data.X_test.iloc[0]).to_numpy().mean()
+    assert 0.05 < changed < 0.4  # a changed value needs a redraw (p = 0.3) that differs from the case
+
+
+def test_named_features_is_what_is_shown():
+    e = Explanation("SHAP", 0, 1, 0.8, attributions={"a": 0.1, "b": -0.5, "c": 0.0})
+    assert named_features(e, feature_names=FEATURES, top_k=5) == ["b", "a"]  # zero attributions are not shown
+    cfs = [Counterfactual({"b": (5, 6)}, 0.2, True, {}), Counterfactual({"a": (0, 1), "b": (5, 7)}, 0.2, True, {})]
+    assert named_features(Explanation("DiCE", 0, 1, 0.8, counterfactuals=cfs), feature_names=FEATURES) == ["b", "a"]
+
+
+def test_claim_scores_by_hand():
+    # f(x) = 0.9, f(baseline) = 0.1: removing the named features -> 0.3; keeping only them -> 0.7
+    assert claim_comprehensiveness([0.9], [0.3], [0.1], min_gap=0.05)[0] == pytest.approx(0.75)
+    assert claim_sufficiency([0.7], [0.1], [0.9], min_gap=0.05)[0] == pytest.approx(0.75)
+    assert np.isnan(claim_sufficiency([0.7], [0.88], [0.9], min_gap=0.05)[0])
+
+
+def test_attribution_reader_reads_log_odds_on_their_scale(data):
+    # p = 0.8 -> logit 1.386; b changed loses 1.0 -> 0.386 >= 0 -> class 1; a and b changed: -0.114 -> 0
+    e = Explanation("SHAP", 0, 1, 0.8, attributions={"a": 0.5, "b": 1.0}, extra={"output": "log-odds"})
+    assert make_reader(e, data=data).predict(ROWS).tolist() == [1, 1, 1, 0]
+
+
+def test_randomisation_similarity_of_rules_and_counterfactuals():
+    def rule(*conds):
+        return Explanation("Anchor", 0, 1, 0.9, rule=Rule([Condition(f, op, v, "") for f, op, v in conds], 0.9, 0.2))
+
+    # {(a, above), (b, below)} vs {(a, above), (c, equal)}: 1 shared of 3
+    assert explanation_similarity(rule(("a", ">", 1), ("b", "<=", 2)), rule(("a", ">=", 3), ("c", "=", 1)),
+                                  FEATURES) == pytest.approx(1 / 3)
+    assert explanation_similarity(rule(("a", ">", 1)), rule(("a", "<", 1)), FEATURES) == 0.0  # direction differs
+
+    def cfs(*sets):
+        return Explanation("DiCE", 0, 1, 0.9, counterfactuals=[Counterfactual({f: (0, 1) for f in s}, 0.2, True, {})
+                                                               for s in sets])
+
+    assert explanation_similarity(cfs({"a"}, {"b"}), cfs({"a", "c"}), FEATURES) == pytest.approx(1 / 3)
+    assert explanation_similarity(cfs(), cfs(), FEATURES) == 1.0
