@@ -230,8 +230,10 @@ def _recommend(technical, ratings, config: HexevalConfig, *, warnings, narrative
                 "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
     told = ({"source": config.narratives.source, "summary": narrative_summary(narratives.table, config)}
             if narratives is not None else None)
+    weights = {p.name: p.weights() for p in configured_personas(config)} if config.personas.enabled else None
     return generate_recommendations(technical.metrics, ratings, config, per_instance=technical.per_instance,
-                                    warnings=warnings, rater_kind=rater_kind, narratives=told)
+                                    warnings=warnings, rater_kind=rater_kind, narratives=told,
+                                    persona_weights=weights)
 
 
 def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None):
