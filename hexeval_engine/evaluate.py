@@ -22,6 +22,7 @@ from .errors import ConfigError, ModelError
 from .models.compatibility import validate_model_data_compatibility
 from .models.model_loading import file_sha256, load_model
 from .models.model_performance import held_out_performance
+from .llm.failures import failure_warning
 from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
 from .progress import report, sub_progress
@@ -80,6 +81,8 @@ def evaluate(
     allow_pickle: bool = False,
     save: bool = True,
     api_key: str | None = None,
+    operator_key: bool = False,
+    allowed_urls: str | None = None,
     run_name: str | None = None,
     keep_inputs: bool = False,
 ) -> EvaluationResult:
@@ -110,6 +113,12 @@ def evaluate(
     api_key : str, optional
         LLM API key (the dashboard passes ``st.secrets`` here); default ``OPENAI_API_KEY`` / ``.env``.
         Never saved.
+    operator_key : bool
+        ``api_key`` is the operator's own (the dashboard's ``st.secrets``), not one a user typed in:
+        like ``OPENAI_API_KEY`` it goes only to OpenAI or the ``HEXEVAL_LLM_BASE_URLS`` allow-list,
+        whatever base URL a config names (``personas.base_url``, ``narratives.base_url``).
+    allowed_urls : str, optional
+        Extra allow-list entries for the operator's key (the dashboard's ``st.secrets`` value).
     run_name : str, optional
         For your own model and CSV: the name runs are filed under (``outputs/custom-<name>/``);
         default the CSV's file name.
@@ -158,12 +167,13 @@ def evaluate(
     if config.personas.enabled:
         # Persona file and rater problems (no file, no API key) fail now, not after the technical stage.
         configured_personas(config)
-        rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key)
+        rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key, operator_key, allowed_urls)
         rater_info = _rater_info(rater_obj, config)
     narration, narratives = None, None
     try:
         if config.narratives.enabled:  # a missing key or a switched-off source fails now, before the technical stage
-            narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root)
+            narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root,
+                                        operator_key=operator_key, allowed_urls=allowed_urls)
         t = time.perf_counter()
         technical = run_technical_evaluation(model, data, config,
                                              on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
@@ -178,12 +188,14 @@ def evaluate(
                                         persona_audiences=[p.audience for p in configured_personas(config)]
                                         if config.personas.enabled else ())
             technical.explanations += narratives.explanations
+            warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])
             timings["narratives"] = time.perf_counter() - t
         if rater_obj is not None:
             t = time.perf_counter()
             ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
                                              on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
             stats = dict(ratings.attrs.get("stats", {}))
+            warnings += _failures("personas", ratings["error"] if getattr(rater_obj, "kind", "") == "openai" else [])
             timings["personas"] = time.perf_counter() - t
     finally:
         if created:
@@ -238,7 +250,8 @@ def evaluate(
     return result
 
 
-def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None):
+def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool = False,
+                   allowed_urls: str | None = None):
     """(rater, created_here): a rater object passed in is used as is and not closed by us."""
     from .raters import rater_from_config
 
@@ -246,7 +259,8 @@ def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: st
         return rater, False
     if isinstance(rater, str):  # unchecked copy: rater_from_config rejects an unknown kind
         config = config.model_copy(update={"personas": config.personas.model_copy(update={"rater": rater})})
-    return rater_from_config(config, api_key=api_key, cache_dir=outputs_root), True
+    return rater_from_config(config, api_key=api_key, cache_dir=outputs_root, operator_key=operator_key,
+                             allowed_urls=allowed_urls), True
 
 
 def _rater_info(rater_obj, config: HexevalConfig) -> dict:
@@ -257,6 +271,12 @@ def _rater_info(rater_obj, config: HexevalConfig) -> dict:
         info["base_url"] = _strip_credentials(str(base_url))
     info["show_method_names"] = config.personas.show_method_names
     return info
+
+
+def _failures(stage: str, errors) -> list[dict]:
+    """The stage's failure warning (how many LLM answers failed and why) as a list of zero or one."""
+    warning = failure_warning(stage, list(errors))
+    return [warning] if warning else []
 
 
 def _strip_credentials(url: str) -> str:

@@ -34,7 +34,7 @@ def check_narratives_config(config: HexevalConfig) -> None:
 
 
 def narrative_tools(config: HexevalConfig, data=None, *, api_key: str | None = None, cache_dir=None,
-                    operator_key: bool = False) -> NarrativeTools:
+                    operator_key: bool = False, allowed_urls: str | None = None) -> NarrativeTools:
     """The narrator and extractor of ``config.narratives``.
 
     The LLM ones use the persona rater's connection settings (model and server unless
@@ -65,7 +65,8 @@ def narrative_tools(config: HexevalConfig, data=None, *, api_key: str | None = N
     client = LLMClient(model=n.llm_model or p.llm_model, base_url=n.base_url or p.base_url, api_key=api_key,
                        concurrency=p.concurrency, timeout=p.timeout_seconds, max_retries=p.max_retries,
                        cache_path=folder if p.cache else None, call_deadline=p.call_deadline_seconds,
-                       stage_deadline=p.stage_deadline_seconds, setting="narratives", operator_key=operator_key)
+                       stage_deadline=p.stage_deadline_seconds, setting="narratives", operator_key=operator_key,
+                       allowed_urls=allowed_urls)
     narrator = LLMNarrator(client, temperature=n.temperature) if n.narrator == "openai" else TemplateNarrator()
     extractor = LLMExtractor(client) if use_llm_extractor else offline
     return NarrativeTools(narrator, extractor)

@@ -44,7 +44,7 @@ def make_rater(kind: str = "simulated", **options) -> Rater:
 
 
 def rater_from_config(config: HexevalConfig, *, api_key: str | None = None, cache_dir=None,
-                      operator_key: bool = False) -> Rater:
+                      operator_key: bool = False, allowed_urls: str | None = None) -> Rater:
     """The rater ``config.personas`` describes.
 
     ``api_key`` overrides the environment (the dashboard passes ``st.secrets`` here, with
@@ -61,4 +61,5 @@ def rater_from_config(config: HexevalConfig, *, api_key: str | None = None, cach
     return make_rater("openai", model=p.llm_model, base_url=p.base_url, api_key=api_key, concurrency=p.concurrency,
                       timeout=p.timeout_seconds, max_retries=p.max_retries, temperature=p.temperature,
                       cache_path=folder / CACHE_FILE if p.cache else None, call_deadline=p.call_deadline_seconds,
-                      stage_deadline=p.stage_deadline_seconds, operator_key=operator_key)
+                      stage_deadline=p.stage_deadline_seconds, operator_key=operator_key,
+                      allowed_urls=allowed_urls)

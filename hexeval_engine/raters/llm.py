@@ -43,6 +43,8 @@ class LLMRater:
         Negotiate ``response_format`` (falls back automatically when refused).
     operator_key : bool
         ``api_key`` is the operator's (the dashboard's ``st.secrets``), not one typed in.
+    allowed_urls : str, optional
+        More allow-list entries for the operator's key (the dashboard's ``st.secrets``).
 
     Raises
     ------
@@ -55,11 +57,12 @@ class LLMRater:
     def __init__(self, *, model: str = "gpt-4o-mini", base_url: str | None = None, api_key: str | None = None,
                  concurrency: int = 8, timeout: float = 60.0, max_retries: int = 3, temperature: float = 0.2,
                  cache_path=None, structured_output: bool = True, call_deadline: float | None = None,
-                 stage_deadline: float | None = None, operator_key: bool = False):
+                 stage_deadline: float | None = None, operator_key: bool = False, allowed_urls: str | None = None):
         self.client = LLMClient(model=model, base_url=base_url, api_key=api_key, concurrency=concurrency,
                                 timeout=timeout, max_retries=max_retries, cache_path=cache_path,
                                 call_deadline=call_deadline, stage_deadline=stage_deadline,
-                                structured_output=structured_output, setting="personas", operator_key=operator_key)
+                                structured_output=structured_output, setting="personas", operator_key=operator_key,
+                                allowed_urls=allowed_urls)
         self.model, self.base_url = model, base_url
         self.concurrency, self.timeout, self.max_retries = self.client.concurrency, self.client.timeout, int(max_retries)
         self.temperature = float(temperature)
