@@ -11,7 +11,6 @@ flagged as edits while an edit made outside HEXEval is.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -81,31 +80,7 @@ def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str]) -> di
         The folder is not a run, or a path points outside it.
     """
     run_dir = Path(run_dir)
-    with _locked(run_dir):
-        return _record(run_dir, what, files)
-
-
-class _locked:
-    """An exclusive lock on the run folder itself (flock on its descriptor): two processes amending
-    the same run (two participants answering at once) take turns on run.json instead of losing an entry."""
-
-    def __init__(self, run_dir: Path):
-        self.run_dir = run_dir
-        self.fd = -1
-
-    def __enter__(self):
-        try:
-            self.fd = os.open(self.run_dir, os.O_RDONLY)
-        except OSError as err:
-            raise RunError(f"Run {shown(self.run_dir.name)} cannot be amended: its folder cannot be opened "
-                           f"({(err.strerror or type(err).__name__).lower()}). Pick a run listed by `hexeval runs list`.") from err
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc):
-        fcntl.flock(self.fd, fcntl.LOCK_UN)
-        os.close(self.fd)
-        return False
+    return _record(run_dir, what, files)
 
 
 def _record(run_dir: Path, what: str, files: dict) -> dict:

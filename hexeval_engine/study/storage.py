@@ -14,6 +14,7 @@ from pathlib import Path
 from ..errors import RunError
 from ..paths import shown
 from ..runs.amendments import record_amendment
+from .run_lock import run_lock
 
 STUDY_FILE = "study/study.json"
 ANSWERS_DIR = "study/answers"
@@ -47,7 +48,13 @@ def read_study(run_dir) -> dict:
 
 
 def write_study(run_dir, study: dict, *, what: str) -> None:
-    record_amendment(run_dir, what=what, files={STUDY_FILE: json.dumps(study, indent=2)})
+    amend(run_dir, what=what, files={STUDY_FILE: json.dumps(study, indent=2)})
+
+
+def amend(run_dir, *, what: str, files: dict) -> None:
+    """:func:`~hexeval_engine.runs.amendments.record_amendment` under the run's lock."""
+    with run_lock(run_dir):
+        record_amendment(run_dir, what=what, files=files)
 
 
 def answers_relpath(participant_id: str) -> str:
@@ -82,5 +89,5 @@ def all_answers(run_dir) -> list[dict]:
 def write_answers(run_dir, record: dict) -> None:
     """Save one participant's record atomically and record it in the run's manifest."""
     pid = record["participant_id"]
-    record_amendment(run_dir, what=f"study answers of participant {pid} ({len(record.get('answers', {}))} items)",
+    amend(run_dir, what=f"study answers of participant {pid} ({len(record.get('answers', {}))} items)",
                      files={answers_relpath(pid): json.dumps(record, indent=2)})
