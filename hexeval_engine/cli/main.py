@@ -10,7 +10,7 @@ import logging
 import sys
 
 from ..errors import HexevalError
-from . import commands
+from . import commands, study_commands
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -30,6 +30,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=commands.validate)
 
     commands.register_evaluation_commands(sub, _add_inputs)
+    study_commands.register(sub)
     return parser
 
 
