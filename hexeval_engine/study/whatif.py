@@ -16,12 +16,12 @@ from ..vocabulary import Vocabulary
 
 def candidate_values(X_train: pd.DataFrame, feature: str, current, *, categorical: bool) -> list:
     """Values a what-if may set ``feature`` to: other observed categories, or the 10th/50th/90th
-    percentiles of a numeric column (rounded like the column), never the current value."""
+    /25th/50th/75th/90th percentiles of a numeric column (rounded like the column), never the current value."""
     col = X_train[feature].dropna()
     if categorical or not pd.api.types.is_numeric_dtype(col):
         values = list(pd.unique(col))
     else:
-        values = list(np.unique(np.quantile(col.to_numpy(dtype=float), [0.1, 0.5, 0.9])))
+        values = list(np.unique(np.quantile(col.to_numpy(dtype=float), [0.1, 0.25, 0.5, 0.75, 0.9])))
         if pd.api.types.is_integer_dtype(col):
             values = sorted({int(round(v)) for v in values})
     return [v for v in values if not _same(v, current)]
@@ -35,10 +35,11 @@ def _same(a, b) -> bool:
 
 
 def draw_what_ifs(model, data, instance_ids: list[int], *, vocabulary: Vocabulary, seed: int) -> dict[int, dict]:
-    """One what-if per case, alternating wanted outcomes (change / no change) so about half change.
+    """One what-if per case, half of them (rounded up) chosen to change the prediction.
 
-    Every candidate (feature, value) of every case is re-predicted by ``model`` in one batch; a case
-    whose candidates cannot give the wanted outcome takes the other kind (recorded in ``changes``).
+    Every candidate (feature, value) of every case is re-predicted by ``model`` in one batch; the
+    cases that should change are drawn from those where some single change flips the prediction
+    (when fewer than half can, fewer change: ``changes`` records it per case).
 
     Returns
     -------
@@ -60,9 +61,11 @@ def draw_what_ifs(model, data, instance_ids: list[int], *, vocabulary: Vocabular
     originals = model.predict(data.X_test.iloc[[int(i) for i in instance_ids]])
     original = {iid: int(p) for iid, p in zip(instance_ids, originals)}
     predicted = model.predict(pd.DataFrame(rows, columns=data.feature_names)) if rows else np.array([])
-    order = list(instance_ids)
-    rng.shuffle(order)
-    want_change = {iid: k % 2 == 0 for k, iid in enumerate(order)}
+    can_change = [iid for iid in instance_ids
+                  if any(i == iid and int(p) != original[iid] for (i, _, _), p in zip(keys, predicted))]
+    rng.shuffle(can_change)
+    changing = set(can_change[:(len(instance_ids) + 1) // 2])
+    want_change = {iid: iid in changing for iid in instance_ids}
     result = {}
     for iid in instance_ids:
         options = [(f, v, int(p)) for (i, f, v), p in zip(keys, predicted) if i == iid]
