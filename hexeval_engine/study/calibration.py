@@ -39,42 +39,47 @@ def _ci(values: list[float]) -> tuple[float | None, float | None]:
 def _spearman(a: np.ndarray, b: np.ndarray) -> float | None:
     if len(a) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
         return None
-    return _finite(stats.spearmanr(a, b).statistic)
+    return _finite(np.corrcoef(stats.rankdata(a), stats.rankdata(b))[0, 1])  # Spearman's rho: Pearson on ranks
 
 
-def _kendall(frame: pd.DataFrame) -> float | None:
-    by_method = frame.groupby("explanation_type")[["human", "persona"]].mean()
-    if len(by_method) < 3 or by_method["human"].nunique() < 2 or by_method["persona"].nunique() < 2:
+def _kendall(human: np.ndarray, persona: np.ndarray, method: np.ndarray, n_methods: int) -> float | None:
+    """Kendall's tau between the methods' mean human and mean persona ratings (items given as arrays)."""
+    counts = np.bincount(method, minlength=n_methods)
+    seen = counts > 0
+    if seen.sum() < 3:
         return None
-    return _finite(stats.kendalltau(by_method["human"], by_method["persona"]).statistic)
-
-
-def _alphas(humans: pd.DataFrame, persona: pd.Series, dimension: str, keys: list) -> tuple:
-    groups = {k: g[dimension].dropna().tolist() for k, g in humans.groupby(["instance_index", "explanation_type"])}
-    among = ordinal_alpha([groups.get(k, []) for k in keys])
-    between = ordinal_alpha([[float(round(persona[k])), float(np.median(groups[k]))]
-                             for k in keys if k in groups and groups[k] and k in persona.index])
-    return among, between
+    h = np.bincount(method, weights=human, minlength=n_methods)[seen] / counts[seen]
+    p = np.bincount(method, weights=persona, minlength=n_methods)[seen] / counts[seen]
+    if np.ptp(h) == 0 or np.ptp(p) == 0:
+        return None
+    return _finite(stats.kendalltau(h, p).statistic)
 
 
 def _role_dimension(humans: pd.DataFrame, personas: pd.DataFrame, dimension: str, rng) -> dict:
-    h = humans.groupby(["instance_index", "explanation_type"])[dimension].mean()
-    p = personas.groupby(["instance_index", "explanation_type"])[dimension].mean()
+    keys_of = ["instance_index", "explanation_type"]
+    h = humans.groupby(keys_of)[dimension].mean()
+    p = personas.groupby(keys_of)[dimension].mean()
     paired = pd.DataFrame({"human": h, "persona": p}).dropna()
     keys = list(paired.index)
-    result = {"n_items": len(keys)}
-    point = {"spearman": _spearman(paired["human"].to_numpy(), paired["persona"].to_numpy()),
-             "kendall_tau_methods": _kendall(paired.reset_index())}
-    point["alpha_humans"], point["alpha_personas_humans"] = _alphas(humans, p, dimension, keys)
+    groups = {k: g[dimension].dropna().tolist() for k, g in humans.groupby(keys_of)}
+    human, persona = paired["human"].to_numpy(dtype=float), paired["persona"].to_numpy(dtype=float)
+    methods = sorted({k[1] for k in keys})
+    method = np.array([methods.index(k[1]) for k in keys], dtype=int)
+    among_units = [groups.get(k, []) for k in keys]
+    between_units = [[float(round(persona[i])), float(np.median(among_units[i]))] for i in range(len(keys))]
+
+    def measures(pick: np.ndarray) -> dict:
+        return {"spearman": _spearman(human[pick], persona[pick]),
+                "kendall_tau_methods": _kendall(human[pick], persona[pick], method[pick], len(methods)),
+                "alpha_humans": ordinal_alpha([among_units[i] for i in pick]),
+                "alpha_personas_humans": ordinal_alpha([between_units[i] for i in pick])}
+
+    point = measures(np.arange(len(keys)))
     draws = {name: [] for name in point}
     for _ in range(RESAMPLES if len(keys) >= 3 else 0):
-        pick = [keys[i] for i in rng.integers(len(keys), size=len(keys))]
-        sample = paired.loc[pick]
-        draws["spearman"].append(_spearman(sample["human"].to_numpy(), sample["persona"].to_numpy()))
-        draws["kendall_tau_methods"].append(_kendall(sample.reset_index()))
-        among, between = _alphas(humans, p, dimension, pick)
-        draws["alpha_humans"].append(among)
-        draws["alpha_personas_humans"].append(between)
+        for name, value in measures(rng.integers(len(keys), size=len(keys))).items():
+            draws[name].append(value)
+    result = {"n_items": len(keys)}
     for name, value in point.items():
         lo, hi = _ci(draws[name])
         result[name] = {"value": value, "ci_low": lo, "ci_high": hi}
