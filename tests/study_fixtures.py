@@ -21,7 +21,7 @@ def saved_run(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def run_copy(saved_run, tmp_path) -> Path:
-    target = tmp_path / "heart" / saved_run.name
+    target = tmp_path / "outputs" / "heart" / saved_run.name  # under the runs root the conftest sets
     shutil.copytree(saved_run, target)
     return target
 
