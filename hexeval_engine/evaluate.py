@@ -140,7 +140,7 @@ def evaluate(
         config = with_default_personas(config)
     data = load_data_for_config(data_path, config, target_column)
     config = _name_outcomes(config, data)
-    model = load_model(model_path, allow_pickle=allow_pickle)
+    model = load_model(model_path, allow_pickle=allow_pickle, data=data)
     model.input_codes = category_codes(data, config.data)  # data.categorical_encoding: label | ordinal
     timings["load"] = time.perf_counter() - start
 

@@ -143,7 +143,7 @@ def _check(folder: Path, model: UploadedFile, csv: UploadedFile, target: str, co
     if cfg is None:
         return check
     dataset = _data(check, cfg)
-    loaded = _model(check, allow_pickle)
+    loaded = _model(check, allow_pickle, dataset)
     if dataset is None or loaded is None:
         return check
     try:
@@ -168,14 +168,15 @@ def file_type_problems(model_name: str, csv_name: str, *, allow_pickle: bool) ->
         problems.append(str(ModelError(
             f"The model file '{model_name}' is a pickle/joblib file, which this server does not accept: loading one "
             "runs any code it contains. Convert it on your own computer and upload the result: "
-            "skops.io.dump(model, 'model.skops') for a scikit-learn pipeline, or model.save_model('model.json') for "
-            "a bare XGBoost classifier.")))
+            "skops.io.dump(model, 'model.skops') for a scikit-learn pipeline, model.save_model('model.json') for "
+            "a bare XGBoost classifier, or an ONNX export (.onnx) for a model of any framework.")))
     elif model_suffix not in MODEL_SUFFIXES:
         accepted = ", ".join(MODEL_SUFFIXES if allow_pickle else SAFE_SUFFIXES)
         problems.append(str(ModelError(
             f"The model file '{model_name}' has the type '{model_suffix or 'none'}', which HEXEval cannot load. "
             f"Accepted model formats: {accepted} (.skops for scikit-learn pipelines saved with skops.io.dump, "
-            ".json/.ubj for XGBoost models saved with save_model): they hold no code, so loading them is safe.")))
+            ".json/.ubj for XGBoost models saved with save_model, .onnx for models of any framework exported to "
+            "ONNX): they hold no code, so loading them is safe.")))
     csv_suffix = Path(csv_name).suffix.lower()
     if csv_suffix in SPREADSHEET_SUFFIXES:
         problems.append(str(DataError(
@@ -260,9 +261,9 @@ def _data(check: UploadCheck, cfg):
     return dataset
 
 
-def _model(check: UploadCheck, allow_pickle: bool):
+def _model(check: UploadCheck, allow_pickle: bool, dataset=None):
     try:
-        loaded = load_model(check.model_path, allow_pickle=allow_pickle)
+        loaded = load_model(check.model_path, allow_pickle=allow_pickle, data=dataset)
     except HexevalError as err:
         check.errors.append(str(err))
         return None

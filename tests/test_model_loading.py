@@ -83,7 +83,7 @@ def test_models_that_cannot_be_evaluated(tmp_path, small):
     X, y, _ = small
     path = tmp_path / "reg.joblib"
     joblib.dump(LinearRegression().fit(X, y), path)
-    with pytest.raises(ModelError, match="has no predict_proba"):
+    with pytest.raises(ModelError, match="LinearRegression. is a regressor"):
         load_model(path, allow_pickle=True)
     multi = tmp_path / "multi.joblib"
     joblib.dump(LogisticRegression().fit(X, np.arange(80) % 3), multi)

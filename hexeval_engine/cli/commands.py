@@ -50,7 +50,7 @@ def validate(args: argparse.Namespace) -> int:
     data = load_data_for_config(data_path, config, target)
     print_quality(data)
     # The CLI reads the operator's own files, so pickles are allowed here (never for dashboard uploads).
-    model = load_model(model_path, allow_pickle=True)
+    model = load_model(model_path, allow_pickle=True, data=data)
     result = validate_model_data_compatibility(model, data)
     print_validation(model, result)
     return 0 if result["status"] == "valid" else 1

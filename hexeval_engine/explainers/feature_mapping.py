@@ -61,6 +61,9 @@ def sum_to_raw(values: np.ndarray, mapping: np.ndarray, p: int) -> np.ndarray:
 
 
 def _output_names(model) -> list[str] | None:
+    if getattr(model.final_estimator, "opaque_graph", False):
+        log.info("The model is a compiled graph (ONNX): its internals are not visible; using a model-agnostic explainer.")
+        return None
     pre = model.preprocessor
     if pre is None:
         steps = getattr(model.estimator, "steps", None)

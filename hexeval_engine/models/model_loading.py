@@ -1,7 +1,8 @@
 """``load_model``: load a classifier from a file without letting the file run code.
 
 Safe formats are always accepted: skops (``.skops``, checked against a fixed allow-list of trusted
-types) and XGBoost's native ``.json``/``.ubj``. Pickle/joblib files execute code when loaded, so
+types), XGBoost's native ``.json``/``.ubj`` and ONNX (``.onnx``, without external data files or
+custom-operator domains; see ``onnx_model``). Pickle/joblib files execute code when loaded, so
 they are opened only when the caller passes ``allow_pickle=True`` (the operator's own files: the
 CLI and the bundled use cases), never because a remote user asked.
 """
@@ -9,16 +10,18 @@ CLI and the bundled use cases), never because a remote user asked.
 from __future__ import annotations
 
 import hashlib
+import json
 import importlib
 import logging
 from pathlib import Path
 
 from ..errors import ModelError
-from .model_wrapper import HexevalModel
+from .model_wrapper import HexevalModel, describe_target
+from .onnx_model import load_onnx
 
 log = logging.getLogger(__name__)
 
-SAFE_SUFFIXES = (".skops", ".json", ".ubj")
+SAFE_SUFFIXES = (".skops", ".json", ".ubj", ".onnx")
 PICKLE_SUFFIXES = (".pkl", ".pickle", ".joblib")
 
 # Types skops does not trust by default but that carry no code: numpy dtypes, fitted tree
@@ -40,17 +43,20 @@ TRUSTED_SKOPS_TYPES = frozenset({
 })
 
 
-def load_model(path, *, allow_pickle: bool = False, threshold: float | None = None) -> HexevalModel:
+def load_model(path, *, allow_pickle: bool = False, threshold: float | None = None, data=None) -> HexevalModel:
     """Load a binary classifier and wrap it so it predicts on raw CSV columns.
 
     Parameters
     ----------
     path : str or Path
-        ``.skops``, XGBoost ``.json``/``.ubj``, or (with ``allow_pickle``) ``.pkl``/``.joblib``.
+        ``.skops``, XGBoost ``.json``/``.ubj``, ``.onnx``, or (with ``allow_pickle``) ``.pkl``/``.joblib``.
     allow_pickle : bool
         Open pickle/joblib files. Only for files from the operator's own disk.
     threshold : float, optional
         Decision threshold on the positive-class probability (default 0.5, or the artefact's own).
+    data : Dataset, optional
+        The data the model will be evaluated on: a model of another task (a regressor, a model of
+        more than two classes) is refused with a message that names the target too.
     """
     path = Path(path)
     if not path.exists():
@@ -59,7 +65,9 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
     if suffix == ".skops":
         artefact, kind = _load_skops(path), "skops"
     elif suffix in (".json", ".ubj"):
-        artefact, kind = _load_xgboost(path), "xgboost"
+        artefact, kind = _load_xgboost(path, describe_target(data)), "xgboost"
+    elif suffix == ".onnx":
+        artefact, kind = load_onnx(path), "onnx"
     elif suffix in PICKLE_SUFFIXES:
         if not allow_pickle:
             raise ModelError(
@@ -70,8 +78,9 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
         artefact, kind = _load_pickle(path), "pickle"
     else:
         raise ModelError(f"Unsupported model file type '{suffix or path.name}'. Use .skops (scikit-learn pipelines), "
-                         ".json/.ubj (XGBoost), or .pkl/.joblib where the operator allows pickles.")
-    return HexevalModel.from_artefact(artefact, source=str(path), kind=kind, sha256=file_sha256(path), threshold=threshold)
+                         ".json/.ubj (XGBoost), .onnx (any framework exported to ONNX), or .pkl/.joblib where the operator allows pickles.")
+    return HexevalModel.from_artefact(artefact, source=str(path), kind=kind, sha256=file_sha256(path), threshold=threshold,
+                                      target_note=describe_target(data))
 
 
 def file_sha256(path) -> str:
@@ -129,22 +138,28 @@ def _looks_like(path: Path) -> str:
     return ""
 
 
-def _load_xgboost(path: Path):
+def _load_xgboost(path: Path, target_note: str = ""):
     import xgboost as xgb
 
-    clf = xgb.XGBClassifier()
+    booster = xgb.Booster()
     try:
-        clf.load_model(path)
+        booster.load_model(path)
     except Exception as err:  # xgboost raises XGBoostError, ValueError, ...; its text holds a C++ trace and paths
         log.info("XGBoost could not read %s: %s", path, err)
         kind = _looks_like(path)
         hint = (f" It looks like {kind}: give it that file's own extension." if kind else
                 " If it is an XGBoost model, save it again with model.save_model('model.json').")
         raise ModelError(f"'{path.name}' is not a readable XGBoost model file.{hint}") from err
-    objective = clf.get_booster().attr("objective") or clf.get_xgb_params().get("objective", "")
-    if str(objective).startswith("multi:") or (getattr(clf, "n_classes_", 2) or 2) > 2:
-        raise ModelError(f"'{path.name}' is a multi-class XGBoost model ({objective}). HEXEval evaluates binary "
-                         "classifiers only; train a binary:logistic model.")
+    objective = str(json.loads(booster.save_config())["learner"]["objective"]["name"])
+    if objective.startswith("reg:"):
+        raise ModelError(f"'{path.name}' is an XGBoost regressor ({objective}): it predicts a number, not the "
+                         f"probabilities of classes{target_note}. HEXEval evaluates binary classifiers; train an "
+                         "XGBClassifier (binary:logistic) on this target.")
+    clf = xgb.XGBClassifier()
+    clf.load_model(path)  # the same bytes the booster just read
+    if objective.startswith("multi:") or (getattr(clf, "n_classes_", 2) or 2) > 2:
+        raise ModelError(f"'{path.name}' is a multi-class XGBoost model ({objective}){target_note}. HEXEval evaluates "
+                         "binary classifiers only; train a binary:logistic model on this target.")
     return clf
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import PurePath
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,7 +39,10 @@ class HexevalModel:
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
-    def from_artefact(cls, artefact, *, source="", kind="", sha256="", threshold=None) -> "HexevalModel":
+    def from_artefact(cls, artefact, *, source="", kind="", sha256="", threshold=None,
+                      target_note: str = "") -> "HexevalModel":
+        """Wrap a loaded artefact; ``target_note`` (see :func:`describe_target`) names the data's target in
+        the message that refuses a model of another task (a regressor, a K-class model)."""
         preprocessor, names, art_threshold = None, None, None
         estimator = artefact
         if isinstance(artefact, dict):
@@ -49,7 +53,7 @@ class HexevalModel:
             preprocessor = artefact.get("preprocessor")
             names = list(artefact["feature_names"]) if artefact.get("feature_names") is not None else None
             art_threshold = artefact.get("threshold")
-        _check_estimator(estimator, source)
+        _check_estimator(estimator, source, target_note)
         if names is None:
             raw_in = preprocessor if preprocessor is not None else estimator
             fitted = getattr(raw_in, "feature_names_in_", None)
@@ -203,12 +207,36 @@ def _booster_feature_names(est):
     return None
 
 
-def _check_estimator(est, source) -> None:
+def describe_target(data) -> str:
+    """``", but the target 'num' has 2 classes (0, 1)"`` for a refusal message ('' without data)."""
+    if data is None:
+        return ""
+    return f", but the target '{data.target}' has 2 classes ({show_all(data.class_labels)})"
+
+
+def _check_estimator(est, source, target_note: str = "") -> None:
+    where = f"The model in {PurePath(source).name if source else 'the file'} ({type(est).__name__})"
     if not hasattr(est, "predict_proba"):
-        raise ModelError(f"The model in {source or 'the file'} ({type(est).__name__}) has no predict_proba. HEXEval needs "
+        if _is_regressor(est):
+            raise ModelError(f"{where} is a regressor: it predicts a number, not the probabilities of classes{target_note}. "
+                             "HEXEval evaluates binary classifiers: train a classifier on this target (e.g. "
+                             "LogisticRegression, RandomForestClassifier or XGBClassifier) and evaluate that.")
+        raise ModelError(f"{where} has no predict_proba. HEXEval needs "
                          "probabilities: use a classifier such as LogisticRegression, RandomForestClassifier or "
                          "XGBClassifier, or wrap an SVM in CalibratedClassifierCV.")
     classes = getattr(est, "classes_", None)
     if classes is not None and len(classes) != 2:
-        raise ModelError(f"The model in {source or 'the file'} was trained on {len(classes)} classes "
-                         f"({show_all(classes)}). HEXEval evaluates binary classifiers only.")
+        raise ModelError(f"{where} was trained on {len(classes)} classes ({show_all(classes)}){target_note}. "
+                         "HEXEval evaluates binary classifiers only: use a model trained on this two-class target.")
+
+
+def _is_regressor(est) -> bool:
+    """scikit-learn's own verdict (``is_regressor``), else: it predicts but gives no probabilities."""
+    from sklearn.base import is_regressor  # scikit-learn is only needed once a model is checked
+
+    steps = getattr(est, "steps", None)
+    final = steps[-1][1] if steps else est
+    try:
+        return bool(is_regressor(final))
+    except (AttributeError, TypeError):  # objects that are not scikit-learn estimators
+        return hasattr(final, "predict")
