@@ -10,7 +10,7 @@ import logging
 import sys
 
 from ..errors import HexevalError
-from . import commands, evaluation_commands
+from . import commands, evaluation_commands, study_commands
 from .inputs import UsageError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -31,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=commands.validate)
 
     evaluation_commands.register(sub, _add_inputs)
+    study_commands.register(sub)
     return parser
 
 
