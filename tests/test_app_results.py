@@ -159,6 +159,8 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     a = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
     b = save_fixture_run(outputs, shift=-2, failed="DiCE", created="2026-01-03T03:04:05+00:00")
     at = app()
+    assert not any(b.label == "Compare" for b in at.button)  # compare has its own page, linked from here
+    open_page(at, "pages/compare.py")
     assert next(b for b in at.button if b.label == "Compare").disabled  # nothing is compared until two runs are chosen
     at.selectbox(key="compare_a").set_value(str(a)).run()
     at.selectbox(key="compare_b").set_value(str(b)).run()
@@ -167,12 +169,15 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     page = texts(at)
     caption = next(c.value for c in at.caption if c.value.startswith("A: "))
     assert "Run A → run B" in page and caption.index("2026-01-02") < caption.index("2026-01-03")  # A is the run chosen as A
-    metrics = frame_with(at, "Difference")
+    metrics = frame_with(at, "Difference (95% interval)")
     shap = metrics[(metrics["Method"] == "SHAP") & (metrics["Metric"] == "Insertion AUC ↑")].iloc[0]
-    assert shap["Difference"] == "-0.100" and shap["Run A"] == "0.800"
-    ratings = frame_with(at, "Persona").set_index(["Persona", "Method"])
-    assert ratings.loc[("Patient", "SHAP"), "Trust"].startswith("-")
-    assert ratings.loc[("Patient", "DiCE"), "Trust"] == "—"  # DiCE failed in run B, so it was not rated
+    # 0.80 (0.75–0.85) against 0.70 (0.65–0.75): the intervals touch, so the change is not called worse
+    assert shap["Run A"] == "0.800" and shap["Difference (95% interval)"].startswith("-0.100 (-0.")
+    assert shap["Difference (95% interval)"].endswith("within the uncertainty")
+    ratings = frame_with(at, "Persona").set_index(["Persona", "Method", "Rating"])
+    patient = ratings.loc[("Patient", "SHAP", "Trust")]
+    assert patient["Ratings (A / B)"] == "4 / 4" and patient["Difference (95% interval)"].startswith("-0.50")
+    assert ratings.loc[("Patient", "DiCE", "Trust"), "Difference (95% interval)"] == "only in one run"
     assert "**Patient**: DiCE → **" in page  # DiCE failed in run B, so the patient gets another method
     assert not at.warning  # same model and data
     button(at, "Close comparison").click().run()
@@ -183,6 +188,7 @@ def test_compare_warns_when_the_runs_used_different_models(outputs):
     a = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
     b = save_fixture_run(outputs, created="2026-01-03T03:04:05+00:00", model_sha256="cd" * 32)
     at = app()
+    open_page(at, "pages/compare.py")
     at.selectbox(key="compare_a").set_value(str(a)).run()
     at.selectbox(key="compare_b").set_value(str(b)).run()
     button(at, "Compare").click().run()
@@ -195,10 +201,9 @@ def test_compare_warns_when_the_runs_used_different_models(outputs):
         "from the model, not from the settings."]
 
 
-def test_change_colour_follows_the_metric_direction():
-    assert change_style(0.1, "higher") == BETTER and change_style(-0.1, "higher") == WORSE
-    assert change_style(-0.1, "lower") == BETTER and change_style(0.1, "lower") == WORSE
-    assert change_style(0.0, "higher") == "" and change_style(float("nan"), "lower") == ""
+def test_only_a_change_beyond_the_uncertainty_is_coloured():
+    assert change_style("better") == BETTER and change_style("worse") == WORSE
+    assert change_style("within the uncertainty") == "" and change_style("only in one run") == ""
 
 
 def test_delete_asks_first_and_clears_the_run_on_screen(outputs):
