@@ -10,6 +10,7 @@ import pytest
 from app_helpers import ROOT, app, button, chart_titles, frame_with, open_page, texts
 from hexeval_engine import get_usecase
 from hexeval_ui.compare_view import BETTER, WORSE, change_style
+from hexeval_engine.runs import store as runs
 from ui_run_fixtures import save_fixture_run
 
 RESULTS, RECS, CONFIGURE = "pages/results.py", "pages/recommendations.py", "pages/configure_run.py"
@@ -263,3 +264,30 @@ def test_warnings_and_the_random_baseline_are_shown_where_results_are_read(outpu
     assert rows.at["Random", "Difference from random"] == "reference"
     assert rows.at["SHAP", "Beats random"] in ("yes", "no")
     assert (rows["Cases"] > 0).all()
+
+
+def test_compare_runs_of_different_use_cases_lists_one_sided_stakeholders(outputs):
+    heart = runs.load_run(save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00"))
+    manifest = dict(heart.manifest, run_id=runs.new_run_id(), usecase="credit_risk", usecase_title="Credit risk",
+                    created="2026-01-03T03:04:05+00:00", data={"sha256": "ef" * 32})
+    recs = {"stakeholders": {"Loan Officer": {"recommended_method": "SHAP"},
+                             "Patient": dict(heart.recommendations["stakeholders"]["Patient"])}}
+    credit = runs.save_run(outputs, "credit_risk", manifest=manifest, recommendations=recs, explanations=[],
+                           tables={"technical_metrics": heart.technical_metrics,
+                                   "technical_metrics_long": heart.technical_metrics_long,
+                                   "persona_ratings": heart.persona_ratings})
+    at = app()
+    assert any("compare" in str(link.proto.page) for link in at.get("page_link"))  # Configure & Run links to it
+    assert "compare_a" not in [s.key for s in at.selectbox]
+    open_page(at, "pages/compare.py")
+    at.selectbox(key="compare_a").set_value(str(heart.path)).run()
+    at.selectbox(key="compare_b").set_value(str(credit)).run()
+    button(at, "Compare").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert "different use cases" in at.warning[0].value and "Credit risk" in at.warning[0].value
+    page = texts(at)
+    assert "Only in run A: Lead Cardiologist (not compared)." in page
+    assert "Only in run B: Loan Officer (not compared)." in page
+    assert "none" not in page.split("Recommendation changes")[1].split("Technical metrics")[0]
+    assert "Every stakeholder present in both runs gets the same method in both." in page  # the Patient's pick
