@@ -251,7 +251,9 @@ def fidelity_comparison(name: str, instances: int) -> None:
     import numpy as np
 
     from hexeval_engine.explainers import explain_instances
-    from hexeval_engine.metrics import deletion_insertion_auc, deletion_insertion_auc_loop, make_baseline
+    from hexeval_engine.metrics import deletion_insertion_auc, make_baseline
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the per-row check lives with the tests
+    from fidelity_loop import deletion_insertion_auc_loop
     from workloads import load_workload
 
     model, data, config, _ = load_workload(name, 100)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import logging
 import re
-import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -22,13 +21,20 @@ from .errors import ConfigError, ModelError
 from .models.compatibility import validate_model_data_compatibility
 from .models.model_loading import file_sha256, load_model
 from .models.model_performance import held_out_performance
+from .llm.failures import failure_warning
+from .models.prepare import prepare_usecase
 from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
-from .progress import report, sub_progress
+from .progress import StageClock, report, sub_progress
+from .raters import rater_from_config
+from .raters.run import configured_personas, run_persona_evaluation, with_default_personas
+from .recommend.recommender import generate_recommendations
 from .runs.folders import check_output_root
-from .runs.inputs import copies_for, record_copies
-from .runs.manifest import build_manifest, explanation_records
-from .runs.store import new_run_id, save_run
+from .runs.inputs import copies_for
+from .runs.manifest import build_manifest
+from .runs.record import add_evaluation_sections, save_evaluation
+from .runs.store import new_run_id
+from .technical.run import run_technical_evaluation
 from .technical.sanity import run_sanity_checks
 from .usecases import get_usecase
 from .vocabulary import humanise
@@ -80,6 +86,8 @@ def evaluate(
     allow_pickle: bool = False,
     save: bool = True,
     api_key: str | None = None,
+    operator_key: bool = False,
+    allowed_urls: str | None = None,
     run_name: str | None = None,
     keep_inputs: bool = False,
 ) -> EvaluationResult:
@@ -110,6 +118,12 @@ def evaluate(
     api_key : str, optional
         LLM API key (the dashboard passes ``st.secrets`` here); default ``OPENAI_API_KEY`` / ``.env``.
         Never saved.
+    operator_key : bool
+        ``api_key`` is the operator's own (the dashboard's ``st.secrets``), not one a user typed in:
+        like ``OPENAI_API_KEY`` it goes only to OpenAI or the ``HEXEVAL_LLM_BASE_URLS`` allow-list,
+        whatever base URL a config names (``personas.base_url``, ``narratives.base_url``).
+    allowed_urls : str, optional
+        Extra allow-list entries for the operator's key (the dashboard's ``st.secrets`` value).
     run_name : str, optional
         For your own model and CSV: the name runs are filed under (``outputs/custom-<name>/``);
         default the CSV's file name.
@@ -117,18 +131,79 @@ def evaluate(
         Copy the model file and the CSV into the run folder (the dashboard does for uploads, whose
         temporary files disappear), so the run can be reopened and explored later.
     """
-    from .raters.run import configured_personas, run_persona_evaluation, with_default_personas
-    from .recommend.recommender import generate_recommendations
-    from .technical.run import run_technical_evaluation
-
     progress = report(on_progress)
-    timings: dict[str, float] = {}
-    start = time.perf_counter()
-    progress(0, 100, "Loading data and model")
+    clock = StageClock()
+    with clock("load", from_start=True):
+        progress(0, 100, "Loading data and model")
+        uc, config, data, model, model_path, data_path = _load_inputs(
+            model_path, data_path, target_column, config_path, config_overrides, usecase=usecase,
+            allow_pickle=allow_pickle)
+    with clock("validate"):
+        validation = _validate(model, data)
+    outputs_root = Path(output_dir) if output_dir else configured_outputs_root(config.output.dir)
+    if save:  # an unwritable output folder fails now, before the explainers and the LLM run (issue 14)
+        check_output_root(outputs_root)
+    # Persona file and rater problems (no file, no API key) fail now, not after the technical stage.
+    rater_obj, created, rater_info = _persona_rater(rater, config, outputs_root, api_key, operator_key, allowed_urls)
+    ratings, stats, narration, narratives = None, {}, None, None
+    try:
+        if config.narratives.enabled:  # a missing key or a switched-off source fails now, before the technical stage
+            narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root,
+                                        operator_key=operator_key, allowed_urls=allowed_urls)
+        with clock("technical"):
+            technical = run_technical_evaluation(model, data, config,
+                                                 on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
+        with clock("sanity_checks"):
+            progress(60, 100, "Sanity checks: model signal and randomised model")
+            sanity, warnings = run_sanity_checks(model, data, config, technical)
+        if narration is not None:
+            with clock("narratives"):
+                narratives = _narrate(data, technical, config, narration)
+                warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])
+        if rater_obj is not None:
+            with clock("personas"):
+                ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
+                                                 on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
+                stats = dict(ratings.attrs.get("stats", {}))
+                warnings += _failures("personas",
+                                      ratings["error"] if getattr(rater_obj, "kind", "") == "openai" else [])
+    finally:
+        if created:
+            rater_obj.close()
+        if narration is not None:
+            narration.close()
+    with clock("recommendations"):
+        recommendations = _recommend(technical, ratings, config, warnings=warnings, narratives=narratives,
+                                     rater_kind=rater_info.get("kind"))
+    timings = clock.finish()
+
+    name = uc.name if uc else _custom_name(run_name or Path(str(data_path)).stem)
+    copies = copies_for(model_path, data_path) if keep_inputs else {}
+    manifest = build_manifest(
+        run_id=new_run_id(), usecase=name,
+        usecase_title=uc.title if uc else _custom_title(run_name, model_path, data_path),
+        config=config, data=data, data_sha256=_sha(data_path), model=model, validation=validation,
+        technical=technical, ratings=ratings, persona_stats=stats, rater=rater_info, timings=timings,
+        created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
+    add_evaluation_sections(manifest, warnings=warnings, sanity=sanity, narratives=narratives,
+                            performance=held_out_performance(model, data), copies=copies)
+    result = EvaluationResult(manifest["run_id"], name, config, technical, ratings, stats, recommendations, validation,
+                              manifest, warnings=warnings, sanity=sanity,
+                              narratives=narratives.table if narratives is not None else None, data=data, model=model)
+    if save:
+        progress(96, 100, "Saving the run")
+        result.output_path = save_evaluation(outputs_root, name, manifest=manifest, technical=technical,
+                                             ratings=ratings, narratives=narratives, recommendations=recommendations,
+                                             save_explanations=config.output.save_explanations, copies=copies)
+        result.run_id = manifest["run_id"]
+    progress(100, 100, "Done")
+    return result
+
+
+def _load_inputs(model_path, data_path, target_column, config_path, config_overrides, *, usecase, allow_pickle):
+    """(use case or None, config, data, model, model path, data path): the inputs resolved, read and checked."""
     uc = get_usecase(usecase) if usecase else None
     if uc is not None:
-        from .models.prepare import prepare_usecase
-
         if not uc.is_prepared:
             prepare_usecase(uc)
         model_path, data_path = model_path or uc.model_path, data_path or uc.data_path
@@ -142,111 +217,57 @@ def evaluate(
     config = _name_outcomes(config, data)
     model = load_model(model_path, allow_pickle=allow_pickle, data=data)
     model.input_codes = category_codes(data, config.data)  # data.categorical_encoding: label | ordinal
-    timings["load"] = time.perf_counter() - start
+    return uc, config, data, model, model_path, data_path
 
-    t = time.perf_counter()
+
+def _validate(model, data) -> dict:
+    """The compatibility check's result; ModelError listing the problems when the model cannot be evaluated."""
     validation = validate_model_data_compatibility(model, data)
     if validation["status"] != "valid":
         raise ModelError("The model cannot be evaluated on this data:\n  - " + "\n  - ".join(validation["errors"]))
-    timings["validate"] = time.perf_counter() - t
-
-    outputs_root = Path(output_dir) if output_dir else configured_outputs_root(config.output.dir)
-    if save:  # an unwritable output folder fails now, before the explainers and the LLM run (issue 14)
-        check_output_root(outputs_root)
-    ratings, stats, rater_info = None, {}, {"kind": "none"}
-    rater_obj, created = None, False
-    if config.personas.enabled:
-        # Persona file and rater problems (no file, no API key) fail now, not after the technical stage.
-        configured_personas(config)
-        rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key)
-        rater_info = _rater_info(rater_obj, config)
-    narration, narratives = None, None
-    try:
-        if config.narratives.enabled:  # a missing key or a switched-off source fails now, before the technical stage
-            narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root)
-        t = time.perf_counter()
-        technical = run_technical_evaluation(model, data, config,
-                                             on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
-        timings["technical"] = time.perf_counter() - t
-        t = time.perf_counter()
-        progress(60, 100, "Sanity checks: model signal and randomised model")
-        sanity, warnings = run_sanity_checks(model, data, config, technical)
-        timings["sanity_checks"] = time.perf_counter() - t
-        if narration is not None:
-            t = time.perf_counter()
-            narratives = run_narratives(data, technical, config, tools=narration,
-                                        persona_audiences=[p.audience for p in configured_personas(config)]
-                                        if config.personas.enabled else ())
-            technical.explanations += narratives.explanations
-            timings["narratives"] = time.perf_counter() - t
-        if rater_obj is not None:
-            t = time.perf_counter()
-            ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
-                                             on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
-            stats = dict(ratings.attrs.get("stats", {}))
-            timings["personas"] = time.perf_counter() - t
-    finally:
-        if created:
-            rater_obj.close()
-        if narration is not None:
-            narration.close()
-
-    t = time.perf_counter()
-    if config.recommendations.enabled:
-        told = ({"source": config.narratives.source, "summary": narrative_summary(narratives.table, config)}
-                if narratives is not None else None)
-        recommendations = generate_recommendations(technical.metrics, ratings, config,
-                                                   per_instance=technical.per_instance, warnings=warnings,
-                                                   rater_kind=rater_info.get("kind"), narratives=told)
-    else:
-        recommendations = {"mode": "disabled", "stakeholders": {}, "warnings": warnings,
-                           "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
-    timings["recommendations"] = time.perf_counter() - t
-    timings["total"] = time.perf_counter() - start
-
-    run_id = new_run_id()
-    name = uc.name if uc else _custom_name(run_name or Path(str(data_path)).stem)
-    manifest = build_manifest(
-        run_id=run_id, usecase=name, usecase_title=uc.title if uc else _custom_title(run_name, model_path, data_path),
-        config=config, data=data, data_sha256=_sha(data_path), model=model, validation=validation,
-        technical=technical, ratings=ratings, persona_stats=stats, rater=rater_info, timings=timings,
-        created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
-    manifest["warnings"], manifest["sanity_checks"] = warnings, sanity
-    if narratives is not None:
-        manifest["narratives"] = narratives.stats
-    manifest["model"]["performance"] = held_out_performance(model, data)  # the model card, on held-out rows
-    copies = copies_for(model_path, data_path) if keep_inputs else {}
-    record_copies(manifest, copies)
-    result = EvaluationResult(run_id, name, config, technical, ratings, stats, recommendations, validation, manifest,
-                              warnings=warnings, sanity=sanity,
-                              narratives=narratives.table if narratives is not None else None, data=data, model=model)
-    if save:
-        progress(96, 100, "Saving the run")
-        tables = {"technical_metrics": technical.metrics, "technical_metrics_long": technical.metrics_long,
-                  "instance_metrics": technical.per_instance, "persona_ratings": ratings,
-                  "narratives": narratives.table if narratives is not None else None,
-                  "narrative_extractions": narratives.extractions if narratives is not None else None}
-        if technical.per_instance_unshared is not None and len(technical.per_instance_unshared):
-            tables["instance_metrics_unshared"] = technical.per_instance_unshared
-        result.output_path = save_run(outputs_root, name, manifest=manifest, tables=tables,
-                                      recommendations=recommendations,
-                                      explanations=explanation_records(
-                                          technical, ratings, only_shown=not config.output.save_explanations),
-                                      files=copies)
-        result.run_id = manifest["run_id"]
-    progress(100, 100, "Done")
-    return result
+    return validation
 
 
-def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None):
+def _narrate(data, technical, config: HexevalConfig, narration):
+    """Tell the source explanations as narratives; they join the explanations personas rate."""
+    audiences = [p.audience for p in configured_personas(config)] if config.personas.enabled else ()
+    narratives = run_narratives(data, technical, config, tools=narration, persona_audiences=audiences)
+    technical.explanations += narratives.explanations
+    return narratives
+
+
+def _recommend(technical, ratings, config: HexevalConfig, *, warnings, narratives, rater_kind) -> dict:
+    """Recommendations per stakeholder, or the note that they were switched off."""
+    if not config.recommendations.enabled:
+        return {"mode": "disabled", "stakeholders": {}, "warnings": warnings,
+                "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
+    told = ({"source": config.narratives.source, "summary": narrative_summary(narratives.table, config)}
+            if narratives is not None else None)
+    weights = {p.name: p.weights() for p in configured_personas(config)} if config.personas.enabled else None
+    return generate_recommendations(technical.metrics, ratings, config, per_instance=technical.per_instance,
+                                    warnings=warnings, rater_kind=rater_kind, narratives=told,
+                                    persona_weights=weights)
+
+
+def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool,
+                   allowed_urls: str | None):
+    """(rater or None, created here, rater record for the manifest); personas switched off: no rater."""
+    if not config.personas.enabled:
+        return None, False, {"kind": "none"}
+    configured_personas(config)  # a missing or invalid persona file fails here
+    rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key, operator_key, allowed_urls)
+    return rater_obj, created, _rater_info(rater_obj, config)
+
+
+def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool = False,
+                   allowed_urls: str | None = None):
     """(rater, created_here): a rater object passed in is used as is and not closed by us."""
-    from .raters import rater_from_config
-
     if rater is not None and not isinstance(rater, str):
         return rater, False
     if isinstance(rater, str):  # unchecked copy: rater_from_config rejects an unknown kind
         config = config.model_copy(update={"personas": config.personas.model_copy(update={"rater": rater})})
-    return rater_from_config(config, api_key=api_key, cache_dir=outputs_root), True
+    return rater_from_config(config, api_key=api_key, cache_dir=outputs_root, operator_key=operator_key,
+                             allowed_urls=allowed_urls), True
 
 
 def _rater_info(rater_obj, config: HexevalConfig) -> dict:
@@ -257,6 +278,12 @@ def _rater_info(rater_obj, config: HexevalConfig) -> dict:
         info["base_url"] = _strip_credentials(str(base_url))
     info["show_method_names"] = config.personas.show_method_names
     return info
+
+
+def _failures(stage: str, errors) -> list[dict]:
+    """The stage's failure warning (how many LLM answers failed and why) as a list of zero or one."""
+    warning = failure_warning(stage, list(errors))
+    return [warning] if warning else []
 
 
 def _strip_credentials(url: str) -> str:

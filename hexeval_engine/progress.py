@@ -1,8 +1,10 @@
-"""Progress reporting through a callback: ``on_progress(done, total, message)``."""
+"""Progress reporting through a callback (``on_progress(done, total, message)``) and per-stage timing."""
 
 from __future__ import annotations
 
-from typing import Callable, Protocol
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator, Protocol
 
 
 class ProgressCallback(Protocol):
@@ -26,3 +28,27 @@ def sub_progress(callback: Callable | None, offset: int, span: int, total: int, 
         cb(offset + int(round(frac * span)), total, f"{stage}: {message}")
 
     return inner
+
+
+class StageClock:
+    """Wall-clock seconds per pipeline stage: ``with clock("technical"): ...`` records that stage.
+
+    The clock starts when it is made; :meth:`finish` adds ``total`` (seconds since then) and returns
+    every stage's time. A stage that raises records nothing (the run fails anyway).
+    """
+
+    def __init__(self) -> None:
+        self._start = time.perf_counter()
+        self.seconds: dict[str, float] = {}
+
+    @contextmanager
+    def __call__(self, stage: str, *, from_start: bool = False) -> Iterator[None]:
+        """Time the block as ``stage``; ``from_start`` counts from the clock's start (the first stage)."""
+        began = self._start if from_start else time.perf_counter()
+        yield
+        self.seconds[stage] = time.perf_counter() - began
+
+    def finish(self) -> dict[str, float]:
+        """Every stage's seconds and ``total`` since the clock started."""
+        self.seconds["total"] = time.perf_counter() - self._start
+        return self.seconds

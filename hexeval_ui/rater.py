@@ -96,3 +96,14 @@ def api_key_for(choice: RaterChoice) -> str | None:
     if typed:
         return typed
     return operator_api_key() if operator_key_usable(choice.kind, choice.base_url) else None
+
+
+def key_settings(choice: RaterChoice) -> dict:
+    """``evaluate``'s key arguments for ``choice``: the key, whether it is the operator's, and the allow-list.
+
+    The operator's key is marked as such, so the engine scopes it for *every* URL a config names
+    (``personas.base_url``, ``narratives.base_url``), not only the one chosen here.
+    """
+    key = api_key_for(choice)
+    operators = bool(key) and not st.session_state[state.LLM_API_KEY]
+    return {"api_key": key, "operator_key": operators, "allowed_urls": operator_setting(ALLOWED_URLS_SETTING)}

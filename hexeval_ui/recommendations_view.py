@@ -130,7 +130,8 @@ def alternatives_table(entry: dict) -> pd.DataFrame:
     """One row per candidate: rank, method, score with interval, each component as value × weight."""
     rows = []
     for alt in entry.get("alternatives") or []:
-        row = {"rank": alt.get("rank"), "method": alt["method"],
+        row = {"rank": alt.get("rank"),
+               "method": alt["method"] + (f" ({alt['status']})" if alt.get("status") else ""),
                "score": with_interval(alt.get("score"), alt.get("score_ci_low"), alt.get("score_ci_high"))}
         for c in COMPONENTS:
             comp = (alt.get("components") or {}).get(c)
@@ -165,7 +166,8 @@ def alternatives_markdown(entry: dict, cases: dict[str, int]) -> str:
                 label = component_label(c)
                 parts.append(f"{label[:1].upper() + label[1:]} {number(comp.get('value'))} × {number(comp.get('weight'), 3)}")
         n_text = f" · n: {', '.join(x for x in counts if x)}" if any(counts) else ""
-        line = f"{alt.get('rank', '–')}. **{method}** — score {score}{n_text}"
+        status = f" — *{alt['status']}*" if alt.get("status") else ""
+        line = f"{alt.get('rank', '–')}. **{method}**{status} — score {score}{n_text}"
         if parts:
             line += "  \n" + " · ".join(parts)
         notes = "; ".join(alt.get("notes") or [])

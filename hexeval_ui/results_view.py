@@ -9,6 +9,7 @@ from .downloads import render_downloads
 from .evidence_view import render_baseline_evidence, render_warnings
 from .ratings_view import render_ratings
 from .run_summary import render_run_summary
+from .study_view import render_study
 from .technical_view import render_technical
 
 
@@ -25,3 +26,4 @@ def render_results(run) -> None:
         render_case_explorer(run)
     with files:
         render_downloads(run)
+    render_study(run)

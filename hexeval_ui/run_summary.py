@@ -48,6 +48,9 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     title = m.get("usecase_title") or m.get("usecase", "?")
     st.markdown(f"**{title}** · run `{run.run_id}` · {m.get('created', '')[:16].replace('T', ' ')} UTC · "
                 f"{sample} instances sampled · {run.rater_label}")
+    integrity = getattr(run, "integrity", None)
+    if integrity is not None and integrity.edited:
+        st.warning(integrity.warning, icon=":material/gpp_maybe:")
     counts = cases_per_method(run)
     shared = (getattr(run, "recommendations", None) or {}).get("n_shared_cases")
     if counts:

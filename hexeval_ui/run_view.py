@@ -12,7 +12,7 @@ from hexeval_engine.paths import generic_personas_path
 from . import state
 from .components import RESULTS_PAGE, show_error
 from .engine import outputs_root
-from .rater import RaterChoice, api_key_for
+from .rater import RaterChoice, key_settings
 from .runs_view import load_cached
 from .settings import pickle_uploads_allowed
 from .verdict_view import render_verdict
@@ -47,7 +47,7 @@ def run_evaluation(usecase, rater: RaterChoice, overrides: dict, upload=None) ->
         progress = _StageProgress()
         try:
             # evaluate builds the rater from the overridden config and closes it (HTTP client, LLM cache).
-            result = evaluate(**inputs, api_key=api_key_for(rater), on_progress=progress)
+            result = evaluate(**inputs, **key_settings(rater), on_progress=progress)
         except HexevalError as err:
             status.update(label="The evaluation stopped", state="error")
             show_error(err)

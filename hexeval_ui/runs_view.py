@@ -49,7 +49,8 @@ def run_label(info, *, with_title: bool | None = None) -> str:
     size = f"n={info.sample_size}" if info.sample_size else ""
     title = getattr(info, "title", "") if (with_title or (with_title is None and info.usecase.startswith(CUSTOM_PREFIX))) \
         else ""
-    return " · ".join(p for p in (title, created, info.rater, size, info.run_id[-6:]) if p)
+    edited = "edited after the run" if getattr(info, "edited_files", None) else ""
+    return " · ".join(p for p in (title, created, info.rater, size, info.run_id[-6:], edited) if p)
 
 
 @st.cache_data(show_spinner="Loading the run…", max_entries=16)
@@ -58,12 +59,15 @@ def _load(path: str, mtime: float):
 
 
 def manifest_mtime(path) -> float:
-    manifest = Path(path) / runs.MANIFEST
-    return manifest.stat().st_mtime if manifest.exists() else 0.0
+    """The newest modification time among the run's files (an edited table reloads the run and re-checks it)."""
+    folder = Path(path)
+    if not (folder / runs.MANIFEST).exists():
+        return 0.0
+    return max((p.stat().st_mtime for p in folder.iterdir() if p.is_file()), default=0.0)
 
 
 def load_cached(path) -> "runs.RunData":
-    """The run at ``path``, loaded once per version of its manifest (a deleted run raises RunError)."""
+    """The run at ``path``, loaded once per version of its files (a deleted run raises RunError)."""
     return _load(str(path), manifest_mtime(path))
 
 

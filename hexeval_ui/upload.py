@@ -14,10 +14,14 @@ import os
 import re
 import shutil
 import tempfile
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import BaseModel
+
 from hexeval_engine import HexevalError, load_config, load_model, validate_model_data_compatibility
+from hexeval_engine.config.schema import HexevalConfig
 from hexeval_engine.errors import DataError, ModelError
 from hexeval_engine.data.input_encoding import category_codes
 from hexeval_engine.models.model_loading import PICKLE_SUFFIXES, SAFE_SUFFIXES
@@ -258,11 +262,35 @@ def _server_setting_problems(config: UploadedFile) -> list[str]:
     if not isinstance(raw, dict):
         return []
     problems = []
-    for (section, key), meaning in SERVER_SETTINGS.items():
-        if isinstance(raw.get(section), dict) and key in raw[section]:
-            problems.append(f"The uploaded config sets {section}.{key}, which would choose {meaning}. An uploaded "
-                            f"config cannot choose that; remove {section}.{key} from it and upload it again.")
+    for path in (*SERVER_SETTINGS, *(p for p in server_side_fields() if p not in SERVER_SETTINGS)):
+        node = raw
+        for part in path[:-1]:
+            node = node.get(part) if isinstance(node, dict) else None
+        if isinstance(node, dict) and path[-1] in node:
+            name = ".".join(path)
+            meaning = SERVER_SETTINGS.get(path, "an address, key, file or folder on the server's side")
+            problems.append(f"The uploaded config sets {name}, which would choose {meaning}. An uploaded "
+                            f"config cannot choose that; remove {name} from it and upload it again.")
     return problems
+
+
+_SERVER_SIDE = re.compile(r"(url|key|path|file|dir|secret|token)$")
+
+
+def server_side_fields(model=HexevalConfig, prefix: tuple = ()) -> list[tuple[str, ...]]:
+    """Every config field (at any depth) that names a URL, key, path, file or folder.
+
+    Read from the config schema itself, so a setting added later (say ``study.base_url``) is refused
+    in uploads without anyone remembering to list it in :data:`SERVER_SETTINGS`.
+    """
+    found = []
+    for name, info in model.model_fields.items():
+        for kind in typing.get_args(info.annotation) or (info.annotation,):
+            if isinstance(kind, type) and issubclass(kind, BaseModel):
+                found += server_side_fields(kind, (*prefix, name))
+        if _SERVER_SIDE.search(name):
+            found.append((*prefix, name))
+    return found
 
 
 def _size(n: int) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -25,7 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 DIMENSIONS = ("interpretability", "completeness", "actionability", "trust", "satisfaction", "decision_support")
 ACTIONS = ("status", "malformed", "out_of_range", "missing_field", "slow", "prose", "hang", "echo_key",
-           "html", "invalid_json", "deep_nesting", "huge_body", "huge_content", "wrong_types", "content_not_text")
+           "html", "invalid_json", "deep_nesting", "huge_body", "huge_content", "wrong_types", "content_not_text",
+           "reset_mid_body", "headers_then_silence", "trickle", "echo_key_everywhere")
 
 # Raw HTTP 200 bodies of the hostile reply kinds: (content type, body)
 HOSTILE_BODIES = {
@@ -94,13 +96,18 @@ class FakeLLMServer:
         Seconds every request waits before answering.
     reject_response_format : bool
         Answer HTTP 400 to requests that carry ``response_format``.
+    like_llama_cpp : bool
+        Answer ``response_format: json_schema`` with HTTP 500 and llama-cpp-python's message ("Input
+        should be 'text' or 'json_object'"); accept ``json_object`` (with or without a schema).
     responder : callable, optional
         ``responder(body, text) -> dict``: the JSON answer to send instead of a rating (for tests of
         other LLM tasks, e.g. narratives); scripted behaviours still apply.
     """
 
-    def __init__(self, *, latency: float = 0.0, reject_response_format: bool = False, responder=None):
+    def __init__(self, *, latency: float = 0.0, reject_response_format: bool = False, responder=None,
+                 like_llama_cpp: bool = False):
         self.latency = latency
+        self.like_llama_cpp = like_llama_cpp
         self.responder = responder
         self.reject_response_format = reject_response_format
         self.behaviours: list[Behaviour] = []
@@ -203,10 +210,14 @@ def _handler_for(server: FakeLLMServer):
             if server.reject_response_format and "response_format" in body:
                 return self._json(400, {"error": {"message": "response_format is not supported by this server",
                                                   "param": "response_format"}})
+            if server.like_llama_cpp and (body.get("response_format") or {}).get("type") == "json_schema":
+                return self._json(500, {"error": {"code": 500, "type": "server_error", "message": (
+                    "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': \"Input should "
+                    "be 'text' or 'json_object'\", 'input': 'json_schema'}]")}})
             self._answer(body, text, behaviour)
 
         def _answer(self, body, text, b: Behaviour | None):
-            structured = (body.get("response_format") or {}).get("type") == "json_schema"
+            structured = (body.get("response_format") or {}).get("type") in ("json_schema", "json_object")
             rating = deterministic_rating(text) if server.responder is None else server.responder(body, text)
             if b is not None and b.action == "status":
                 message = b.message.format(status=b.status, authorization=self.headers.get("authorization", ""))
@@ -218,6 +229,32 @@ def _handler_for(server: FakeLLMServer):
                 return
             if b is not None and b.action in HOSTILE_BODIES:
                 return self._raw(200, *HOSTILE_BODIES[b.action])
+            if b is not None and b.action == "headers_then_silence":
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", "400")
+                self.end_headers()
+                self.wfile.flush()
+                server.stopping.wait()
+                return
+            if b is not None and b.action == "reset_mid_body":
+                data = json.dumps(self._completion(body, text, json.dumps(rating))).encode("utf-8")
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data[:len(data) // 2])
+                self.wfile.flush()
+                self.request.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                self.request.close()  # linger 0: the client sees a reset, not a clean end
+                self.close_connection = True
+                return
+            if b is not None and b.action == "echo_key_everywhere":
+                key = self.headers.get("authorization", "")
+                echoed = {k: (f"{v} {key}" if isinstance(v, str) else v) for k, v in rating.items()}
+                payload = self._completion(body, text, f"{key} " + json.dumps(echoed) + f" {key}")
+                payload["id"], payload["model"] = key, key
+                return self._json(200, payload)
             if b is not None and b.action == "echo_key":
                 rating["comment"] += " Your key is " + self.headers.get("authorization", "") + "."
             if b is not None and b.action == "out_of_range":
@@ -231,14 +268,34 @@ def _handler_for(server: FakeLLMServer):
                 content = "{" * 50_000 + "}" * 50_000
             elif not structured or (b is not None and b.action == "prose"):
                 content = f"Here is my rating as the persona:\n```json\n{content}\n```\nThank you."
-            self._json(200, {
+            payload = self._completion(body, text, content)
+            if b is not None and b.action == "trickle":
+                data = json.dumps(payload).encode("utf-8")
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(data)))
+                self.end_headers()
+                try:
+                    for i in range(len(data)):
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                        if server.stopping.wait(b.delay):
+                            return
+                except (BrokenPipeError, ConnectionResetError):
+                    with server._lock:
+                        server.disconnects += 1
+                return
+            self._json(200, payload)
+
+        def _completion(self, body, text, content):
+            return {
                 "id": "chatcmpl-test", "object": "chat.completion", "created": int(time.time()),
                 "model": body.get("model", "test-model"),
                 "choices": [{"index": 0, "finish_reason": "stop",
                              "message": {"role": "assistant", "content": content}}],
                 "usage": {"prompt_tokens": len(text) // 4, "completion_tokens": len(content) // 4,
                           "total_tokens": len(text) // 4 + len(content) // 4},
-            })
+            }
 
         def _json(self, status: int, payload: dict, headers: dict | None = None):
             self._raw(status, "application/json", json.dumps(payload).encode("utf-8"), headers)

@@ -4,19 +4,15 @@ run, and delete it. Uses the server/browser set-up of ``test_browser_e2e``; scre
 
 from __future__ import annotations
 
-import os
 import re
 from contextlib import contextmanager
 
-import pytest
-
+from browser_env import browser_marks, playwright_sync_api
 from test_browser_e2e import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _goto, _no_exception, _settle, _shot,
                               streamlit_app)
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(not os.path.exists(CHROMIUM) and not os.environ.get("CI"),
-                                 reason="Chromium is not installed (make browser-deps)")]
-sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = browser_marks()
+sync_api = playwright_sync_api()
 
 
 @contextmanager

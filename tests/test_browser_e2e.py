@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -21,27 +20,16 @@ from pathlib import Path
 
 import pytest
 
+from browser_env import CHROMIUM, browser_marks, playwright_sync_api
+
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
-IN_CI = os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.slow,
-    # Skipped only on a developer machine without Chromium; in CI (CI=true) a missing browser fails the test.
-    pytest.mark.skipif(not Path(CHROMIUM).exists() and not IN_CI, reason="Chromium is not installed (make browser-deps)"),
-]
-try:
-    from playwright import sync_api
-except ImportError as err:
-    if IN_CI:
-        pytest.fail(f"CI=true but the Playwright package cannot be imported ({err}); install it (make browser-deps) "
-                    "so the browser tests run instead of being skipped.", pytrace=False)
-    pytest.skip("the Playwright package is not installed (make browser-deps)", allow_module_level=True)
+# Skipped only on a developer machine without Chromium or Playwright; in CI (CI=true) either missing fails.
+pytestmark = browser_marks()
+sync_api = playwright_sync_api()
 
 
 def _free_port() -> int:

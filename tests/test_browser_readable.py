@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from browser_env import browser_marks, playwright_sync_api
 from test_browser_e2e import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _settle, streamlit_app
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -30,10 +31,8 @@ SHOTS = ARTIFACTS / "readable"
 LOCAL = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
 VIEWS = [(1440, 900, "light"), (1440, 900, "dark"), (390, 844, "light"), (390, 844, "dark")]
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
-                                 reason="Chromium is not installed (make browser-deps)")]
-sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = browser_marks()
+sync_api = playwright_sync_api()
 
 
 def raw_codes() -> re.Pattern:

@@ -21,8 +21,12 @@ def write(tmp_path, text, name="c.yaml"):
 def test_defaults_and_original_key_paths():
     c = load_config()
     assert c.evaluation.explainers.lime.num_samples == 500
-    assert c.recommendations.weights.model_dump() == {"technical_fidelity": 0.3, "technical_parsimony": 0.2,
+    assert c.recommendations.weights.model_dump() == {"technical": None, "stakeholder": None,
+                                                      "technical_fidelity": 0.3, "technical_parsimony": 0.2,
                                                       "persona_trust": 0.3, "persona_satisfaction": 0.2}
+    # unset shares fall back on the older keys (0.3 and 0.3 + 0.2)
+    w = c.recommendations.weights
+    assert (w.technical_share(), w.stakeholder_share(), w.deprecated_keys()) == (0.3, 0.5, [])
 
 
 @pytest.mark.parametrize("text, fragment", [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -159,12 +160,13 @@ def test_delete_removes_only_run_folders_under_the_root(tmp_path):
 
 @pytest.mark.parametrize("kind", ["file", "under a file"])
 def test_unusable_output_root_fails_before_any_work(tmp_path, monkeypatch, kind):
-    import hexeval_engine.technical.run as technical
+    # the module, not the function of the same name that hexeval_engine re-exports
+    pipeline = importlib.import_module("hexeval_engine.evaluate")
 
     def must_not_run(*args, **kwargs):
         raise AssertionError("the technical evaluation started although runs cannot be saved")
 
-    monkeypatch.setattr(technical, "run_technical_evaluation", must_not_run)
+    monkeypatch.setattr(pipeline, "run_technical_evaluation", must_not_run)
     blocker = tmp_path / "outputs-file"
     blocker.write_text("not a folder")
     target = blocker if kind == "file" else blocker / "runs"
@@ -181,7 +183,8 @@ def test_listing_reads_a_run_whose_manifest_has_odd_types(tmp_path):
     (run / "run.json").write_text(json.dumps(manifest))
     (info,) = list_runs(tmp_path)
     assert info.methods_failed == ["LIME"] and info.sample_size is None and "\n" not in info.run_id
-    assert isinstance(pd.DataFrame([vars(info)]), pd.DataFrame)
+    row = pd.DataFrame([vars(info)]).iloc[0]  # the listing becomes a table in the CLI and the dashboard
+    assert row["run_id"] == "line\\nbreak" and row["methods_failed"] == ["LIME"] and pd.isna(row["sample_size"])
     assert os.path.isdir(info.path)
 
 
@@ -199,3 +202,26 @@ def test_dashboard_lists_damaged_runs_with_the_reason_and_keeps_working(tmp_path
     assert "Damaged run `20261121-000002-bbbbbb`" in shown_text
     assert "1 unfinished run folder was left" in shown_text and "hexeval runs clean" in shown_text
     assert good.name in at.session_state["saved_run_choice"]
+
+
+def test_a_run_folder_without_run_json_can_be_deleted_and_cleaned(tmp_path, capsys):
+    kept = save(tmp_path)
+    lost = save(tmp_path)
+    (lost / "run.json").unlink()  # named like a run id
+    renamed = tmp_path / "heart" / "my-backup"
+    renamed.mkdir()
+    (renamed / "technical_metrics.csv").write_text("method\nSHAP\n")  # only files a run holds
+    foreign = tmp_path / "heart" / "notes"
+    foreign.mkdir()
+    (foreign / "todo.txt").write_text("not a run")
+    assert cli(["runs", "list", "--output", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"damaged: heart/{lost.name}" in out and "hexeval runs clean" in out
+    delete_run(renamed, tmp_path)
+    assert not renamed.exists()
+    with pytest.raises(RunError, match="files HEXEval does not write"):
+        delete_run(foreign, tmp_path)
+    assert cli(["runs", "clean", "--output", str(tmp_path)]) == 0
+    assert "1 run folder without run.json" in capsys.readouterr().out
+    assert not lost.exists() and foreign.exists() and kept.exists()
+    assert [r.run_id for r in list_runs(tmp_path) if r.status == "complete"] == [kept.name]

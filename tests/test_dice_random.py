@@ -22,9 +22,26 @@ from hexeval_engine.explainers.base import explained_classes, silenced
 from hexeval_engine.explainers.dice_explainer import DiceExplainer, _categoricals_as_text
 
 
-def _config(config, dice: dict):
+def _config(config, dice: dict, actionability: dict | None = None):
     raw = deep_merge(config.model_dump(mode="json", exclude={"source"}), {"evaluation": {"explainers": {"dice": dice}}})
+    if actionability is not None:
+        raw["actionability"] = actionability
     return validate_config(raw)
+
+
+#: Heart with a patient's levers widened (every feature actionable but age, sex and the vessel count), so the
+#: library comparison has counterfactuals to compare; all three constrained kinds are still exercised.
+WIDER_HEART = {"default": "actionable", "features": {"age": "increase_only", "sex": "immutable", "ca": "not_actionable"}}
+
+
+def _bundle(usecase_bundle, name: str):
+    uc, config, data, model = usecase_bundle(name)
+    return uc, (_config(config, {}, WIDER_HEART) if name == "heart" else config), data, model
+
+
+def _only(feature: str) -> dict:
+    """An actionability section that leaves only ``feature`` free to vary."""
+    return {"default": "immutable", "features": {feature: "actionable"}}
 
 
 def _queries(explainer, data, rows):
@@ -58,9 +75,10 @@ def _assert_same(explainer, query, seed, predict=None):
 
 @pytest.mark.parametrize("name", ["heart", "credit_risk"])
 def test_same_counterfactuals_as_the_library_with_immutable_features_and_ranges(usecase_bundle, name):
-    _, config, data, model = usecase_bundle(name)
+    _, config, data, model = _bundle(usecase_bundle, name)
     settings = config.evaluation.explainers.dice
-    assert settings.immutable_features and settings.feature_ranges  # the bundled constraints are exercised
+    kinds = set(config.actionability.features.values())
+    assert {"immutable", "not_actionable", "increase_only"} <= kinds and settings.feature_ranges  # constraints exercised
     explainer = DiceExplainer(model, data, config)
     assert dice_random.unsupported_reason(_library_explainer(explainer)) is None
     queries = _queries(explainer, data, [0, 1, 2, 3, 4, 5])
@@ -75,10 +93,8 @@ def test_same_counterfactuals_as_the_library_with_immutable_features_and_ranges(
 
 def test_same_frame_when_fewer_than_asked_and_same_error_when_none(usecase_bundle):
     """Heart with only the chest-pain type free: case 0 has 3 of 10 counterfactuals, case 2 none."""
-    _, config, data, model = usecase_bundle("heart")
-    only_cp = [f for f in data.feature_names if f != "cp"]
-    explainer = DiceExplainer(model, data, _config(config, {"immutable_features": only_cp, "num_counterfactuals": 10,
-                                                            "feature_ranges": {}}))
+    _, config, data, model = _bundle(usecase_bundle, "heart")
+    explainer = DiceExplainer(model, data, _config(config, {"num_counterfactuals": 10, "feature_ranges": {}}, _only("cp")))
     queries = _queries(explainer, data, [0, 2])
     fewer = _assert_same(explainer, queries.iloc[[0]].reset_index(drop=True), 3)
     assert isinstance(fewer, pd.DataFrame) and 0 < len(fewer) < 10
@@ -89,7 +105,7 @@ def test_same_frame_when_fewer_than_asked_and_same_error_when_none(usecase_bundl
 
 def test_probabilities_exactly_at_the_stopping_threshold_count_as_the_library_counts_them(usecase_bundle):
     """A model whose probabilities are multiples of 0.1: many candidates sit exactly on DiCE's 0.5 threshold."""
-    _, config, data, model = usecase_bundle("heart")
+    _, config, data, model = _bundle(usecase_bundle, "heart")
     explainer = DiceExplainer(model, data, config)
     queries = _queries(explainer, data, [0, 1, 2, 3])
     on_threshold = []
@@ -139,7 +155,7 @@ def test_explanations_unchanged_through_the_pooled_searches(usecase_bundle):
 
 
 def test_an_unknown_dice_version_runs_the_library_search_and_says_why_once(usecase_bundle, caplog):
-    _, config, data, model = usecase_bundle("heart")
+    _, config, data, model = _bundle(usecase_bundle, "heart")
     explainer = DiceExplainer(model, data, config)
     query = _queries(explainer, data, [0]).reset_index(drop=True)
     with mock.patch.object(dice_random, "random_search", side_effect=AssertionError("must not run")), \
@@ -161,14 +177,16 @@ def _library_explainer(explainer):
 
 def test_a_case_without_counterfactual_is_said_in_words_without_a_traceback(usecase_bundle, caplog):
     """Heart case 2 with only the chest-pain type free has no counterfactual: a sentence, not an exception's name."""
-    _, config, data, model = usecase_bundle("heart")
-    only_cp = [f for f in data.feature_names if f != "cp"]
-    explainer = DiceExplainer(model, data, _config(config, {"immutable_features": only_cp, "feature_ranges": {}}))
+    _, config, data, model = _bundle(usecase_bundle, "heart")
+    explainer = DiceExplainer(model, data, _config(config, {"feature_ranges": {}}, _only("cp")))
     X = data.X_test.iloc[[0, 2]][list(data.feature_names)].reset_index(drop=True)
     classes, probabilities = explained_classes(model, X)
     with caplog.at_level("INFO"):
         found, nothing = explainer.explain(X, [0, 2], classes, probabilities, [3, 3])
     assert found.ok and found.counterfactuals
-    assert nothing.error == ("DiCE found no counterfactual: none of the changes it tried (1 feature free to vary, "
-                             "within their allowed ranges) flips the model's prediction for this case.")
+    # finding nothing is the explanation (no allowed change flips it), not a failure: the case stays shared
+    assert nothing.ok and nothing.counterfactuals == []
+    assert nothing.extra["no_counterfactual"] == (
+        "DiCE found no counterfactual: none of the changes it tried (1 feature free to vary, "
+        "within their allowed ranges) flips the model's prediction for this case.")
     assert not [r for r in caplog.records if r.levelname == "ERROR"]

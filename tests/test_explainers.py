@@ -22,10 +22,16 @@ def small(config, extra=None):
     return validate_config(deep_merge(raw, extra or {}))
 
 
+#: Every feature but age and sex free, so DiCE finds counterfactuals for the shared cases of these raw-feature
+#: tests (the bundled declarations leave a patient few levers; tests/test_actionability.py checks them).
+FREE = {"age": "increase_only", "sex": "immutable"}
+
+
 @pytest.fixture(scope="module")
 def heart(usecase_bundle):
     _, config, data, model = usecase_bundle("heart")
-    return small(config), data, model
+    free = {"actionability": {"features": {f: FREE.get(f, "actionable") for f in data.feature_names}}}
+    return small(config, free), data, model
 
 
 @pytest.fixture(scope="module")
@@ -160,10 +166,14 @@ def test_dice_respects_immutable_features_and_ranges(credit):
     for e in out:
         row = data.X_test.iloc[e.instance_id]
         for cf in e.counterfactuals:
-            assert not set(cf.changes) & set(settings.immutable_features)
+            kinds = config.actionability.features
+            assert not {f for f in cf.changes if kinds.get(f) in ("immutable", "not_actionable")}
+            assert e.extra["non_actionable_counterfactuals"] == 0
             assert set(cf.row) == set(data.feature_names)
             for feature, (old, new) in cf.changes.items():
                 assert old == row[feature] or (pd.isna(old) and pd.isna(row[feature]))
+                if kinds.get(feature) == "increase_only":
+                    assert new >= old, (feature, old, new)
                 if feature in settings.feature_ranges:
                     low, high = settings.feature_ranges[feature]
                     assert min(low, old) <= new <= max(high, old)

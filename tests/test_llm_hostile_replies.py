@@ -14,7 +14,7 @@ from rating_tasks import tasks
 
 from hexeval_engine.raters import make_rater
 from hexeval_engine.raters.parsing import MAX_ANSWER_CHARS, MAX_CANDIDATES, AnswerError, parse_rating
-from hexeval_engine.raters.reply import MAX_REPLY_BYTES
+from hexeval_engine.llm.reply import MAX_REPLY_BYTES
 
 KEY = "sk-test-HOSTILE-0a1b2c3d4e"
 
@@ -55,11 +55,11 @@ def test_requests_cap_the_answer_length(llm_server):
 
 
 def test_official_endpoint_gets_max_completion_tokens():
-    from hexeval_engine.raters.llm import _length_limit
+    from hexeval_engine.llm.client import _length_limit
 
-    assert set(_length_limit(None)) == {"max_completion_tokens"}
-    assert set(_length_limit("https://api.openai.com/v1")) == {"max_completion_tokens"}
-    assert set(_length_limit("http://localhost:11434/v1")) == {"max_tokens"}
+    assert set(_length_limit(None, 600)) == {"max_completion_tokens"}
+    assert set(_length_limit("https://api.openai.com/v1", 600)) == {"max_completion_tokens"}
+    assert set(_length_limit("http://localhost:11434/v1", 600)) == {"max_tokens"}
 
 
 @pytest.mark.parametrize("answer", [

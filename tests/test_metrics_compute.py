@@ -18,7 +18,7 @@ from hexeval_engine.config import HexevalConfig
 from hexeval_engine.explanation import Condition, Counterfactual, Explanation, Rule
 from hexeval_engine.metrics import INSTANCE_COLUMNS, METRICS, compute_instance_metrics, summarise
 from hexeval_engine.metrics.claim_evidence import claim_rows
-from hexeval_engine.technical.stability import noisy_copies
+from hexeval_engine.metrics.stability import noisy_copies
 
 N = 20
 

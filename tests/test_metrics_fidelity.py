@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+from fidelity_loop import deletion_insertion_auc_loop
 from metrics_synthetic import linear_case, mixed_case, relevance_case, skewed_case, true_attributions
 
-from hexeval_engine.metrics import deletion_insertion_auc, deletion_insertion_auc_loop, fidelity_scores, \
+from hexeval_engine.metrics import deletion_insertion_auc, fidelity_scores, \
     make_baseline, make_class_baselines
 from hexeval_engine.metrics.fidelity import normalised, step_counts
 

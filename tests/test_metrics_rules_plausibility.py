@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from hexeval_engine.explanation import Condition, Counterfactual, Rule
+from hexeval_engine.explainers.actionability import FIXED, feature_actionability
 from hexeval_engine.metrics import CounterfactualManifold, CounterfactualSpace, held_out_rule_metrics, \
     plausibility_metrics, rule_mask
 
@@ -115,7 +116,8 @@ def test_far_counterfactual_is_flagged_implausible(credit, credit_manifold):
     _, config, data, model = credit
     manifold, predicted_train = credit_manifold
     x = _young_applicant(data, model)
-    space = CounterfactualSpace.from_data(data, immutable_features=config.evaluation.explainers.dice.immutable_features,
+    kinds = feature_actionability(config, data.feature_names)  # the bundled config's actionability section
+    space = CounterfactualSpace.from_data(data, immutable_features=[f for f, k in kinds.items() if k in FIXED],
                                           feature_ranges=config.evaluation.explainers.dice.feature_ranges)
     # the suggestion the issue reports: income raised to 478,298 (inside the configured range, so the old check passed)
     far = plausibility_metrics(x, 1, [_cf(x, person_income=478_298)], manifold, space)
@@ -133,9 +135,10 @@ def test_far_counterfactual_is_flagged_implausible(credit, credit_manifold):
     # a counterfactual that does not change the prediction is never plausible, however close
     invalid = Counterfactual({}, 0.8, False, accepted.to_dict())
     assert plausibility_metrics(x, 1, [invalid], manifold, free)["counterfactual_plausible"] == 0.0
-    # changing a fixed feature (age) is not plausible either
-    older = plausibility_metrics(x, 1, [_cf(x, person_age=int(x["person_age"]) + 1)], manifold, space)
-    assert older["counterfactual_plausible"] == 0.0
+    # changing a fixed feature (a past default stays on the credit file) is not plausible either
+    flipped = "N" if x["cb_person_default_on_file"] == "Y" else "Y"
+    erased = plausibility_metrics(x, 1, [_cf(x, cb_person_default_on_file=flipped)], manifold, space)
+    assert erased["counterfactual_plausible"] == 0.0
 
 
 def test_range_check_uses_training_percentiles_and_seen_categories(credit, credit_manifold):

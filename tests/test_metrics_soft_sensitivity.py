@@ -14,7 +14,7 @@ from hexeval_engine.metrics import compute_instance_metrics, local_lipschitz, ma
     soft_removal_scores
 from hexeval_engine.metrics.sensitivity import standardised_distances
 from hexeval_engine.metrics.soft_removal import keep_probabilities
-from hexeval_engine.technical.stability import noisy_copies
+from hexeval_engine.metrics.stability import noisy_copies
 
 TRUTH = [1.0, 1.0, 0, 0, 0, 0, 0, 0]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 from llm_server import Behaviour
@@ -43,7 +44,7 @@ def test_simulated_table_has_every_rating_and_column(heart):
     assert set(table["instance_index"]) == {4, 9}  # the first two shared cases (every method explained them all)
     assert set(table["run"]) == {1, 2}
     assert (table["status"] == "ok").all() and (table["rater"] == "simulated").all()
-    assert (table["model"] == "simulated-v2").all()
+    assert (table["model"] == "simulated-v3").all()
     assert dict(zip(table["explanation_type"], table["label_shown"])) == {
         "SHAP": "Explanation A", "LIME": "Explanation B", "Anchor": "Explanation C", "DiCE": "Explanation D"}
     shap_text = next(e.text for e in technical(data).explanations if e.method == "SHAP" and e.instance_id == 4)
@@ -183,18 +184,31 @@ def test_the_random_baseline_is_rated_when_the_technical_stage_produced_it(heart
     assert "Random" not in set(absent["explanation_type"])  # nothing to rate: no ratings invented
 
 
-def test_each_explanation_reaches_the_rater_with_its_own_per_instance_metrics(heart):
+def test_permuting_every_technical_metric_across_cases_leaves_simulated_ratings_unchanged(heart):
+    """Personas judge what they can see: per-instance metrics (hidden from a reader) move no rating."""
     uc, config, data, model = heart
-    tech = technical(data, ids=(4, 9))
-    shap = {e.instance_id: e for e in tech.explanations if e.method == "SHAP"}
-    for e in [e for e in tech.explanations if e.method == "LIME"]:  # LIME shows exactly SHAP's content
-        e.attributions, e.text = dict(shap[e.instance_id].attributions), shap[e.instance_id].text
-    tech.per_instance = metric_rows({("SHAP", 4): {"fidelity_combined": 0.95}, ("SHAP", 9): {"fidelity_combined": 0.9},
-                                     ("LIME", 4): {"fidelity_combined": 0.3}, ("LIME", 9): {"fidelity_combined": 0.35}})
-    table = run_persona_evaluation(model, data, tech, config(sample_instances=2), rater=make_rater("simulated"))
-    mean_trust = table.groupby("explanation_type")["trust"].mean()
-    assert mean_trust["LIME"] < mean_trust["SHAP"]
-    assert all("metrics" not in e.extra for e in tech.explanations)  # the technical result is left as it was
+    ids = (4, 9, 2)
+    metrics = ("fidelity_combined", "counterfactual_plausible", "counterfactual_validity", "rule_precision",
+               "claim_comprehensiveness", "reader_precision")
+    rng = np.random.default_rng(0)
+    values = {(m, i): {k: float(rng.uniform()) for k in metrics} for m in ("SHAP", "LIME", "Anchor", "DiCE")
+              for i in ids}
+    shuffled = {}
+    for m in ("SHAP", "LIME", "Anchor", "DiCE"):
+        order = rng.permutation(len(ids))
+        while (order == np.arange(len(ids))).all():
+            order = rng.permutation(len(ids))
+        for k, i in enumerate(ids):  # case i gets another case's values, metric by metric reversed too
+            shuffled[(m, i)] = {metric: 1.0 - values[(m, ids[order[k]])][metric] for metric in metrics}
+    tables = []
+    for per_instance in (values, shuffled):
+        tech = technical(data, ids=ids)
+        tech.per_instance = metric_rows(per_instance)
+        tables.append(run_persona_evaluation(model, data, tech, config(sample_instances=3), rater=make_rater("simulated")))
+    keys = ["persona_name", "explanation_type", "instance_index"]
+    a, b = (t.sort_values(keys).reset_index(drop=True) for t in tables)
+    assert len(a) > 0
+    pd.testing.assert_frame_equal(a[keys + list(DIMENSIONS) + ["comment"]], b[keys + list(DIMENSIONS) + ["comment"]])
 
 
 def test_per_case_ratings_average_repeats_per_case_before_pairing():

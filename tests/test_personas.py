@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hexeval_engine.errors import ConfigError
-from hexeval_engine.personas import load_personas
+from hexeval_engine.personas import DEFAULT_DIMENSION_WEIGHTS, load_personas
 from hexeval_engine.usecases import get_usecase
 
 VALID = """
@@ -77,3 +77,28 @@ def test_file_level_problems(tmp_path):
         load_personas(write(tmp_path, VALID + VALID.split("personas:\n")[1]))
     with pytest.raises(ConfigError, match=r"include names \['nobody'\]"):
         load_personas(write(tmp_path, VALID), include=["nobody"])
+
+
+def test_dimension_weights_defaults_per_audience_and_own_weights(tmp_path):
+    [p] = load_personas(write(tmp_path, VALID))
+    assert p.weights() == DEFAULT_DIMENSION_WEIGHTS["professional"]
+    [end] = load_personas(write(tmp_path, VALID.replace("role: Tester", "role: Tester\n    audience: end_user")))
+    assert end.weights()["actionability"] > p.weights()["actionability"]
+    [own] = load_personas(write(tmp_path, VALID + "    dimension_weights: {actionability: 3, trust: 1}\n"))
+    assert own.weights() == {"interpretability": 0, "completeness": 0, "actionability": 0.75, "trust": 0.25,
+                             "satisfaction": 0, "decision_support": 0}
+
+
+def test_bad_dimension_weights_name_the_problem(tmp_path):
+    with pytest.raises(ConfigError, match=r"dimension_weights[\s\S]*0 or more[\s\S]*trust"):
+        load_personas(write(tmp_path, VALID + "    dimension_weights: {trust: -1, actionability: 1}\n"))
+    with pytest.raises(ConfigError, match=r"dimension_weights[\s\S]*'decision_support' \(got 'trustt'\)"):
+        load_personas(write(tmp_path, VALID + "    dimension_weights: {trustt: 1}\n"))
+    with pytest.raises(ConfigError, match="at least one dimension weight must be positive"):
+        load_personas(write(tmp_path, VALID + "    dimension_weights: {trust: 0}\n"))
+
+
+def test_every_bundled_persona_declares_its_weights():
+    for name in ("heart", "credit_risk"):
+        for p in load_personas(get_usecase(name).personas_path):
+            assert p.dimension_weights is not None and sum(p.dimension_weights.values()) == pytest.approx(1), p.role

@@ -98,11 +98,21 @@ def test_simulated_ratings_never_make_a_clear_lead():
 
 
 def test_single_candidate_and_none():
+    # One candidate: SHAP is the only recommendable method with a score; it is recommended with nothing to
+    # compare against (no runner-up), and every other method is listed without a score.
     per_case = per_instance_table({"SHAP": noisy(0.8, seed=1), "Random": noisy(0.4, seed=3)})
-    assert only(generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_case))["lead"] == \
-        "single_candidate"
-    empty = generate_recommendations(None, None, TECH_ONLY, per_instance=None)
-    assert only(empty)["lead"] == "none" and only(empty)["recommended_method"] is None
+    single = only(generate_recommendations(long_table(), None, TECH_ONLY, per_instance=per_case))
+    assert (single["recommended_method"], single["lead"], single["runner_up"]) == ("SHAP", "single_candidate", None)
+    scored = [a["method"] for a in single["alternatives"] if a["score"] is not None and a["recommendable"]]
+    assert scored == ["SHAP"]
+    # No candidate: only the Random baseline was measured, so nothing is recommended and the reason says why.
+    baseline_only = only(generate_recommendations(long_table({"Random": {"fidelity_insertion": (0.4, 0.3, 0.5)}}),
+                                                  None, TECH_ONLY,
+                                                  per_instance=per_instance_table({"Random": noisy(0.4, seed=3)})))
+    assert (baseline_only["recommended_method"], baseline_only["lead"]) == (None, "none")
+    assert baseline_only["reason"].startswith("No explanation method could be evaluated")
+    empty = only(generate_recommendations(None, None, TECH_ONLY, per_instance=None))
+    assert (empty["recommended_method"], empty["lead"]) == (None, "none")
 
 
 def test_no_signal_blocks_every_recommendation_with_the_reason():

@@ -25,11 +25,13 @@ def test_different_picks_name_their_stakeholders_and_strengths():
         "SHAP for Cardiologist and Administrator (1 clear lead, 1 close call); Anchor for Patient (close call).")
 
 
-def test_format_is_shown_when_the_card_has_it_and_a_missing_pick_is_named():
+def test_a_narrative_telling_is_named_plain_is_the_default_and_a_missing_pick_is_named():
     recs = _recs(_card("Patient", "SHAP", "single_candidate", recommended_format="narrative"),
+                 _card("Analyst", "SHAP", "close_call", recommended_format="plain"),
                  _card("Officer", None, "none"))
     assert verdict_line(recs, simulated=False) == (
-        "SHAP (narrative wording) for Patient (only candidate); no method qualified for Officer.")
+        "SHAP (told as a narrative) for Patient (only candidate); SHAP for Analyst (close call); "
+        "no method qualified for Officer.")
 
 
 def test_no_stakeholders_and_technical_only_runs_still_give_a_sentence():

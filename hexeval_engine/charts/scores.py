@@ -16,6 +16,8 @@ from ..explanation import ALL_METHODS
 from .colors import SCORE_COLORSCALE, style
 
 RECOMMENDED_MARK = "★"
+EXCLUDED_MARK = " ✕"
+"""Put after a score whose method does not beat the random baseline (excluded from recommendation)."""
 
 
 def score_heatmap(recommendations: dict | None) -> go.Figure | None:
@@ -44,10 +46,11 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     z, text = [], []
     for s in stakeholders:
         scores = {a.get("method"): a.get("score") for a in s.get("alternatives") or []}
+        marks = {a.get("method"): EXCLUDED_MARK for a in s.get("alternatives") or [] if a.get("status")}
         row = [scores.get(m) if scores.get(m) is not None else math.nan for m in methods]
         z.append(row)
         text.append(["" if math.isnan(v) else f"{v:.2f}" + (f" {RECOMMENDED_MARK}" if m == s.get("recommended_method")
-                                                           else "") for m, v in zip(methods, row)])
+                                                           else marks.get(m, "")) for m, v in zip(methods, row)])
     if all(math.isnan(v) for row in z for v in row):
         return None
     low, high = 0.0, 1.0  # the score's own scale: small differences stay small in colour too
@@ -69,7 +72,8 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     fig.update_traces(y=list(range(len(stakeholders))))
     fig.update_layout(height=200 + 56 * len(stakeholders))
     mode = " (technical only)" if recommendations.get("mode") == "technical_only" else ""
-    fig = style(fig, f"Combined score per stakeholder{mode}<br><sup>{RECOMMENDED_MARK} recommended · colour scale "
+    fig = style(fig, f"Combined score per stakeholder{mode}<br><sup>{RECOMMENDED_MARK} recommended · "
+                     f"{EXCLUDED_MARK.strip()} excluded (does not beat random) · colour scale "
                      f"0 to 1,<br>the score's whole range</sup>")
     fig.update_layout(margin={"t": 100, "b": 100}, showlegend=False)
     return fig

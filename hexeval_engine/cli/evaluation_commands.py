@@ -7,11 +7,21 @@ import sys
 from pathlib import Path
 
 import pandas as pd
+from tqdm import tqdm
 
-from ..paths import default_outputs_root, generic_personas_path
+from ..charts.labels import metric_title
+from ..errors import RunError
+from ..evaluate import evaluate
+from ..llm.failures import all_failed
+from ..paths import NAME_PATTERN, default_outputs_root, generic_personas_path, shown
 from ..raters.run import uses_generic_personas
 from ..recommend.wording import LEAD_LABELS
+from ..report.html import write_report
+from ..runs.folders import is_orphan_run_folder, remove_orphan_run_folders, remove_stale_temp_folders, temp_folders
+from ..runs.compare import compare_runs
+from ..runs.store import delete_run, list_runs, load_run
 from ..vocabulary import plural
+from .inputs import UsageError, check_inputs
 
 
 def register(sub, add_inputs) -> None:
@@ -34,6 +44,8 @@ def register(sub, add_inputs) -> None:
                    help="how text columns reach a bare model: auto = as text (its pipeline encodes them), label = "
                         "sorted-category integer codes as scikit-learn's LabelEncoder, ordinal = the config's "
                         "data.category_order (default: the config's data.categorical_encoding)")
+    p.add_argument("--allow-failed-ratings", action="store_true",
+                   help="exit 0 even when every LLM persona rating failed (the run is saved either way and says why)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
     p.set_defaults(func=evaluate_cmd)
 
@@ -57,7 +69,8 @@ def register(sub, add_inputs) -> None:
     r.add_argument("--output")
     r.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     r.set_defaults(func=runs_delete)
-    r = runs_sub.add_parser("clean", help="remove unfinished run folders (.tmp-*) left by evaluations that were killed")
+    r = runs_sub.add_parser("clean", help="remove unfinished run folders (.tmp-*) left by evaluations that were killed, "
+                                          "and run folders that lost their run.json")
     r.add_argument("--output", help="runs root (default outputs/)")
     r.set_defaults(func=runs_clean)
 
@@ -69,9 +82,6 @@ def register(sub, add_inputs) -> None:
 
 
 def evaluate_cmd(args: argparse.Namespace) -> int:
-    from ..evaluate import evaluate
-    from .commands import check_inputs
-
     check_inputs(args)  # evaluate() itself resolves a use case's files and trains its model if needed
     overrides: dict = {}
     if args.sample_size is not None:
@@ -100,14 +110,19 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     _print_summary(result)
+    for warning in result.warnings:
+        if warning.get("code") in ("persona_ratings_failed", "narratives_failed"):
+            print(f"{'error' if warning.get('severity') == 'error' else 'warning'}: {warning['message']}",
+                  file=sys.stderr)
+    if all_failed(result.warnings, "personas") and not args.allow_failed_ratings:
+        print("Every persona rating failed, so this run has no human-centred evidence (it was saved to show why). "
+              "Fix the LLM server or settings named above and run again, or pass --allow-failed-ratings to accept "
+              "a technical-only result.", file=sys.stderr)
+        return 1
     return 0
 
 
 def runs_list(args) -> int:
-    from ..paths import shown
-    from ..runs.folders import temp_folders
-    from ..runs.store import list_runs
-
     root = _root(args)
     infos = list_runs(root, args.usecase)
     complete = [r for r in infos if r.status == "complete"]
@@ -115,12 +130,17 @@ def runs_list(args) -> int:
         print("No saved runs" + (f" for {shown(args.usecase)}" if args.usecase else "") + f" under {root}.")
     else:
         table = pd.DataFrame([{"run_id": r.run_id, "usecase": r.usecase, "created": r.created, "rater": r.rater,
-                               "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-"}
+                               "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-",
+                               "files": _files_state(r.integrity)}
                               for r in complete])
         print(table.to_string(index=False))
+        for r in complete:
+            if r.integrity.edited:
+                print(f"warning: run {r.run_id}: {r.integrity.warning}")
     for r in infos:
         if r.status != "complete":
-            print(f"damaged: {r.usecase}/{r.run_id}: {r.reason}")
+            fix = " Remove it with `hexeval runs clean` or `hexeval runs delete`." if is_orphan_run_folder(r.path) else ""
+            print(f"damaged: {r.usecase}/{r.run_id}: {r.reason}{fix}")
     leftovers = [t for t in temp_folders(root) if not args.usecase or t.path.parent.name == args.usecase]
     stale = [t for t in leftovers if t.stale]
     if stale:
@@ -134,34 +154,29 @@ def runs_list(args) -> int:
 
 
 def runs_clean(args) -> int:
-    from ..paths import shown
-    from ..runs.folders import remove_stale_temp_folders, temp_folders
-
     root = _root(args)
     removed = remove_stale_temp_folders(root)
-    for path in removed:
+    orphans = remove_orphan_run_folders(root)
+    for path in removed + orphans:
         print(f"Removed {path.parent.name}/{shown(path.name)}")
     busy = sum(1 for t in temp_folders(root) if t.writer_alive)
-    print(f"Removed {plural(len(removed), 'unfinished run folder')} under {root}."
-          + (f" Left {busy} that a running evaluation is still writing." if busy else ""))
+    print(f"Removed {plural(len(removed), 'unfinished run folder')} and {plural(len(orphans), 'run folder')} "
+          f"without run.json under {root}." + (f" Left {busy} that a running evaluation is still writing." if busy else ""))
     return 0
 
 
 def runs_show(args) -> int:
-    from ..runs.store import load_run
-
     run = load_run(_find(args.run, args))
     m = run.manifest
     print(f"Run {run.run_id} ({m['usecase']}), created {m['created']}; {run.rater_label}")
     print(f"Folder: {run.path}")
+    if run.integrity.warning:
+        print(f"warning: {run.integrity.warning}")
     _print_tables(run.technical_metrics, run.recommendations)
     return 0
 
 
 def runs_compare(args) -> int:
-    from ..runs.compare import compare_runs
-    from ..runs.store import load_run
-
     diff = compare_runs(load_run(_find(args.run_a, args)), load_run(_find(args.run_b, args)))
     for warning in diff["warnings"]:
         print(f"warning: {warning}")
@@ -185,13 +200,9 @@ def runs_compare(args) -> int:
 
 
 def runs_delete(args) -> int:
-    from ..runs.store import delete_run
-
     path = _find(args.run, args)
     if not args.yes:
         if not sys.stdin.isatty():
-            from .commands import UsageError
-
             raise UsageError(f"refusing to delete {path} without confirmation; pass --yes")
         if input(f"Delete run {path}? [y/N] ").strip().lower() != "y":
             print("Nothing deleted.")
@@ -202,13 +213,17 @@ def runs_delete(args) -> int:
 
 
 def report_cmd(args) -> int:
-    from ..report.html import write_report
-    from ..runs.store import load_run
-
     run = load_run(_find(args.run, args))
     out = Path(args.out) if args.out else run.path / "report.html"
     print(f"Report written to {write_report(run, out)}")
     return 0
+
+
+def _files_state(integrity) -> str:
+    """The listing's word for a run's files: as written, edited after the run, or not verifiable."""
+    if not integrity.verifiable:
+        return "not verifiable"
+    return "EDITED" if integrity.edited else "as written"
 
 
 def _root(args) -> Path:
@@ -217,9 +232,6 @@ def _root(args) -> Path:
 
 def _find(ref: str, args) -> Path:
     """The run folder ``ref`` names: a path to a folder, or a run id (or its unique start) under the root."""
-    from ..errors import RunError
-    from ..paths import NAME_PATTERN, shown
-
     path = Path(ref)
     if path.is_dir():
         return path
@@ -256,8 +268,6 @@ def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
     cols = [c for c in ("method", "fidelity_deletion", "fidelity_insertion", "num_important_features", "stability",
                         "rule_precision", "rule_coverage", "counterfactual_validity", "seconds", "error")
             if c in metrics.columns]
-    from ..charts.labels import metric_title
-
     n = int(metrics["n_instances"].max()) if "n_instances" in metrics.columns and len(metrics) else 0
     print(f"\nTechnical metrics (means over the {n} cases every method explained):")
     names = {c: metric_title(c) for c in cols} | {"method": "Method", "seconds": "Seconds", "error": "Error"}
@@ -282,8 +292,6 @@ class _ProgressBar:
     where each redraw would pile up on one huge line."""
 
     def __init__(self, *, disabled: bool):
-        from tqdm import tqdm
-
         # disable=None: tqdm turns itself off when the file is not a TTY
         self.bar = tqdm(total=100, disable=True if disabled else None, file=sys.stderr,
                         bar_format="{l_bar}{bar}| {elapsed}")

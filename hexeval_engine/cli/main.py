@@ -10,7 +10,8 @@ import logging
 import sys
 
 from ..errors import HexevalError
-from . import commands
+from . import commands, evaluation_commands, study_commands
+from .inputs import UsageError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -29,7 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_inputs(p)
     p.set_defaults(func=commands.validate)
 
-    commands.register_evaluation_commands(sub, _add_inputs)
+    evaluation_commands.register(sub, _add_inputs)
+    study_commands.register(sub)
     return parser
 
 
@@ -50,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         return args.func(args)
-    except commands.UsageError as err:
+    except UsageError as err:
         print(f"hexeval {args.command}: usage error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except HexevalError as err:

@@ -117,7 +117,8 @@ class DiceSettings(Section):
     max_instances: int = Field(20, ge=1, le=1000)
     time_budget_seconds: float = Field(60.0, **_BUDGET)
     method: Literal["random", "genetic", "kdtree"] = "random"
-    immutable_features: list[str] = Field(default_factory=list, description="features a counterfactual must not change")
+    immutable_features: list[str] = Field(default_factory=list, description="deprecated: use the top-level "
+                                          "actionability section (these features are read as immutable)")
     feature_ranges: dict[str, tuple[float, float]] = Field(default_factory=dict, description="allowed numeric ranges")
 
 
@@ -192,6 +193,14 @@ class Personas(Section):
     concurrency: int = Field(8, ge=1, le=64)
     timeout_seconds: float = Field(60.0, gt=0, le=600)
     max_retries: int = Field(3, ge=0, le=10)
+    call_deadline_seconds: float | None = Field(
+        None, gt=0, le=3600, description="one LLM call in all (retries and a slow reply included); "
+                                         "null: timeout_seconds x (max_retries + 1)")
+    stage_deadline_seconds: float | None = Field(
+        None, gt=0, description="one LLM stage (all ratings, or all narratives); requests not sent by then fail "
+                                "with that reason; null: no limit")
+    max_prompt_tokens: int = Field(2_000_000, ge=1, description="the persona stage refuses a plan whose estimated "
+                                                                "prompt tokens exceed this, before sending anything")
     temperature: float = Field(0.2, ge=0, le=2)
     cache: bool = True
 
@@ -221,17 +230,55 @@ class Output(Section):
     save_explanations: bool = True
 
 
+ActionabilityKind = Literal["actionable", "immutable", "increase_only", "decrease_only", "not_actionable"]
+
+
+class Actionability(Section):
+    """Whether the person a prediction is about can change each feature (``docs/recommendations.md``).
+
+    ``immutable`` (sex) and ``not_actionable`` (a diagnostic finding, a grade someone else assigns)
+    are never varied by DiCE; ``increase_only`` / ``decrease_only`` (age, years employed) may move
+    one way only; ``actionable`` features may change freely. Features not listed get ``default``.
+    """
+
+    default: ActionabilityKind = "actionable"
+    features: dict[str, ActionabilityKind] = Field(default_factory=dict, description="feature -> kind")
+
+
 class Weights(Section):
-    technical_fidelity: float = Field(0.3, ge=0)
+    """How technical and stakeholder evidence are combined in a recommendation.
+
+    ``technical`` and ``stakeholder`` are the two shares (renormalised). Each stakeholder's own
+    score weighs the six rated dimensions by the persona's ``dimension_weights``. The older keys
+    ``technical_fidelity`` and ``persona_trust`` + ``persona_satisfaction`` are still read as the two
+    shares when the new ones are not given (deprecated); ``technical_parsimony`` > 0 lets parsimony
+    break ties.
+    """
+
+    technical: float | None = Field(None, ge=0, description="share of the technical evidence")
+    stakeholder: float | None = Field(None, ge=0, description="share of the stakeholder's own score")
+    technical_fidelity: float = Field(0.3, ge=0, description="deprecated: use technical")
     technical_parsimony: float = Field(0.2, ge=0)
-    persona_trust: float = Field(0.3, ge=0)
-    persona_satisfaction: float = Field(0.2, ge=0)
+    persona_trust: float = Field(0.3, ge=0, description="deprecated: use stakeholder")
+    persona_satisfaction: float = Field(0.2, ge=0, description="deprecated: use stakeholder")
 
     @model_validator(mode="after")
     def _not_all_zero(self):
-        if sum(self.model_dump().values()) <= 0:
-            raise ValueError("at least one weight must be positive")
+        if self.technical_share() + self.stakeholder_share() <= 0:
+            raise ValueError("the technical or the stakeholder weight must be positive")
         return self
+
+    def technical_share(self) -> float:
+        """The technical share: ``technical``, else the deprecated ``technical_fidelity``."""
+        return self.technical if self.technical is not None else self.technical_fidelity
+
+    def stakeholder_share(self) -> float:
+        """The stakeholder share: ``stakeholder``, else ``persona_trust + persona_satisfaction``."""
+        return self.stakeholder if self.stakeholder is not None else self.persona_trust + self.persona_satisfaction
+
+    def deprecated_keys(self) -> list[str]:
+        """Old keys set explicitly in the config (each still read)."""
+        return [k for k in ("technical_fidelity", "persona_trust", "persona_satisfaction") if k in self.model_fields_set]
 
 
 class Recommendations(Section):
@@ -247,4 +294,5 @@ class HexevalConfig(Section):
     narratives: Narratives = Field(default_factory=Narratives)
     output: Output = Field(default_factory=Output)
     recommendations: Recommendations = Field(default_factory=Recommendations)
+    actionability: Actionability = Field(default_factory=Actionability)
     source: str | None = Field(None, description="file the config was read from (set by load_config)")

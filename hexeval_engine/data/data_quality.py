@@ -18,6 +18,12 @@ from ..vocabulary import format_number, plural
 
 #: What ``data.implausible_values`` may ask for: leave them, drop their rows, or clip them.
 IMPLAUSIBLE_CHOICES = ("keep", "exclude", "clip")
+#: A text value longer than this makes its column free text (a note says so).
+LONG_TEXT_CHARS = 1_000
+#: A text column whose values are this share distinct (with at least :data:`ID_LIKE_MIN_VALUES` values)
+#: is identifier-like: every case has its own category.
+ID_LIKE_SHARE = 0.9
+ID_LIKE_MIN_VALUES = 50
 
 
 @dataclass
@@ -31,6 +37,7 @@ class DataQualityReport:
     duplicates_crossing_split: int = 0
     missing_values: dict[str, int] = field(default_factory=dict)
     constant_columns: list[str] = field(default_factory=list)
+    free_text_columns: dict[str, dict] = field(default_factory=dict)
     outliers: dict[str, dict] = field(default_factory=dict)
     implausible_rows: int = 0
     implausible_rows_excluded: int = 0
@@ -58,12 +65,38 @@ def assess(frame: pd.DataFrame, target: str, numeric_features: list[str], plausi
     missing = frame.isna().sum()
     report.missing_values = {str(c): int(n) for c, n in missing.items() if n}
     report.constant_columns = [str(c) for c in frame.columns if c != target and frame[c].nunique(dropna=True) <= 1]
+    report.free_text_columns = free_text_columns(frame.drop(columns=[target]), numeric_features)
     bounds = plausible_bounds(frame, numeric_features, plausible_ranges or {})
     report.outliers = _outliers(frame, bounds)
     report.implausible_rows = int(_implausible_mask(frame, bounds).sum())
     report.class_balance = {str(k): int(v) for k, v in frame[target].value_counts().sort_index().items()}
     _add_warnings(report)
     return report
+
+
+def free_text_columns(features: pd.DataFrame, numeric: list[str]) -> dict[str, dict]:
+    """Text columns that are free text or identifiers rather than categories.
+
+    Returns
+    -------
+    dict
+        ``{column: {"longest": characters, "distinct": values, "values": non-missing values}}`` for each
+        non-numeric column with a value longer than :data:`LONG_TEXT_CHARS` characters, or whose values are
+        at least :data:`ID_LIKE_SHARE` distinct (and at least :data:`ID_LIKE_MIN_VALUES` of them).
+    """
+    found = {}
+    for col in features.columns:
+        if col in numeric:
+            continue
+        values = features[col].dropna()
+        if values.empty:
+            continue
+        longest = int(values.astype(str).str.len().max())
+        distinct = int(values.nunique())
+        id_like = len(values) >= ID_LIKE_MIN_VALUES and distinct >= ID_LIKE_SHARE * len(values)
+        if longest > LONG_TEXT_CHARS or id_like:
+            found[str(col)] = {"longest": longest, "distinct": distinct, "values": int(len(values))}
+    return found
 
 
 def crossing_duplicates(X_train: pd.DataFrame, X_test: pd.DataFrame) -> int:
@@ -172,6 +205,14 @@ def _add_warnings(r: DataQualityReport) -> None:
         r.warnings.append(f"Column '{col}' has {plural(n, 'missing value')} ({n / r.n_rows:.1%}); the model must handle them.")
     for col in r.constant_columns:
         r.warnings.append(f"Column '{col}' has a single value and carries no information.")
+    for col, t in r.free_text_columns.items():
+        kind = "free text" if t["longest"] > LONG_TEXT_CHARS else "an identifier"
+        r.warnings.append(
+            f"Column '{col}' looks like {kind}, not a category ({format_number(t['distinct'])} distinct of "
+            f"{plural(t['values'], 'value')}, the longest {plural(t['longest'], 'character')}). HEXEval treats it as a "
+            "categorical feature with one level per distinct value: explanations cannot generalise over it, "
+            "counterfactual search slows down and uses more memory, and long values are shortened in texts shown "
+            "to personas. Remove the column from the CSV (or from the model) if it is a name, an id or notes.")
     for col, o in r.outliers.items():
         seen = (f"value {show_number(o['min'])}" if o["min"] == o["max"] else
                 f"from {show_number(o['min'])} to {show_number(o['max'])}")

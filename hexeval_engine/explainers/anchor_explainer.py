@@ -115,7 +115,7 @@ class AnchorExplainer:
     method = "Anchor"
 
     def __init__(self, model, data, config):
-        from anchor.anchor_tabular import AnchorTabularExplainer
+        from anchor.anchor_tabular import AnchorTabularExplainer  # heavy library: loaded only when Anchor runs
 
         self.model, self.data, self.config = model, data, config
         self.threshold = config.evaluation.explainers.anchor.precision_threshold

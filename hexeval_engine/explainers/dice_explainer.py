@@ -3,10 +3,19 @@
 ``dice_ml`` (model-agnostic ``sklearn`` backend, method from ``explainers.dice.method``) searches
 over raw frames; the model it is given decodes nothing — it receives DiCE's raw rows, puts them
 back into the CSV's types (DiCE turns categorical codes into strings) and asks the HEXEval model.
-``immutable_features`` are never varied (``features_to_vary`` = the rest) and ``feature_ranges``
-become DiCE's ``permitted_range`` (widened to include the instance's own value, which DiCE
-requires; a counterfactual that changes the feature must still land inside the configured range
-for the plausibility metric).
+What may change comes from the config's ``actionability`` section
+(:mod:`.actionability`): ``immutable`` and ``not_actionable`` features are never varied
+(``features_to_vary`` = the rest), ``increase_only`` / ``decrease_only`` numeric features get a
+``permitted_range`` that starts at the instance's own value (a one-way *categorical* feature is
+held fixed: its codes have no direction), and ``feature_ranges`` become DiCE's ``permitted_range``
+(widened to include the instance's own value, which DiCE requires; a counterfactual that changes
+the feature must still land inside the configured range for the plausibility metric). Each
+explanation carries the declarations (``extra["actionability"]``) and the count of its
+counterfactuals that change a feature against them (``extra["non_actionable_counterfactuals"]``;
+0 unless the search broke a constraint, which is then flagged, never hidden). When the search finds
+nothing, that is the explanation: no change the person may make flips the prediction (an empty
+``counterfactuals`` list, the reason in ``extra["no_counterfactual"]``; its validity counts as 0),
+so the case stays among the cases every method explained.
 
 Speed: for method ``random`` the search itself is :func:`.dice_random.random_search`, DiCE's
 algorithm with array bookkeeping instead of its per-cell ``DataFrame.at`` writes (same
@@ -35,6 +44,7 @@ from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
 from ..vocabulary import noun, plural
 from . import dice_random
+from .actionability import feature_actionability, features_to_vary, forbidden_changes, one_way_range
 from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, silenced
 from .lockstep import run_lockstep
 
@@ -59,7 +69,7 @@ class DiceExplainer:
     method = "DiCE"
 
     def __init__(self, model, data, config):
-        import dice_ml
+        import dice_ml  # heavy library: loaded only when DiCE runs
 
         self.model, self.data, self.config = model, data, config
         self.settings = config.evaluation.explainers.dice
@@ -73,7 +83,16 @@ class DiceExplainer:
                                   outcome_name=data.target)
         self._backend = _PooledModel(data.coder)
         self._model = dice_ml.Model(model=self._backend, backend="sklearn", model_type="classifier")
-        self.vary = [f for f in data.feature_names if f not in set(self.settings.immutable_features)]
+        self.kinds = feature_actionability(config, data.feature_names)
+        self.vary = [f for f in features_to_vary(self.kinds)
+                     if not (f in data.categorical_features and self.kinds[f] != "actionable")]
+        if not self.vary:
+            raise ConfigError("The actionability section leaves no feature a counterfactual may change (every feature "
+                              "is immutable, not_actionable or a one-way categorical). Declare at least one feature "
+                              "actionable, increase_only or decrease_only.")
+        numeric = [f for f in data.numeric_features if f in train.columns]
+        self._bounds = {f: (float(pd.to_numeric(train[f]).min()), float(pd.to_numeric(train[f]).max()))
+                        for f in numeric}
         self._precision = self._data.get_decimal_precisions(output_type="dict")
 
     def _with_unseen_categories(self, train: pd.DataFrame) -> pd.DataFrame:
@@ -122,18 +141,31 @@ class DiceExplainer:
                         probability=float(probabilities[i]), algorithm=f"DiCE ({self.settings.method}, model-agnostic)",
                         seconds=seconds)
             if isinstance(results[i], BaseException):
-                if _found_nothing(results[i]):  # a result of the search, not a crash: said in words
+                if _found_nothing(results[i]):  # a result of the search, not a crash: an explanation saying so
                     log.info("DiCE found no counterfactual for instance %s", iid)
-                    out.append(Explanation(**base, error=self._nothing_found_text()))
+                    out.append(Explanation(**base, counterfactuals=[],
+                                           importance={f: 0.0 for f in self.data.feature_names},
+                                           importance_derived=True,
+                                           extra=dict(shared, immutable_features=[f for f in self.data.feature_names
+                                                                                  if f not in self.vary],
+                                                      actionability=dict(self.kinds), non_actionable_counterfactuals=0,
+                                                      no_counterfactual=self._nothing_found_text())))
                 else:
                     log_failure(log, "DiCE", iid, results[i])
                     out.append(Explanation(**base, error=failure_text(results[i])))
                 continue
-            extra = dict(shared, immutable_features=list(self.settings.immutable_features))
+            fixed = [f for f in self.data.feature_names if f not in self.vary]
+            extra = dict(shared, immutable_features=fixed, actionability=dict(self.kinds))
             if filled[i]:
                 extra["filled_for_explainer"] = filled[i]
             row = {f: X_raw[f].iloc[i] for f in self.data.feature_names}
             counterfactuals = self._counterfactuals(row, int(classes[i]), cfs.get(i))
+            broken = [forbidden_changes(cf.changes, self.kinds) for cf in counterfactuals]
+            extra["non_actionable_counterfactuals"] = sum(bool(b) for b in broken)
+            if any(broken):
+                extra["non_actionable_features"] = sorted({f for b in broken for f in b})
+                log.warning("DiCE proposed a change the actionability section forbids for instance %s: %s",
+                            iid, ", ".join(extra["non_actionable_features"]))
             out.append(Explanation(**base, counterfactuals=counterfactuals,
                                    importance=_change_shares(counterfactuals, self.data.feature_names),
                                    importance_derived=True, extra=extra))
@@ -148,7 +180,7 @@ class DiceExplainer:
         its per-cell pandas writes, same counterfactuals) unless ``library`` is set or the
         installed DiCE is not the one it reproduces; other methods run the library's search.
         """
-        import dice_ml
+        import dice_ml  # heavy library: loaded only when DiCE runs
 
         self._backend.bind(predict)
         # One DiCE object per search: DiCE keeps per-query state on the explainer object.
@@ -176,6 +208,13 @@ class DiceExplainer:
             if feature in self.vary:
                 value = float(query[feature])
                 ranges[feature] = [min(float(low), value), max(float(high), value)]
+        for feature in self.vary:
+            kind = self.kinds[feature]
+            if kind in ("increase_only", "decrease_only") and feature in self._bounds:
+                value = float(query[feature])
+                low, high = ranges.get(feature, self._bounds[feature])
+                one_way = one_way_range(kind, value, low, high)
+                ranges[feature] = [one_way[0], one_way[1]]
         return ranges
 
     def _to_raw(self, frame: pd.DataFrame) -> pd.DataFrame:
@@ -185,6 +224,12 @@ class DiceExplainer:
     def _counterfactuals(self, row: dict, cls: int, frame) -> list[Counterfactual]:
         if frame is None or not len(frame):
             return []
+        # a feature DiCE may not vary keeps the case's own value (a gap filled for the search is no change);
+        # the model is asked about exactly the rows reported
+        frame = frame.copy()
+        for f in self.data.feature_names:
+            if f not in self.vary:
+                frame[f] = pd.Series([row[f]] * len(frame), index=frame.index, dtype=frame[f].dtype)
         M = self.data.coder.encode(frame)
         positive = self.predictor.positive(M)
         out = []
@@ -319,7 +364,7 @@ def _check_settings(settings, data) -> None:
     if not_numeric:
         raise ConfigError(f"evaluation.explainers.dice.feature_ranges gives ranges for categorical {noun(len(not_numeric), 'feature')} "
                           f"{', '.join(not_numeric)}; ranges apply to numeric features only. Remove them.")
-    if len(settings.immutable_features) >= len(data.feature_names):
+    if len(set(settings.immutable_features)) >= len(data.feature_names):
         raise ConfigError("evaluation.explainers.dice.immutable_features lists every feature, so no counterfactual "
                           "can change anything. Leave at least one feature free to vary.")
     bad = {f: r for f, r in settings.feature_ranges.items() if not r[0] <= r[1]}

@@ -71,7 +71,7 @@ def _output_names(model) -> list[str] | None:
             return list(model.feature_names) if model.feature_names is not None else None
         if len(steps) == 1:
             return list(model.feature_names) if model.feature_names is not None else None
-        from sklearn.pipeline import Pipeline
+        from sklearn.pipeline import Pipeline  # only multi-step pipelines reach this line
 
         pre = Pipeline(steps[:-1])
     try:

@@ -42,7 +42,7 @@ class LimeExplainer:
     method = "LIME"
 
     def __init__(self, model, data, config):
-        from lime.lime_tabular import LimeTabularExplainer
+        from lime.lime_tabular import LimeTabularExplainer  # heavy library: loaded only when LIME runs
 
         self.model, self.data, self.config = model, data, config
         self.settings = config.evaluation.explainers.lime

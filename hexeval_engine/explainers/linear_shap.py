@@ -130,6 +130,6 @@ def _columnwise(model, background_raw: pd.DataFrame, mapping) -> bool:
 
 
 def _sigmoid(z):
-    from scipy.special import expit
+    from scipy.special import expit  # only logistic outputs need it
 
     return expit(z)

@@ -55,7 +55,7 @@ class ExplainRunner:
     def __enter__(self) -> "ExplainRunner":
         if self.parallel.backend == "dask":
             try:
-                from distributed import Client
+                from distributed import Client  # optional extra (dask): loaded only for the dask backend
             except ImportError as err:
                 raise ConfigError("evaluation.parallel.backend is 'dask' but dask.distributed is not installed. "
                                   "Install it with `pip install hexeval[dask]` or use 'sequential'/'loky'.") from err
@@ -101,7 +101,7 @@ class ExplainRunner:
         return out
 
     def _distributed(self, method, X_raw, ids, classes, probabilities, seeds, render) -> list:
-        from joblib import Parallel, delayed, parallel_config
+        from joblib import Parallel, delayed, parallel_config  # only the dask backend uses joblib here
 
         chunks = [c for c in np.array_split(np.arange(len(ids)), min(self.parallel.n_jobs, len(ids))) if len(c)]
         payload = _portable(self.model)

@@ -164,7 +164,7 @@ class ShapExplainer:
         return None
 
     def _tree_options(self):
-        import shap
+        import shap  # heavy library: loaded only when SHAP runs
 
         est = self.model.final_estimator
 
@@ -180,7 +180,7 @@ class ShapExplainer:
                 ("TreeExplainer (exact, interventional, probability)", interventional)]
 
     def _agnostic_values(self, X_raw):
-        import shap
+        import shap  # heavy library: loaded only when SHAP runs
 
         coder = self.data.coder
         self.algorithm = _AGNOSTIC

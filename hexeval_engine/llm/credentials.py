@@ -30,15 +30,18 @@ API_KEY_SETTING = "OPENAI_API_KEY"
 ALLOWED_URLS_SETTING = "HEXEVAL_LLM_BASE_URLS"
 """Operator setting: base URLs (comma- or space-separated) that may receive the operator's key."""
 
-_SECRET = re.compile(r"sk-[A-Za-z0-9_\-]{6,}")
+_SECRET = re.compile(r"(?<![A-Za-z0-9_\-])sk-[A-Za-z0-9_\-]{6,}")  # a word starting "sk-", never "risk-averse"
 _BEARER = re.compile(r"(Bearer\s+)(?=\S*\d)[A-Za-z0-9._~+/=\-]{8,}")  # a token: long, with a digit
 
 
-def resolve_api_key(api_key: str | None, base_url: str | None) -> str:
+def resolve_api_key(api_key: str | None, base_url: str | None, *, operator_key: bool = False,
+                    allowed_urls: str | None = None) -> str:
     """The key to send to ``base_url``.
 
-    ``api_key`` when given (the caller vouches for it: typed in with this URL, or the operator's
-    key for an endpoint the operator allowed). Otherwise the operator's ``OPENAI_API_KEY``
+    ``api_key`` when given and typed in with this URL. If ``api_key`` *is* the operator's key
+    (``OPENAI_API_KEY`` in the environment or ``.env``, or passed with ``operator_key=True``, as the
+    dashboard does with ``st.secrets``), it is scoped like the operator's key: whatever URL a config
+    names, it goes only where :func:`operator_key_allowed` allows. Otherwise the operator's ``OPENAI_API_KEY``
     (environment, then ``.env`` in the working directory, then in the project root) — only when
     :func:`operator_key_allowed` says ``base_url`` may have it. Any other custom ``base_url`` gets a
     placeholder (local servers need no key).
@@ -48,14 +51,22 @@ def resolve_api_key(api_key: str | None, base_url: str | None) -> str:
     LLMError
         No key is configured for the official OpenAI endpoint.
     """
+    allowed = " ".join(u for u in (allowed_urls, _operator_setting(ALLOWED_URLS_SETTING)) if u)
+    env_key = _operator_setting(API_KEY_SETTING)
     if api_key and api_key.strip():
-        return api_key.strip()
-    operator_key = _operator_setting(API_KEY_SETTING)
-    if operator_key and operator_key_allowed(base_url, _operator_setting(ALLOWED_URLS_SETTING)):
+        if not operator_key and (not env_key or api_key.strip() != env_key.strip()):
+            return api_key.strip()  # a key typed in with this URL
+        if operator_key_allowed(base_url, allowed):
+            return api_key.strip()
+        log.info("The operator's API key is not sent to %s: that base URL is not in %s.", public_url(base_url),
+                 ALLOWED_URLS_SETTING)
+        return LOCAL_PLACEHOLDER_KEY
+    operator_key = env_key
+    if operator_key and operator_key_allowed(base_url, allowed):
         return operator_key.strip()
     if base_url and not is_official_endpoint(base_url):
         if operator_key:
-            log.info("The operator's API key is not sent to %s: that base URL is not in %s.", _origin(base_url),
+            log.info("The operator's API key is not sent to %s: that base URL is not in %s.", public_url(base_url),
                      ALLOWED_URLS_SETTING)
         return LOCAL_PLACEHOLDER_KEY
     raise LLMError("No OpenAI API key is configured for the LLM rater. Set OPENAI_API_KEY in the environment or "
@@ -103,13 +114,25 @@ def _operator_setting(name: str) -> str | None:
 
 
 def _normal(url: str) -> str:
-    parts = urlparse(url.strip())
-    return f"{parts.scheme.lower()}://{parts.netloc.lower()}{parts.path.rstrip('/')}"
+    return public_url(url).lower().rstrip("/")
 
 
-def _origin(url: str) -> str:
-    parts = urlparse(url)
-    return f"{parts.scheme}://{parts.hostname or ''}" + (f":{parts.port}" if parts.port else "")
+def public_url(url: str | None) -> str:
+    """``url`` without credentials (``http://user:token@host/v1`` → ``http://host/v1``), query or fragment.
+
+    Used for everything shown, logged or stored (run.json, report, messages).
+    """
+    if not url:
+        return ""
+    parts = urlparse(str(url).strip())
+    if not parts.scheme or not parts.hostname:
+        return redact(str(url).split("@")[-1], None)
+    host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # a port that is not a number: leave it out
+        port = ""
+    return f"{parts.scheme}://{host}{port}{parts.path}"
 
 
 def _from_dotenv(name: str) -> str | None:

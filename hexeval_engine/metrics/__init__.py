@@ -31,7 +31,7 @@ from .aggregate import bootstrap_ci, summarise
 from .baseline import make_baseline, make_class_baselines
 from .compute import INSTANCE_COLUMNS, compute_instance_metrics, relevance_vector
 from .counterfactuals import CounterfactualSpace, counterfactual_metrics
-from .fidelity import deletion_insertion_auc, deletion_insertion_auc_loop, fidelity_scores
+from .fidelity import deletion_insertion_auc, fidelity_scores
 from .parsimony import entropy_complexity, gini_sparseness, num_important_features
 from .plausibility import CounterfactualManifold, plausibility_metrics
 from .registry import ALIASES, METRICS, MetricSpec, get_spec
@@ -43,7 +43,7 @@ from .stability import attribution_similarity, explanation_vector, instance_stab
 __all__ = [
     "ALIASES", "INSTANCE_COLUMNS", "METRICS", "CounterfactualManifold", "CounterfactualSpace", "MetricSpec",
     "attribution_similarity", "bootstrap_ci", "compute_instance_metrics", "counterfactual_metrics",
-    "deletion_insertion_auc", "deletion_insertion_auc_loop", "entropy_complexity", "explanation_vector",
+    "deletion_insertion_auc", "entropy_complexity", "explanation_vector",
     "fidelity_scores", "get_spec", "gini_sparseness", "held_out_rule_metrics", "instance_stability",
     "local_lipschitz", "make_baseline", "make_class_baselines", "max_sensitivity", "num_important_features",
     "plausibility_metrics", "relevance_vector", "rule_coverage", "rule_length", "rule_mask", "rule_precision",

@@ -40,10 +40,11 @@ from .fidelity import FidelityCurves
 from .masking import MaskedRows
 from .parsimony import entropy_complexity, gini_sparseness, num_important_features
 from .plausibility import CounterfactualManifold, plausibility_table
+from ..explainers.actionability import FIXED, feature_actionability, forbidden_changes
 from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_precision
 from .sensitivity import local_lipschitz, max_sensitivity, standardised_distances
 from .soft_removal import SoftRemoval
-from .stability import explanation_vector, instance_stability, seed_agreement
+from .stability import explanation_vector, instance_stability, noisy_copies, seed_agreement
 
 log = logging.getLogger(__name__)
 
@@ -181,7 +182,8 @@ def _counterfactual_rows(data, explanations, config, train: _TrainPredictions) -
         return []
     ev = config.evaluation
     dice, checks = ev.explainers.dice, ev.counterfactual
-    space = CounterfactualSpace.from_data(data, immutable_features=dice.immutable_features,
+    kinds = feature_actionability(config, data.feature_names)
+    space = CounterfactualSpace.from_data(data, immutable_features=[f for f, k in kinds.items() if k in FIXED],
                                           feature_ranges=dice.feature_ranges)
     manifold = CounterfactualManifold.from_data(data, train.get(), k=checks.k_neighbours,
                                                 reference_rows=checks.reference_rows, random_state=ev.random_state)
@@ -192,6 +194,9 @@ def _counterfactual_rows(data, explanations, config, train: _TrainPredictions) -
     rows = []
     for e, instance, extra in zip(explanations, instances, plausible):
         values = {**counterfactual_metrics(instance, e.counterfactuals, space), **extra}
+        if e.counterfactuals:  # share of its counterfactuals that change what the person cannot change
+            values["counterfactual_non_actionable"] = float(np.mean(
+                [bool(forbidden_changes(cf.changes, kinds)) for cf in e.counterfactuals]))
         rows += [(e.method, e.instance_id, name, value, False) for name, value in values.items()]
     return rows
 
@@ -219,13 +224,11 @@ def _stability_rows(model, data, by_key, perturbed, config) -> list[tuple]:
 def _copy_distances(model, data, items, config) -> dict:
     """``||x' - x||`` in standardised units for every noisy copy, rebuilt from the run's seeds.
 
-    The copies are regenerated with :func:`hexeval_engine.technical.stability.noisy_copies` (copy
+    The copies are regenerated with :func:`hexeval_engine.metrics.stability.noisy_copies` (copy
     ``r`` at list position ``r``) and checked against the probability each perturbed explanation
     recorded; a copy that does not match (or a failed explanation) gets ``NaN``, so
     ``local_lipschitz`` uses only copies it can vouch for.
     """
-    from ..technical.stability import noisy_copies  # the generator of the copies; imported late (explainer stack)
-
     ev = config.evaluation
     numeric = list(data.numeric_features)
     scales = data.X_train[numeric].apply(pd.to_numeric, errors="coerce").std(skipna=True).fillna(0.0).to_numpy()

@@ -6,7 +6,6 @@ Public interface (stable)
 random_state=0, instance_ids=None, baseline_of=None, chunk_rows=50_000) -> (deletion, insertion)``  raw areas
 ``fidelity_scores(model, X_raw, scores, explained_class, baseline_row, steps, *, min_gap=0.05, ...)
 -> dict[str, ndarray]``  the five per-instance values below
-``deletion_insertion_auc_loop(...)``  same values as ``deletion_insertion_auc``, one model call per row
 (reference implementation for tests and benchmarks only)
 ``FidelityCurves(rows, scores, explained_class, steps, ...)``  queue the curves on a :class:`MaskedRows`
 shared with other metrics, then ``.result(proba, min_gap=...)``
@@ -242,33 +241,6 @@ def deletion_insertion_auc(model, X_raw: pd.DataFrame, scores, explained_class, 
     values = fidelity_scores(model, X_raw, scores, explained_class, baseline_row, steps, tie_draws=tie_draws,
                              random_state=random_state, instance_ids=instance_ids, baseline_of=baseline_of,
                              chunk_rows=chunk_rows)
-    return values["fidelity_deletion"], values["fidelity_insertion"]
-
-
-def deletion_insertion_auc_loop(model, X_raw: pd.DataFrame, scores, explained_class, baseline_row: pd.DataFrame,
-                                steps: int, *, tie_draws: int = 1, random_state: int = 0,
-                                instance_ids=None, baseline_of=None) -> tuple[np.ndarray, np.ndarray]:
-    """Reference implementation of :func:`deletion_insertion_auc`: one model call per masked row.
-
-    Same arguments, same orders and values; kept only to test and benchmark the vectorised version.
-    """
-    _check_one_per_row(X_raw, scores)
-    rows = MaskedRows(X_raw, baseline_row)
-    plan = FidelityCurves(rows, scores, explained_class, steps, tie_draws=tie_draws, random_state=random_state,
-                          instance_ids=instance_ids, baseline_of=baseline_of)
-    curves = np.empty((len(plan.units), 2, len(plan.ks)))
-    for u, i in enumerate(plan.units):
-        instance = rows.X.iloc[[i]].reset_index(drop=True)
-        base = rows.base.iloc[[plan.baseline_of[i]]].reset_index(drop=True)
-        for s, k in enumerate(plan.ks):
-            front = plan.orders[u, :k]
-            for curve, (masked_from, rest_from) in enumerate(((base, instance), (instance, base))):
-                row = rest_from.copy()
-                for j in front:
-                    col = plan.columns[j]
-                    row[col] = masked_from[col].to_numpy()
-                curves[u, curve, s] = model.predict_proba(row)[0, plan.cls[i]]
-    values = plan.from_curves(curves)
     return values["fidelity_deletion"], values["fidelity_insertion"]
 
 

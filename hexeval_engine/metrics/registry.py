@@ -193,6 +193,11 @@ _SPECS = [
                "Share of the proposed counterfactuals that actually change the model's prediction",
                "Mothilal, Sharma & Tan (2020), Explaining ML classifiers through diverse counterfactual "
                "explanations (DiCE), FAT*", ("counterfactual",), "counterfactual"),
+    MetricSpec("counterfactual_non_actionable", "lower",
+               "Share of the proposed counterfactuals that change a feature the person cannot change (immutable, "
+               "not actionable, or against a one-way feature's direction; the config's actionability section)",
+               "Ustun, Spangher & Liu (2019), Actionable recourse in linear classification, FAT*",
+               ("counterfactual",), "counterfactual"),
     MetricSpec("counterfactual_sparsity", "lower",
                "Average number of features a counterfactual changes",
                "Mothilal, Sharma & Tan (2020), DiCE, FAT*; Wachter, Mittelstadt & Russell (2017)",

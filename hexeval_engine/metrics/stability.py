@@ -6,6 +6,8 @@ Public interface (stable)
 ``explanation_vector(explanation, feature_names) -> ndarray``   signed attributions (or importance)
 ``instance_stability(original, perturbed, feature_names) -> float``
 ``seed_agreement(runs, feature_names) -> float``
+``noisy_copies(data, X_raw, instance_ids, *, noise_std, repeat, random_state) -> DataFrame``  the inputs
+the stability stage explains (in ``technical.stability``) and ``compute`` rebuilds for the local Lipschitz estimate
 
 The explainer code generates the perturbed / re-seeded explanations and passes them here (or
 to ``compute_instance_metrics(..., perturbed=..., seed_runs=...)``). Failed explanations
@@ -29,6 +31,9 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
+import pandas as pd
+
+from ..explainers.base import instance_seed
 
 
 def attribution_similarity(a, b) -> float:
@@ -96,3 +101,22 @@ def seed_agreement(runs, feature_names) -> float:
     if len(vectors) < 2:
         return float("nan")
     return float(np.mean([attribution_similarity(a, b) for a, b in combinations(vectors, 2)]))
+
+
+def noisy_copies(data, X_raw: pd.DataFrame, instance_ids, *, noise_std: float, repeat: int,
+                 random_state: int) -> pd.DataFrame:
+    """One noisy copy of each row (copy number ``repeat``), numeric features only.
+
+    Row ``r``'s noise comes from its own generator (seeded by ``instance_ids[r]`` and ``repeat``), so a
+    copy is the same whichever rows it is made with.
+    """
+    out = X_raw.reset_index(drop=True).copy()
+    numeric = list(data.numeric_features)
+    if not numeric or out.empty:
+        return out
+    stds = data.X_train[numeric].std(skipna=True).fillna(0.0).to_numpy(dtype=float)
+    noise = np.array([np.random.default_rng(instance_seed(random_state, iid, f"noise:{repeat}"))
+                      .normal(0.0, 1.0, len(numeric)) for iid in instance_ids]).reshape(len(out), len(numeric))
+    values = out[numeric].to_numpy(dtype=float, na_value=np.nan)
+    out[numeric] = values + noise * noise_std * stds  # missing values stay missing (NaN + noise is NaN)
+    return out

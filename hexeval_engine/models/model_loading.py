@@ -102,13 +102,13 @@ def is_trusted_skops_type(name: str) -> bool:
         cls = getattr(importlib.import_module(module_name), cls_name)
     except (ImportError, AttributeError):
         return False
-    from sklearn.base import BaseEstimator
+    from sklearn.base import BaseEstimator  # only the skops trust check needs it
 
     return isinstance(cls, type) and issubclass(cls, BaseEstimator)
 
 
 def _load_skops(path: Path):
-    import skops.io as sio
+    import skops.io as sio  # loaded only for .skops files
 
     try:
         requested = sio.get_untrusted_types(file=path)
@@ -139,7 +139,7 @@ def _looks_like(path: Path) -> str:
 
 
 def _load_xgboost(path: Path, target_note: str = ""):
-    import xgboost as xgb
+    import xgboost as xgb  # loaded only for XGBoost's own model files
 
     booster = xgb.Booster()
     try:
@@ -164,7 +164,7 @@ def _load_xgboost(path: Path, target_note: str = ""):
 
 
 def _load_pickle(path: Path):
-    import joblib
+    import joblib  # loaded only for the operator's pickle/joblib files
 
     try:
         return joblib.load(path)

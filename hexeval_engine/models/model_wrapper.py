@@ -120,7 +120,7 @@ class HexevalModel:
             return self.preprocessor.transform(X)
         steps = getattr(self.estimator, "steps", None)
         if steps and len(steps) > 1:
-            from sklearn.pipeline import Pipeline
+            from sklearn.pipeline import Pipeline  # only multi-step pipelines reach this line
 
             return Pipeline(steps[:-1]).transform(X)
         return X
@@ -162,7 +162,7 @@ class HexevalModel:
     def _as_input(self, X: pd.DataFrame):
         """Coded text columns (``input_codes``), and a plain matrix for estimators fitted without column names."""
         if self.input_codes:
-            from ..data.input_encoding import encode_inputs
+            from ..data.input_encoding import encode_inputs  # only models given coded text columns need it
 
             X = encode_inputs(X, self.input_codes)
         if self.feature_names is not None and self.preprocessor is None and \

@@ -14,7 +14,7 @@ from .model_performance import performance_from_scores
 
 def train_usecase(usecase: UseCase, build_pipeline: Callable) -> dict:
     """Fit ``build_pipeline(dataset)`` on the use case's training split, save it as skops, return the model card."""
-    import skops.io as sio
+    import skops.io as sio  # loaded only when a bundled model is trained and saved
 
     config = load_config(usecase.config_path)
     data = load_data_for_config(usecase.data_path, config, usecase.target)

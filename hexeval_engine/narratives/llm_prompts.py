@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
 
+from ..llm.json_text import excerpt, find_object
 from .facts import NarrativeFacts
 from .results import Mention
 from .wording import AUDIENCE_LABELS, probability_text
@@ -13,7 +13,6 @@ NARRATIVE_SCHEMA = {"type": "object", "properties": {"narrative": {"type": "stri
                     "required": ["narrative"], "additionalProperties": False}
 NARRATE_COMPLETION_TOKENS = 250
 EXTRACT_COMPLETION_TOKENS = 220
-_FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 
 def narrate_messages(f: NarrativeFacts) -> list[dict]:
@@ -119,22 +118,22 @@ def parse_extraction(content: str, f: NarrativeFacts) -> tuple[Mention, ...]:
     return tuple(out)
 
 
-def json_object(content: str):
-    """The JSON object in ``content``: bare, fenced, or the outermost braces within prose."""
-    text = _FENCE.sub("", (content or "").strip())
+def json_object(content: str) -> dict:
+    """The JSON object in ``content`` (via the one extractor, :func:`~hexeval_engine.llm.json_text.find_object`).
+
+    Raises
+    ------
+    ValueError
+        No JSON object in the answer, or JSON nested too deeply.
+    """
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
-        pass
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
+        obj = find_object(content or "")
+    except RecursionError as err:
+        raise ValueError("the answer nests JSON too deeply") from err
+    if obj is None:
         raise ValueError(f"no JSON object in the answer ({_excerpt(content)})")
-    try:
-        return json.loads(text[start:end + 1])
-    except json.JSONDecodeError as err:
-        raise ValueError(f"the answer's JSON is broken: {err.msg} ({_excerpt(content)})") from err
+    return obj
 
 
 def _excerpt(text: str) -> str:
-    text = " ".join((text or "").split())
-    return f"answer began: {text[:80]!r}" if text else "the answer was empty"
+    return excerpt(text)

@@ -33,7 +33,8 @@ def check_narratives_config(config: HexevalConfig) -> None:
                           "off (narratives.enabled: false; --no-narratives).")
 
 
-def narrative_tools(config: HexevalConfig, data=None, *, api_key: str | None = None, cache_dir=None) -> NarrativeTools:
+def narrative_tools(config: HexevalConfig, data=None, *, api_key: str | None = None, cache_dir=None,
+                    operator_key: bool = False, allowed_urls: str | None = None) -> NarrativeTools:
     """The narrator and extractor of ``config.narratives``.
 
     The LLM ones use the persona rater's connection settings (model and server unless
@@ -57,13 +58,15 @@ def narrative_tools(config: HexevalConfig, data=None, *, api_key: str | None = N
     use_llm_extractor = n.extractor == "openai" or (n.extractor == "auto" and n.narrator == "openai")
     if n.narrator == "simulated" and not use_llm_extractor:
         return NarrativeTools(TemplateNarrator(), offline)
-    from .llm import LLMExtractor, LLMNarrator
-    from ..llm.client import ChatClient
+    from .llm import LLMExtractor, LLMNarrator  # the LLM narrator loads only when an LLM narrates
+    from ..llm.client import LLMClient  # the LLM client loads only when an LLM narrates
 
     folder = Path(cache_dir) if cache_dir is not None else configured_outputs_root(config.output.dir)
-    client = ChatClient(model=n.llm_model or p.llm_model, base_url=n.base_url or p.base_url, api_key=api_key,
-                        concurrency=p.concurrency, timeout=p.timeout_seconds, max_retries=p.max_retries,
-                        cache_path=folder if p.cache else None)
+    client = LLMClient(model=n.llm_model or p.llm_model, base_url=n.base_url or p.base_url, api_key=api_key,
+                       concurrency=p.concurrency, timeout=p.timeout_seconds, max_retries=p.max_retries,
+                       cache_path=folder if p.cache else None, call_deadline=p.call_deadline_seconds,
+                       stage_deadline=p.stage_deadline_seconds, setting="narratives", operator_key=operator_key,
+                       allowed_urls=allowed_urls)
     narrator = LLMNarrator(client, temperature=n.temperature) if n.narrator == "openai" else TemplateNarrator()
     extractor = LLMExtractor(client) if use_llm_extractor else offline
     return NarrativeTools(narrator, extractor)

@@ -41,6 +41,24 @@ class Level(str, Enum):
 
 LEVEL_VALUES = {"very_low": 0.0, "low": 0.25, "medium": 0.5, "high": 0.75, "very_high": 1.0}
 
+DIMENSION_NAMES = ("interpretability", "completeness", "actionability", "trust", "satisfaction", "decision_support")
+"""The six rated dimensions, in the order of the ratings table."""
+
+DEFAULT_DIMENSION_WEIGHTS = {
+    "professional": {"interpretability": 0.2, "completeness": 0.2, "actionability": 0.1, "trust": 0.2,
+                     "satisfaction": 0.1, "decision_support": 0.2},
+    "end_user": {"interpretability": 0.25, "completeness": 0.05, "actionability": 0.3, "trust": 0.15,
+                 "satisfaction": 0.05, "decision_support": 0.2},
+}
+"""What a stakeholder's score weighs when the persona file gives no ``dimension_weights``.
+
+A professional must understand, check and justify a decision (interpretability, completeness,
+trust and decision support count equally, satisfaction and actionability less); the person the
+decision is about needs to understand it and to know what they can do (interpretability,
+actionability, decision support), and is not the one who audits completeness. See
+``docs/simulated_rater.md``.
+"""
+
 LEVEL_FIELDS = ("ai_comfort", "technical_background", "need_to_justify", "need_to_act", "time_pressure",
                 "risk_aversion")
 
@@ -65,6 +83,10 @@ class Persona(BaseModel):
         What the persona needs from an explanation; rules of thumb they apply.
     ai_comfort, technical_background, need_to_justify, need_to_act, time_pressure, risk_aversion : Level
         Ordinal attributes weighed by the simulated rater.
+    dimension_weights : dict, optional
+        ``{dimension: weight >= 0}`` over the six rated dimensions (:data:`DIMENSION_NAMES`): how
+        much each counts in this stakeholder's score in the recommendation. A dimension left out
+        weighs 0; omitted altogether, the audience's default (:data:`DEFAULT_DIMENSION_WEIGHTS`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -85,6 +107,19 @@ class Persona(BaseModel):
     need_to_act: Level
     time_pressure: Level
     risk_aversion: Level
+    dimension_weights: dict[Literal[DIMENSION_NAMES], float] | None = None
+
+    @field_validator("dimension_weights")
+    @classmethod
+    def _usable_weights(cls, value):
+        if value is None:
+            return value
+        negative = {k: v for k, v in value.items() if not v >= 0}
+        if negative:
+            raise ValueError(f"weights must be 0 or more, got {negative}; write e.g. actionability: 0.3")
+        if sum(value.values()) <= 0:
+            raise ValueError("at least one dimension weight must be positive (e.g. trust: 1)")
+        return value
 
     @field_validator("priorities", "heuristics")
     @classmethod
@@ -96,6 +131,12 @@ class Persona(BaseModel):
     @property
     def is_end_user(self) -> bool:
         return self.audience == "end_user"
+
+    def weights(self) -> dict[str, float]:
+        """The six dimension weights, summing to 1 (the persona's own, else its audience's default)."""
+        given = self.dimension_weights or DEFAULT_DIMENSION_WEIGHTS[self.audience]
+        total = sum(given.values())
+        return {d: float(given.get(d, 0.0)) / total for d in DIMENSION_NAMES}
 
     def level(self, name: str) -> float:
         """The numeric value in [0, 1] of one of :data:`LEVEL_FIELDS`."""

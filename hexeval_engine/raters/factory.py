@@ -43,10 +43,12 @@ def make_rater(kind: str = "simulated", **options) -> Rater:
         raise ConfigError(f"Invalid option for the {kind} rater: {err}. See make_rater's documentation.") from err
 
 
-def rater_from_config(config: HexevalConfig, *, api_key: str | None = None, cache_dir=None) -> Rater:
+def rater_from_config(config: HexevalConfig, *, api_key: str | None = None, cache_dir=None,
+                      operator_key: bool = False, allowed_urls: str | None = None) -> Rater:
     """The rater ``config.personas`` describes.
 
-    ``api_key`` overrides the environment (the dashboard passes ``st.secrets`` here). The response
+    ``api_key`` overrides the environment (the dashboard passes ``st.secrets`` here, with
+    ``operator_key=True``: then it is scoped like the environment's key). The response
     cache lives in ``cache_dir`` (default: the outputs folder, ``config.output.dir``) when
     ``personas.cache`` is on.
     """
@@ -58,4 +60,6 @@ def rater_from_config(config: HexevalConfig, *, api_key: str | None = None, cach
     folder = Path(cache_dir) if cache_dir is not None else configured_outputs_root(config.output.dir)
     return make_rater("openai", model=p.llm_model, base_url=p.base_url, api_key=api_key, concurrency=p.concurrency,
                       timeout=p.timeout_seconds, max_retries=p.max_retries, temperature=p.temperature,
-                      cache_path=folder / CACHE_FILE if p.cache else None)
+                      cache_path=folder / CACHE_FILE if p.cache else None, call_deadline=p.call_deadline_seconds,
+                      stage_deadline=p.stage_deadline_seconds, operator_key=operator_key,
+                      allowed_urls=allowed_urls)

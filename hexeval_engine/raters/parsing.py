@@ -13,19 +13,17 @@ for the decoder is an :class:`AnswerError`, and rejected values are quoted with 
 
 from __future__ import annotations
 
-import json
 import re
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..llm.json_text import MAX_CANDIDATES, find_object  # noqa: F401  (MAX_CANDIDATES re-exported)
 from ..safe_yaml import short_repr
 from .base import DIMENSIONS
 
 MAX_ANSWER_CHARS = 20_000
 """Longest answer parsed: a rating is six numbers and two or three sentences (a few hundred characters)."""
 
-MAX_CANDIDATES = 20
-"""How many ``{`` positions of a prose answer are tried as the start of the rating object."""
 
 
 class AnswerError(ValueError):
@@ -72,7 +70,7 @@ def parse_rating(content: str | None) -> RatingPayload:
         raise AnswerError(f"the answer is {len(content):,} characters long; a rating needs a few hundred "
                           f"(at most {MAX_ANSWER_CHARS:,} are read)")
     try:
-        obj = _find_object(content)
+        obj = find_object(content)
     except RecursionError as err:
         raise AnswerError("the answer nests JSON too deeply to be a rating") from err
     if obj is None:
@@ -83,37 +81,6 @@ def parse_rating(content: str | None) -> RatingPayload:
     except ValidationError as err:
         problems = "; ".join(_problem(e) for e in err.errors())
         raise AnswerError(f"the answer's rating is invalid: {problems}") from err
-
-
-def _find_object(text: str) -> dict | None:
-    stripped = _unfence(text.strip())
-    try:
-        value = json.loads(stripped)
-        if isinstance(value, dict):
-            return value
-    except json.JSONDecodeError:
-        pass  # not bare JSON: look for an object embedded in prose below
-    decoder = json.JSONDecoder()
-    for tried, match in enumerate(re.finditer(r"\{", text)):
-        if tried >= MAX_CANDIDATES:
-            break
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value
-    return None
-
-
-def _unfence(text: str) -> str:
-    """``text`` without a surrounding Markdown code fence (string operations only: linear time)."""
-    if text.startswith("```"):
-        newline = text.find("\n")
-        text = text[newline + 1:] if newline >= 0 else text[3:]
-    if text.endswith("```"):
-        text = text[:-3]
-    return text.strip()
 
 
 def _normalise(obj: dict) -> dict:

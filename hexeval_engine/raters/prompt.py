@@ -8,8 +8,9 @@ labels and units, the model's prediction and probability, and the explanation's 
 from __future__ import annotations
 
 from ..config.schema import Domain
-from ..explanation import METHODS
+from ..explanation import BASELINE_METHOD, METHODS, NARRATIVE_METHOD
 from ..personas import Persona
+from ..llm.limits import clip_messages, clip_value, estimate_prompt_tokens  # noqa: F401  (re-exported)
 from .base import DIMENSIONS, Case, RatingTask
 
 DIMENSION_QUESTIONS = {
@@ -29,8 +30,10 @@ def method_label(method: str, *, show_method_names: bool) -> str:
     """The name a persona sees: ``"Explanation A"`` … ``"Explanation D"`` (fixed per method) or the method."""
     if show_method_names:
         return method
-    index = METHODS.index(method) if method in METHODS else len(METHODS)
-    return f"Explanation {chr(ord('A') + index)}"
+    order = [*METHODS, BASELINE_METHOD, NARRATIVE_METHOD]  # A-D the four methods, E Random, F Narrative
+    if method not in order:  # an unknown method gets its own letter after the known ones, never a shared one
+        order.append(method)
+    return f"Explanation {chr(ord('A') + order.index(method))}"
 
 
 def rating_json_schema() -> dict:
@@ -48,13 +51,8 @@ def response_format() -> dict:
 
 def build_messages(task: RatingTask) -> list[dict]:
     """The system and user messages for one rating task."""
-    return [{"role": "system", "content": system_prompt(task.persona, task.domain)},
-            {"role": "user", "content": _user(task)}]
-
-
-def estimate_prompt_tokens(messages: list[dict]) -> int:
-    """A rough token count (about four characters per token plus per-message overhead)."""
-    return sum(len(m["content"]) // 4 + 4 for m in messages) + 3
+    return clip_messages([{"role": "system", "content": system_prompt(task.persona, task.domain)},
+                          {"role": "user", "content": _user(task)}])
 
 
 def system_prompt(p: Persona, domain: Domain) -> str:
@@ -112,9 +110,9 @@ def render_case(case: Case, mentioned=()) -> str:
         rest = [f for f in features if f.name not in set(mentioned)]
         shown = (first + rest)[:max(MAX_CASE_LINES, len(first))]
         left = len(features) - len(shown)
-        return "\n".join(f"- {f.description}: {f.value}" for f in shown) + (
+        return "\n".join(f"- {f.description}: {clip_value(f.value)}" for f in shown) + (
             f"\n- … and {left} more features not listed here" if left else "")
-    return "\n".join(f"- {f.description}: {f.value}" for f in features)
+    return "\n".join(f"- {f.description}: {clip_value(f.value)}" for f in features)
 
 
 def _mentioned(explanation) -> list[str]:

@@ -1,15 +1,17 @@
 """Measurable properties of one explanation, as the simulated rater sees them.
 
-Everything is read from the explanation's *structure* (attributions, a rule, counterfactual
-changes — whichever it has), its plain-language ``text`` and the per-instance metric values the
-technical stage measured for it (``Explanation.extra["metrics"]``). The method's name and family
-are never read: the same content gets the same properties under any label.
+Everything is read from what a reader of the explanation is shown: its *structure* (attributions,
+a rule, counterfactual changes — whichever it has), its plain-language ``text`` and, for proposed
+changes, whether the person the prediction is about can make them (the run's ``actionability``
+declarations, carried in ``Explanation.extra["actionability"]``). No hidden measurement is read
+(fidelity, rule precision, plausibility scores in ``Explanation.extra["metrics"]`` are never
+touched): a reader cannot see them. The method's name and family are never read either: the same
+content gets the same properties under any label.
 See ``docs/simulated_rater.md``.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
@@ -22,10 +24,9 @@ JARGON = ("shap", "shapley", "lime", "attribution", "log-odds", "logit", "coeffi
           "counterfactual", "anchor", "marginal", "intercept", "kernel", "contribution")
 """Terms a non-technical reader does not know (matched as whole words, case-insensitive)."""
 
-FIDELITY_METRIC = "fidelity_combined"
-"""Per-instance faithfulness of the explanation's importance vector (same computation for every method)."""
-PLAUSIBILITY_METRICS = ("counterfactual_plausible", "counterfactual_in_range")
-"""Per-instance plausibility of proposed changes; the first one present wins (in_range is the fallback)."""
+FORBIDDEN_CHANGES = {"immutable": lambda old, new: True, "not_actionable": lambda old, new: True,
+                     "increase_only": lambda old, new: _lt(new, old), "decrease_only": lambda old, new: _lt(old, new)}
+"""Per actionability kind: whether a change from ``old`` to ``new`` is one the person cannot make."""
 
 _NUMBER = re.compile(r"(?<![A-Za-z_])[-+]?\d+(?:[.,]\d+)*%?")
 
@@ -51,14 +52,12 @@ class ExplanationProperties:
         Words and numeric tokens in ``text``.
     jargon : tuple of str
         :data:`JARGON` terms found in ``text``.
-    fidelity : float or None
-        ``fidelity_combined`` of this explanation on this case; ``None`` when it was not measured
-        (old run, no importance vector, or undefined for the case).
-    plausibility : float or None
-        ``counterfactual_plausible`` (else ``counterfactual_in_range``) of the proposed changes;
-        ``None`` when there are no changes or it was not measured.
-    plausibility_metric : str or None
-        Which of :data:`PLAUSIBILITY_METRICS` gave ``plausibility``.
+    conditions : int
+        Conditions of the rule it states (0 without a rule).
+    infeasible : tuple of str
+        The proposed changes (from ``changes``) the person cannot make: to an ``immutable`` or
+        ``not_actionable`` feature, or against the direction of an ``increase_only`` /
+        ``decrease_only`` one.
     """
 
     items: tuple[str, ...]
@@ -69,9 +68,18 @@ class ExplanationProperties:
     words: int
     numbers: int
     jargon: tuple[str, ...]
-    fidelity: float | None
-    plausibility: float | None
-    plausibility_metric: str | None = None
+    conditions: int = 0
+    infeasible: tuple[str, ...] = ()
+
+    @property
+    def feasible(self) -> tuple[str, ...]:
+        """The proposed changes the person can make, in the order shown."""
+        return tuple(c for c in self.changes if c not in set(self.infeasible))
+
+    @property
+    def feasible_share(self) -> float:
+        """Share of the proposed changes the person can make (1 when nothing is proposed)."""
+        return len(self.feasible) / len(self.changes) if self.changes else 1.0
 
     @property
     def n_items(self) -> int:
@@ -94,8 +102,8 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
     Parameters
     ----------
     explanation : Explanation
-        Its ``extra["metrics"]`` (``{metric: value}`` for this method and case, from the technical
-        stage) supplies fidelity and plausibility; missing or NaN values are unknown.
+        Read for what it shows; ``extra["actionability"]`` (``{feature: kind}``) says which proposed
+        changes the person can make (a feature not in it counts as actionable).
     case : Case
     top_k : int
         Used only when the text names none of the attributed features: then the ``top_k``
@@ -116,24 +124,24 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
         for c in explanation.rule.conditions:
             items.append(condition_label(c, case, value_labels))
             features.append(c.feature)
-    changes, alternatives = [], 0
+    changes, infeasible, alternatives = [], [], 0
+    kinds = explanation.extra.get("actionability") or {}
     for cf in explanation.counterfactuals or []:
         alternatives += bool(cf.changes)
         for feature, (old, new) in cf.changes.items():
-            changes.append(f"{feature_label(feature, case)} from {value_label(feature, old, value_labels)} "
-                           f"to {value_label(feature, new, value_labels)}")
+            change = (f"{feature_label(feature, case)} from {value_label(feature, old, value_labels)} "
+                      f"to {value_label(feature, new, value_labels)}")
+            changes.append(change)
+            if FORBIDDEN_CHANGES.get(kinds.get(feature, "actionable"), lambda o, n: False)(old, new):
+                infeasible.append(change)
             features.append(feature)
     items += changes
-    metrics = explanation.extra.get("metrics") or {}
-    plausibility, source = (None, None)
-    if changes:
-        plausibility, source = next(((_known(metrics.get(m)), m) for m in PLAUSIBILITY_METRICS
-                                     if _known(metrics.get(m)) is not None), (None, None))
     return ExplanationProperties(
         items=tuple(items), features=tuple(dict.fromkeys(features)),
         n_case_features=len(case.features), changes=tuple(changes), alternatives=alternatives,
         words=len(text.split()), numbers=len(_NUMBER.findall(text)), jargon=_jargon(text),
-        fidelity=_known(metrics.get(FIDELITY_METRIC)), plausibility=plausibility, plausibility_metric=source)
+        conditions=len(explanation.rule.conditions) if explanation.rule is not None else 0,
+        infeasible=tuple(infeasible))
 
 
 def _shown_attributions(attributions: dict, text: str, case: Case, top_k: int) -> list[str]:
@@ -143,11 +151,12 @@ def _shown_attributions(attributions: dict, text: str, case: Case, top_k: int) -
     return named or ranked[:top_k]
 
 
-def _known(value) -> float | None:
-    if value is None:
-        return None
-    number = float(value)
-    return None if math.isnan(number) else number
+def _lt(a, b) -> bool:
+    """``a < b`` for numbers; a change of a non-numeric value in a one-way feature counts as against it."""
+    try:
+        return float(a) < float(b)
+    except (TypeError, ValueError):  # text values have no direction: any change is against a one-way rule
+        return True
 
 
 def _mentions(lowered_text: str, feature: str, description: str) -> bool:

@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ..config.schema import HexevalConfig
-from ..errors import ConfigError
+from ..errors import ConfigError, LLMError
 from ..explanation import BASELINE_METHOD, NARRATIVE_METHOD, Explanation
 from ..narratives.run import narrative_for
 from ..paths import generic_personas_path, project_root
@@ -169,6 +169,7 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
                         tasks.append(RatingTask(persona, cases[iid], exp, config.domain, labels[method], run))
     total = len(slots)
     estimate = rater.estimate(tasks)
+    check_prompt_budget(estimate, settings.max_prompt_tokens)
     pre_failed = total - len(tasks)
     progress(pre_failed, total, f"Persona ratings: {total} to make; about {estimate.calls} LLM call(s) and "
                                 f"{estimate.tokens} tokens ({estimate.cached} cached)")
@@ -421,6 +422,16 @@ def _row(persona: Persona, method: str, iid: int, run: int, exp, rating: Rating,
             "explanation_text": exp.text if _showable(exp) else "", "label_shown": label,
             "cached": bool(rating.cached), "prompt_tokens": rating.prompt_tokens,
             "completion_tokens": rating.completion_tokens}
+
+
+def check_prompt_budget(estimate, budget: int) -> None:
+    """``LLMError`` before anything is sent when the plan's estimated prompt tokens exceed ``budget``."""
+    if estimate.prompt_tokens > budget:
+        raise LLMError(
+            f"The persona stage would send about {estimate.prompt_tokens:,} prompt tokens in {estimate.calls:,} "
+            f"LLM calls, more than the budget of {budget:,} (personas.max_prompt_tokens). Nothing was sent. Rate "
+            "fewer cases (personas.sample_instances), personas or runs per method, or raise "
+            "personas.max_prompt_tokens if you mean to spend that much.")
 
 
 def _stats(table, ratings: list[Rating], rater, personas, methods, ids, settings, estimate, labels,

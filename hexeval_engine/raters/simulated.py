@@ -4,8 +4,8 @@ It needs no network and gives the same ratings for the same inputs, so the main 
 offline. Each score is a documented formula (``docs/simulated_rater.md``) of the
 :class:`~hexeval_engine.raters.properties.ExplanationProperties` weighed by the persona's six
 levels; the comment names the drivers of the highest and lowest score with the explanation's
-concrete content. Ratings are labelled ``rater="simulated"``, ``model="simulated-v2"``
-(v2: no per-family terms; trust from the technical stage's per-instance faithfulness).
+concrete content. Ratings are labelled ``rater="simulated"``, ``model="simulated-v3"``
+(v3: only what a reader is shown enters; no hidden measurement such as fidelity or plausibility).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .properties import measure
 from .simulated_comments import write_comment
 from .simulated_formulas import raw_scores, round_score
 
-SIMULATED_MODEL = "simulated-v2"
+SIMULATED_MODEL = "simulated-v3"
 
 
 class SimulatedRater:
@@ -48,7 +48,7 @@ class SimulatedRater:
         comment = write_comment(task, props, scores)
         return Rating("ok", scores, comment, latency_s=time.perf_counter() - start,
                       extra={"raw_scores": {d: round(raw[d], 3) for d in DIMENSIONS},
-                             "fidelity": props.fidelity, "plausibility": props.plausibility})
+                             "infeasible_changes": len(props.infeasible)})
 
     def rate_many(self, tasks: Sequence[RatingTask], on_progress: ProgressFn | None = None) -> list[Rating]:
         out = []

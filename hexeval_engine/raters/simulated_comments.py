@@ -2,7 +2,7 @@
 
 The comment names the strongest and the weakest of the four base dimensions (interpretability,
 completeness, actionability, trust), says *why* with the explanation's concrete content (the
-characteristics it names, its conditions or proposed changes, its measured faithfulness), and
+characteristics it names, its conditions or proposed changes and whether they can be made), and
 closes with the decision-support verdict in the persona's own terms: a professional names the
 decision they make and what they look for first (their first priority); the person the decision
 is about speaks about their own case, never about the professional's decision. A story (a
@@ -16,11 +16,10 @@ from __future__ import annotations
 from .base import RatingTask
 from .persona_weights import PersonaWeights
 from .properties import ExplanationProperties
-from .simulated_formulas import UNKNOWN, faithfulness, priorities, scope
+from .simulated_formulas import priorities, scope
 from .wording import count, decision_noun, decision_phrase, feature_label, listing
 
 _BASE = ("interpretability", "completeness", "actionability", "trust")
-_FAITHFUL = 0.7  # from here on a comment calls the content faithful to the model
 _VERDICT = {1: "hardly helps me", 2: "helps me little", 3: "helps me somewhat", 4: "helps me", 5: "helps me a lot"}
 
 
@@ -74,10 +73,6 @@ def _is_story(task) -> bool:
     return bool((getattr(task.explanation, "extra", None) or {}).get("source_method"))
 
 
-def _faithfulness_note(p: ExplanationProperties) -> str:
-    return f"faithfulness score {p.fidelity:.2f}, where 1 is best"
-
-
 def _characteristics(task, p: ExplanationProperties, n: int = 3) -> str:
     return listing(_unique(feature_label(f, task.case) for f in p.features), n)
 
@@ -96,25 +91,21 @@ def _pos_completeness(task, p: ExplanationProperties) -> str:
     noun = decision_noun(task.domain)
     speaks = (f"It speaks to {count(len(p.features), 'characteristic')} of this {noun} "
               f"({_characteristics(task, p)})")
-    if p.fidelity is None or faithfulness(p) < _FAITHFUL:
+    if not (p.changes or p.conditions):
         return speaks + "."
-    return f"{speaks}, and checked against the model it reflects what drove the prediction ({_faithfulness_note(p)})."
+    return f"{speaks}, and it says what would make a difference."
 
 
 def _pos_actionability(task, p: ExplanationProperties) -> str:
-    if p.changes:
-        return f"It tells me concretely what would change the outcome: {p.changes[0]}."
+    if p.feasible:  # never suggests a change the person cannot make
+        return f"It tells me concretely what would change the outcome: {p.feasible[0]}."
     return f"It points at {listing(_unique(p.items), 1)} as the main lever."
 
 
 def _pos_trust(task, p: ExplanationProperties) -> str:
-    if p.fidelity is None:
-        return "I am inclined to rely on it, although how faithful it is to the model was not measured."
-    if faithfulness(p) < _FAITHFUL:
-        return (f"I am inclined to rely on it, although checked against the model it reflects what drove the "
-                f"prediction only in part ({_faithfulness_note(p)}).")
-    return (f"Checked against the model, what it shows really drives this prediction "
-            f"({_faithfulness_note(p)}), which I find credible.")
+    if p.jargon:
+        return "I am inclined to rely on it, although some of its terms are unfamiliar to me."
+    return "I can follow what it says and check it against this case, which I find credible."
 
 
 def _neg_interpretability(task, p: ExplanationProperties) -> str:
@@ -143,9 +134,7 @@ def _neg_completeness(task, p: ExplanationProperties) -> str:
         rest = max(0, p.n_case_features - len(p.features))
         return (f"It speaks to only {count(len(p.features), 'characteristic')} ({_characteristics(task, p, 2)}) "
                 f"and leaves the other {count(rest, 'characteristic')} of this {noun} unexplained.")
-    if p.fidelity is None:
-        return "I cannot tell whether it captures what drove the prediction: its faithfulness was not measured."
-    return f"Checked against the model, it misses much of what drove the prediction ({_faithfulness_note(p)})."
+    return "It names what mattered but not what would have made a difference."
 
 
 def _neg_actionability(task, p: ExplanationProperties) -> str:
@@ -153,24 +142,22 @@ def _neg_actionability(task, p: ExplanationProperties) -> str:
         if not p.items:
             return "It suggests no concrete change."
         return f"It tells me what mattered ({listing(_unique(p.items), 2)}) but not what could be done about it."
+    if p.infeasible:  # names the count, never the impossible change itself as something to do
+        if len(p.infeasible) == 1:
+            return "One of its suggested changes asks for something that cannot be changed."
+        return f"{len(p.infeasible)} of its suggested changes ask for things that cannot be changed."
     changes = _unique(p.changes)
-    if p.plausibility is None:
-        return f"It suggests changes ({listing(changes, 2)}), but nothing tells me whether they are realistic."
-    if p.plausibility < UNKNOWN:
-        return (f"Its suggested changes ({listing(changes, 2)}) do not look realistic for this "
-                f"{decision_noun(task.domain)}.")
     return (f"Its alternatives ask for {count(len(changes), 'change')} in all ({listing(changes, 2)}), "
             "which is hard to act on.")
 
 
 def _neg_trust(task, p: ExplanationProperties) -> str:
     wary = ", and I am wary of automated judgements" if task.persona.level("ai_comfort") <= 0.25 else ""
-    if p.fidelity is None:
-        return f"Nothing tells me how faithful it is to the model{wary}."
-    if faithfulness(p) >= _FAITHFUL:
-        return f"Even though it reflects the model well ({_faithfulness_note(p)}), I hold back{wary}."
-    return (f"Checked against the model, what it shows only partly reflects what drove the prediction "
-            f"({_faithfulness_note(p)}){wary}.")
+    if p.jargon:
+        return f"Its terms ({listing(p.jargon, 2)}) make it hard for me to check{wary}."
+    if p.infeasible:
+        return f"It asks for changes that cannot be made, which makes me doubt it{wary}."
+    return f"It covers too little of this {decision_noun(task.domain)} for me to rely on it{wary}."
 
 
 _POSITIVE = {"interpretability": _pos_interpretability, "completeness": _pos_completeness,

@@ -11,28 +11,29 @@ import math
 from .persona_weights import PersonaWeights
 from .properties import ExplanationProperties
 
-UNKNOWN = 0.5
-"""What an unmeasured fidelity or plausibility counts as: the middle of [0, 1], no evidence either way."""
-
-
 def raw_scores(props: ExplanationProperties, w: PersonaWeights) -> dict[str, float]:
     """The unrounded scores (each in [1, 5]) of the formulas in ``docs/simulated_rater.md``.
 
-    Only properties measured the same way for every method enter: the size and wording of the
-    content, the share of the case it speaks about, its faithfulness (``fidelity_combined``) and,
-    when it proposes changes, their plausibility. Neither the method's name nor its family does.
+    Only what a reader of the explanation is shown enters: the size and wording of the content,
+    the share of the case it speaks about, whether it is contrastive (says what would make a
+    difference) and, when it proposes changes, how many and whether this person can make them.
+    No hidden measurement (fidelity, precision, plausibility scores) and neither the method's name
+    nor its family does.
     """
-    faith = faithfulness(props)
     overload = max(0.0, props.n_items - w.capacity)
-    interpretability = (4.5 - 0.4 * overload - 1.2 * (1 - w.tech) * min(1.0, len(props.jargon) / 3)
+    jargon = min(1.0, len(props.jargon) / 3)
+    interpretability = (4.5 - 0.4 * overload - 1.2 * (1 - w.tech) * jargon
                         - 0.8 * (1 - w.ai) * min(1.0, props.numbers / 12) - 0.6 * w.time * min(1.0, props.words / 150))
-    wb = 0.4 + 0.5 * w.tech * w.justify
-    completeness = 1 + 4 * (wb * scope(props, w) + (1 - wb) * faith)
+    covered = scope(props, w)
+    completeness = 1 + 4 * (0.8 * covered + 0.2 * contrastive(props))
     levers = min(1.0, len(props.features) / 2)
     change = change_value(props)
     act_content, act_generic = max(change, 0.25 * levers), 0.5 * levers + 0.3 * change
     actionability = 1 + 4 * (w.act * act_content + (1 - w.act) * act_generic)
-    trust = 1 + 4 * (0.6 * faith + 0.3 * w.ai + 0.1 - 0.5 * w.risk * (1 - faith))
+    # a reader trusts what they can follow and check against the case, and what asks nothing impossible
+    clear = 1 - (1 - w.tech) * jargon
+    trust = 1 + 4 * (0.35 * clear + 0.25 * covered + 0.2 * w.ai + 0.2 * props.feasible_share
+                     - 0.3 * w.risk * (1 - covered))
     parts = {"interpretability": _clip(interpretability), "completeness": _clip(completeness),
              "actionability": _clip(actionability), "trust": _clip(trust)}
     satisfaction = _weighted(parts, priorities(w))
@@ -47,9 +48,9 @@ def priorities(w: PersonaWeights) -> dict[str, float]:
             "actionability": 1 + 2 * w.act, "trust": 1 + w.risk}
 
 
-def faithfulness(props: ExplanationProperties) -> float:
-    """``fidelity_combined`` clipped to [0, 1], or :data:`UNKNOWN` when it was not measured."""
-    return UNKNOWN if props.fidelity is None else min(1.0, max(0.0, props.fidelity))
+def contrastive(props: ExplanationProperties) -> float:
+    """1 when the content says what would make a difference (a rule's conditions or proposed changes), else 0."""
+    return 1.0 if props.changes or props.conditions else 0.0
 
 
 def scope(props: ExplanationProperties, w: PersonaWeights) -> float:
@@ -65,13 +66,13 @@ def scope(props: ExplanationProperties, w: PersonaWeights) -> float:
 def change_value(props: ExplanationProperties) -> float:
     """What the proposed changes offer someone who must act, in [0, 1]; 0 when it proposes none.
 
-    Plausibility (:data:`UNKNOWN` when not measured) times an effort factor that falls once an
-    alternative asks for more than 2.5 changes.
+    The share of the changes this person can make (``feasible_share``: none to an immutable or
+    not-actionable feature, none against a one-way feature's direction) times an effort factor that
+    falls once an alternative asks for more than 2.5 changes.
     """
     if not props.changes:
         return 0.0
-    plausible = UNKNOWN if props.plausibility is None else min(1.0, max(0.0, props.plausibility))
-    return plausible * min(1.0, 2.5 / props.changes_per_alternative)
+    return props.feasible_share * min(1.0, 2.5 / props.changes_per_alternative)
 
 
 def round_score(x: float) -> int:

@@ -91,6 +91,11 @@ def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -
             excluded = "none of its counterfactuals changes the model's prediction"
         elif validity < 1:
             concerns.append(f"{1 - validity:.0%} of its counterfactuals do not change the model's prediction")
+    forbidden = method_metric(per_instance, method, "counterfactual_non_actionable")
+    if forbidden.size and forbidden.max() > 0:
+        cases = int((forbidden > 0).sum())
+        concerns.append(f"in {cases} of {forbidden.size} cases its counterfactuals change something the person "
+                        "cannot change (see the actionability section of the config)")
     plausible = method_metric(per_instance, method, "counterfactual_plausible")
     if plausible.size:
         share = float(plausible.mean())

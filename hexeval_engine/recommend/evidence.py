@@ -17,7 +17,9 @@ deletion/insertion, source ``"normalised"``), and older ones to ``(1 + insertion
 
 **Persona units.** A unit is one persona rating one case. Repeated runs of the same persona on the
 same case (``personas.runs_per_method``) are averaged first, so repeats never count as extra cases.
-The unit's score is ``(w_t * (trust - 1) / 4 + w_s * (satisfaction - 1) / 4) / (w_t + w_s)``.
+The unit's score weighs all six dimensions by that persona's ``dimension_weights`` (its audience's
+default when the persona file gives none; see :data:`~hexeval_engine.personas.DEFAULT_DIMENSION_WEIGHTS`):
+``sum_d w_d * (score_d - 1) / 4 / sum_d w_d`` over the dimensions the rating has.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from ..metrics.table import canonical_method
+from ..personas import DEFAULT_DIMENSION_WEIGHTS, DIMENSION_NAMES
 
 FIDELITY_METRIC = "technical_claim_score"
 LEGACY_FIDELITY_METRIC = "fidelity_combined"
@@ -106,22 +109,49 @@ def usable_ratings(ratings: pd.DataFrame | None) -> pd.DataFrame:
     return df
 
 
-def unit_ratings(rated: pd.DataFrame, role: str, methods, weights: dict) -> dict[str, pd.DataFrame]:
+def unit_ratings(rated: pd.DataFrame, role: str, methods, weights: dict | None = None, *,
+                 dimension_weights: dict[str, dict[str, float]] | None = None) -> dict[str, pd.DataFrame]:
     """Per-unit persona scores of one stakeholder role, runs averaged per case first.
+
+    Parameters
+    ----------
+    rated : DataFrame
+        From :func:`usable_ratings`.
+    role : str
+    methods : list of str
+    weights : dict, optional
+        Unused; kept so older callers still work (the technical/stakeholder split is applied by the
+        recommender).
+    dimension_weights : dict, optional
+        ``{persona_name: {dimension: weight}}``; a persona not in it weighs the dimensions by the
+        professional default.
 
     Returns
     -------
     dict
-        ``{"score": DataFrame, "trust": DataFrame, "satisfaction": DataFrame}``, each indexed by
-        ``(persona_name, instance_id)`` with one column per method, values in [0, 1].
+        ``{"score": DataFrame, "trust": DataFrame, "satisfaction": DataFrame, "dimension_weights": dict}``,
+        the frames indexed by ``(persona_name, instance_id)`` with one column per method, values in [0, 1].
     """
     rows = rated[(rated["role"] == role) & rated["usable"] & rated["method"].isin(methods)]
+    used = {name: _persona_weights(name, dimension_weights) for name in sorted(rows["persona_name"].astype(str).unique())}
     if rows.empty:
         empty = pd.DataFrame(columns=list(methods))
-        return {"score": empty, "trust": empty, "satisfaction": empty}
-    per_case = rows.groupby(["persona_name", "instance_id", "method"])[["trust", "satisfaction"]].mean()
-    trust = ((per_case["trust"] - 1) / 4).clip(0, 1).unstack("method").reindex(columns=list(methods))
-    sat = ((per_case["satisfaction"] - 1) / 4).clip(0, 1).unstack("method").reindex(columns=list(methods))
-    wt, ws = weights["persona_trust"], weights["persona_satisfaction"]
-    score = (wt * trust + ws * sat) / (wt + ws) if wt + ws > 0 else trust * np.nan
-    return {"score": score, "trust": trust, "satisfaction": sat}
+        return {"score": empty, "trust": empty, "satisfaction": empty, "dimension_weights": used}
+    dims = [d for d in DIMENSION_NAMES if d in rows.columns]
+    rows = rows.assign(**{d: pd.to_numeric(rows[d], errors="coerce") for d in dims})
+    per_case = rows.groupby(["persona_name", "instance_id", "method"])[dims].mean()
+    on01 = ((per_case - 1) / 4).clip(0, 1)
+    w = pd.DataFrame([used[str(n)] for n in on01.index.get_level_values("persona_name")], index=on01.index)[dims]
+    w = w.where(on01.notna(), 0.0)
+    total = w.sum(axis=1)
+    score = ((on01.fillna(0) * w).sum(axis=1) / total).where(total > 0)
+    return {"score": score.unstack("method").reindex(columns=list(methods)),
+            "trust": on01["trust"].unstack("method").reindex(columns=list(methods)),
+            "satisfaction": on01["satisfaction"].unstack("method").reindex(columns=list(methods)),
+            "dimension_weights": used}
+
+
+def _persona_weights(name: str, dimension_weights: dict | None) -> dict[str, float]:
+    given = (dimension_weights or {}).get(name) or DEFAULT_DIMENSION_WEIGHTS["professional"]
+    total = sum(given.values())
+    return {d: float(given.get(d, 0.0)) / total for d in DIMENSION_NAMES}

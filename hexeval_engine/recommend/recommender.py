@@ -7,12 +7,13 @@ How a recommendation is made (``docs/recommendations.md`` explains it for reader
 2. **Evidence per case.** Technical: the claim-scoped ``technical_claim_score`` of each explanation
    (claim sufficiency and reader accuracy on what it shows; :mod:`hexeval_engine.recommend.evidence`),
    computed identically for every method (older runs: ``fidelity_combined``).
-   Persona: per (persona, case), trust and satisfaction mapped from 1-5 to 0-1 and averaged over
-   repeated runs. Family-specific quantities (rule precision, counterfactual validity and
+   Stakeholder: per (persona, case), the six dimensions mapped from 1-5 to 0-1, averaged over
+   repeated runs and weighed by the persona's ``dimension_weights``. Family-specific quantities (rule precision, counterfactual validity and
    plausibility) add no points: they raise concerns or exclude a method
    (:mod:`hexeval_engine.recommend.checks`). Parsimony adds no points either (see 6).
-3. **Score.** ``w_f * mean fidelity + w_p * mean persona score`` with ``w_f`` the fidelity weight and
-   ``w_p = w_trust + w_satisfaction`` (renormalised; technical-only when no usable rating). The
+3. **Score.** ``w_t * mean technical evidence + w_s * mean stakeholder score`` with
+   ``recommendations.weights.technical`` / ``stakeholder`` (renormalised; technical-only when no
+   usable rating). Each card carries the ``weights`` it used. The
    interval is the stratified bootstrap of :func:`hexeval_engine.paired_stats.composite_difference`.
 4. **Qualify against Random.** A method is recommendable only when its fidelity beats the random
    baseline on the shared cases (paired interval excludes 0). If none does, nothing is recommended.
@@ -27,11 +28,13 @@ How a recommendation is made (``docs/recommendations.md`` explains it for reader
    than the most faithful method's are eligible, and the one that relies on the fewest features
    (``num_important_features``) is recommended.
 7. **No signal, no advice.** With the warning ``model_has_no_signal`` nothing is recommended.
-8. **Narratives** retell their source attribution (``narratives.source``), so a narrative's technical
-   evidence per case is its source's fidelity; it is a candidate only when personas rated it and its
-   narrator passed the faithfulness checks (``narrative_summary``: every narrative's rank and sign
-   agreement above the thresholds, manipulated narratives caught). Otherwise it is excluded with the
-   reason; the faithfulness numbers are shown beside it.
+8. **Narratives** retell their source attribution (``narratives.source``): a narrative is a way of
+   telling, not a rival method. It is never a candidate; when the recommended method is its source,
+   ``recommended_format`` is ``"narrative"`` if the stakeholder's score for the narrative is above
+   the plain form's on the same units (paired interval above 0), else ``"plain"``. A narrator that
+   failed the faithfulness checks is listed in ``excluded_methods`` and never offered as a format.
+9. **The Random gate's mark.** An alternative that did not beat Random carries
+   ``status = "excluded (does not beat random)"`` wherever it is listed.
 
 Output (JSON-serialisable; every float finite or ``None``)::
 
@@ -46,8 +49,9 @@ Output (JSON-serialisable; every float finite or ``None``)::
         "n_cases", "recommended_method" (None with "reason"), "reason", "score", "score_ci_low",
         "score_ci_high", "lead": "clear" | "close_call" | "single_candidate" | "none", "clear_lead",
         "runner_up", "comparisons": [{"method", "diff", "ci_low", "ci_high", "p_value", "p_holm", "n"}],
-        "tie_break": str | None, "strengths", "concerns", "reasoning",
-        "alternatives": [{"rank", "method", "family", "recommendable", "qualifies", "score",
+        "tie_break": str | None, "strengths", "concerns", "reasoning", "recommended_format":
+        "plain" | "narrative", "format_comparison", "weights": {"technical", "stakeholder", "dimensions"},
+        "alternatives": [{"rank", "method", "family", "recommendable", "qualifies", "status", "score",
                           "score_ci_low", "score_ci_high", "components": {component: {"value",
                           "ci_low", "ci_high", "weight", "configured_weight", "contribution",
                           "detail", "n"}}, "ratings": {"n", "trust_mean", "satisfaction_mean"},
@@ -104,11 +108,10 @@ def _column(table: pd.DataFrame, method: str) -> np.ndarray:
 class _Evidence:
     """Per-case fidelity and per-unit persona scores of one stakeholder, aligned across methods."""
 
-    def __init__(self, fidelity: pd.DataFrame, persona: dict, weights: dict, level: float, seed: int):
+    def __init__(self, fidelity: pd.DataFrame, persona: dict, shares: tuple[float, float], level: float, seed: int):
         self.fidelity, self.persona, self.level, self.seed = fidelity, persona, level, seed
-        wp = weights["persona_trust"] + weights["persona_satisfaction"]
+        wf, wp = shares
         has_persona = len(persona["score"]) > 0 and wp > 0
-        wf = weights["technical_fidelity"]
         if wf <= 0 and not has_persona:
             wf = 1.0
         self.wf, self.wp = wf, (wp if has_persona else 0.0)
@@ -142,19 +145,20 @@ def _component(values: np.ndarray, weight: float, configured: float, level: floa
 def _alternative(method: str, ev: _Evidence, weights: dict, technical: dict, level: float, seed: int) -> dict:
     total = ev.wf + ev.wp
     wf, wp = (ev.wf / total, ev.wp / total) if total > 0 else (0.0, 0.0)
-    wt = weights["persona_trust"] / (weights["persona_trust"] + weights["persona_satisfaction"]) * wp if wp else 0.0
-    ws = wp - wt
     fid = fidelity_summary(ev.fidelity, method)
     trust = _column(ev.persona["trust"], method)
     sat = _column(ev.persona["satisfaction"], method)
     components = {
-        "technical_fidelity": _component(fid, wf, weights["technical_fidelity"], level, seed,
+        "technical_fidelity": _component(fid, wf, weights["technical"], level, seed,
                                          "fidelity {mean:.2f} over {n} shared cases"),
         "technical_parsimony": {**technical[method]["parsimony"], "weight": 0.0, "contribution": 0.0,
                                 "configured_weight": weights["technical_parsimony"]},
-        "persona_trust": _component(trust, wt, weights["persona_trust"], level, seed,
-                                    "trust {mean:.2f} from {n} rated cases"),
-        "persona_satisfaction": _component(sat, ws, weights["persona_satisfaction"], level, seed,
+        "stakeholder_score": _component(_column(ev.persona["score"], method), wp, weights["stakeholder"], level,
+                                        seed, "six ratings weighed by this stakeholder's needs {mean:.2f} "
+                                              "from {n} rated cases"),
+        # shown, not scored: they enter through the stakeholder score with the persona's weights
+        "persona_trust": _component(trust, 0.0, 0.0, level, seed, "trust {mean:.2f} from {n} rated cases"),
+        "persona_satisfaction": _component(sat, 0.0, 0.0, level, seed,
                                            "satisfaction {mean:.2f} from {n} rated cases"),
     }
     s = ev.score(method)
@@ -162,8 +166,20 @@ def _alternative(method: str, ev: _Evidence, weights: dict, technical: dict, lev
             "recommendable": METHOD_FAMILY.get(method) not in NON_RECOMMENDABLE_FAMILIES,
             "qualifies": technical[method]["vs_baseline"]["qualifies"],
             "excluded": technical[method].get("excluded"),
+            "status": _status(method, technical),
             "score": _f(s.mean), "score_ci_low": _f(s.ci_low), "score_ci_high": _f(s.ci_high),
             "components": components, "notes": list(technical[method]["concerns"])}
+
+
+EXCLUDED_NOT_ABOVE_RANDOM = "excluded (does not beat random)"
+"""How a method that failed the paired comparison with the random baseline is marked wherever it is listed."""
+
+
+def _status(method: str, technical: dict) -> str | None:
+    """``EXCLUDED_NOT_ABOVE_RANDOM`` for a real method that did not beat Random, else ``None``."""
+    if method == BASELINE_METHOD:
+        return None
+    return EXCLUDED_NOT_ABOVE_RANDOM if technical[method]["vs_baseline"].get("qualifies") is False else None
 
 
 def _eligible(alt: dict) -> bool:
@@ -233,7 +249,7 @@ def _parsimony_tie_break(winner, pool, comparisons, ev: _Evidence, parsimony: pd
 
 
 def _stakeholder(role, names, n_ratings, n_failed, ev: _Evidence, candidates, technical, weights, cfg,
-                 simulated: bool, parsimony, blocked: str | None) -> dict:
+                 simulated: bool, parsimony, blocked: str | None, narrative_source: str | None = None) -> dict:
     level, seed = cfg.evaluation.confidence_level, cfg.evaluation.random_state
     mode = "combined" if ev.wp > 0 else "technical_only"
     methods = candidates + ([BASELINE_METHOD] if BASELINE_METHOD in technical else [])
@@ -263,10 +279,37 @@ def _stakeholder(role, names, n_ratings, n_failed, ev: _Evidence, candidates, te
         "lead": decision["lead"], "clear_lead": decision["lead"] == "clear", "runner_up": decision["runner_up"],
         "comparisons": decision["comparisons"], "tie_break": decision["tie_break"],
         "alternatives": alternatives, "notes": decision["notes"],
+        "weights": _card_weights(ev, ev.persona.get("dimension_weights") or {}),
     }
+    entry.update(_format(winner["method"] if winner else None, narrative_source, ev))
     entry["reason"] = blocked or ("" if winner else _no_winner_reason(alternatives))
     fill_words(entry, technical, level)
     return entry
+
+
+def _card_weights(ev: _Evidence, dimension_weights: dict) -> dict:
+    """The weights this stakeholder's score used: the two shares and the six dimensions (mean over its personas)."""
+    total = ev.wf + ev.wp
+    dims = {}
+    if dimension_weights:
+        for d in next(iter(dimension_weights.values())):
+            dims[d] = float(np.mean([w[d] for w in dimension_weights.values()]))
+    return {"technical": ev.wf / total if total else 0.0, "stakeholder": ev.wp / total if total else 0.0,
+            "dimensions": dims}
+
+
+def _format(method: str | None, narrative_source: str | None, ev: _Evidence) -> dict:
+    """``recommended_format``: ``"narrative"`` when this stakeholder rated the narrative of ``method``
+    above its plain form on the same cases (paired interval above 0), else ``"plain"``."""
+    plain = {"recommended_format": "plain", "format_comparison": None}
+    scores = ev.persona["score"]
+    if method is None or method != narrative_source or NARRATIVE_METHOD not in getattr(scores, "columns", ()):
+        return plain
+    d = composite_difference([(1.0, _column(scores, NARRATIVE_METHOD) - _column(scores, method))],
+                             n_resamples=_RESAMPLES, confidence=ev.level, seed=ev.seed)
+    comparison = {"diff": _f(d.mean), "ci_low": _f(d.ci_low), "ci_high": _f(d.ci_high), "n": d.n}
+    told = d.n > 0 and d.ci_low is not None and math.isfinite(d.ci_low) and d.ci_low > 0
+    return {"recommended_format": "narrative" if told else "plain", "format_comparison": comparison}
 
 
 def _no_winner_reason(alternatives: list[dict]) -> str:
@@ -323,7 +366,8 @@ def _json_safe(obj):
 def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFrame | None, config=None, *,
                              per_instance: pd.DataFrame | None = None, warnings: list[dict] | None = None,
                              rater_kind: str | None = None, excluded: dict[str, str] | None = None,
-                             narratives: dict | None = None) -> dict:
+                             narratives: dict | None = None,
+                             persona_weights: dict[str, dict[str, float]] | None = None) -> dict:
     """Recommend an explanation method per stakeholder (persona role).
 
     Parameters
@@ -346,7 +390,11 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
     excluded : dict, optional
         ``{method: reason}`` for methods excluded by an earlier stage.
     narratives : dict, optional
-        ``{"source": method, "summary": narrative_summary(...)}`` when the run told narratives.
+        ``{"source": method, "summary": narrative_summary(...)}`` when the run told narratives. A
+        narrative is a way of telling its source, not a rival: it decides ``recommended_format``.
+    persona_weights : dict, optional
+        ``{persona_name: {dimension: weight}}`` (``Persona.weights()``); personas not in it use the
+        professional default.
 
     Returns
     -------
@@ -354,7 +402,9 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         See the module docstring.
     """
     cfg = _config(config)
-    weights = cfg.recommendations.weights.model_dump()
+    wcfg = cfg.recommendations.weights
+    weights = {"technical": wcfg.technical_share(), "stakeholder": wcfg.stakeholder_share(),
+               "technical_parsimony": wcfg.technical_parsimony}
     level = cfg.evaluation.confidence_level
     long = as_long(technical)
     errors = method_errors(technical)
@@ -363,6 +413,10 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
                         for m in methods_in(technical) if m in errors]
     excluded_methods += [{"method": m, "reason": r} for m, r in (excluded or {}).items()]
     notes = [e["reason"] + "; it is excluded from the recommendations." for e in excluded_methods]
+    if wcfg.deprecated_keys():
+        notes.append("recommendations.weights uses the older keys " + ", ".join(wcfg.deprecated_keys())
+                     + "; they are read as the technical and stakeholder shares; write technical and stakeholder "
+                       "instead (each stakeholder's dimensions are weighed by its persona's dimension_weights)")
     blocked_names = {e["method"] for e in excluded_methods}
     candidates = []
     for m in methods_in(long):
@@ -381,11 +435,8 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         if reason:
             excluded_methods.append({"method": NARRATIVE_METHOD, "reason": reason})
             notes.append(f"{NARRATIVE_METHOD}: {reason}; it is excluded from the recommendations.")
-        elif narrative_view is not None:
-            fidelity[NARRATIVE_METHOD] = fidelity[narratives["source"]]
-            if narratives["source"] in parsimony.columns:
-                parsimony[NARRATIVE_METHOD] = parsimony[narratives["source"]]
-            candidates.append(NARRATIVE_METHOD)
+    narrative_source = (narratives["source"] if narrative_view is not None and not any(
+        e["method"] == NARRATIVE_METHOD for e in excluded_methods) else None)
     if source == "none":
         notes.append("No per-case metric values were available, so methods could not be compared case by case: "
                      "no lead is called clear and the random baseline comparison is not tested.")
@@ -395,11 +446,12 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
     if BASELINE_METHOD not in fidelity.columns:
         notes.append("This run has no random baseline, so no method could be checked against it.")
     technical_view = _technical(long, per_instance, fidelity, parsimony, candidates, cfg, paired=source != "none")
-    if narrative_view is not None and NARRATIVE_METHOD in technical_view:
-        technical_view[NARRATIVE_METHOD]["narrative"] = narrative_view
+    if narrative_view is not None and (narratives or {}).get("source") in technical_view:
+        technical_view[narratives["source"]]["told_as_narrative"] = narrative_view
     blocked = next((w["message"] for w in warnings if w.get("code") == "model_has_no_signal"), None)
     rated = usable_ratings(ratings)
-    for m in sorted(set(rated["method"]) - set(candidates) - {BASELINE_METHOD}):
+    for m in sorted(set(rated["method"]) - set(candidates) - {BASELINE_METHOD}
+                    - ({NARRATIVE_METHOD} if narrative_source else set())):
         notes.append(f"ratings of {m} are ignored: it is not among the methods that can be recommended")
     methods = candidates + ([BASELINE_METHOD] if BASELINE_METHOD in technical_view else [])
     usable = rated[rated["usable"] & rated["method"].isin(methods)]
@@ -411,19 +463,21 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         for role in sorted(rated["role"].unique()):
             of_role = rated[rated["role"] == role]
             names = sorted(of_role["persona_name"].dropna().astype(str).unique())
-            persona = unit_ratings(rated, role, methods, weights)
+            persona = unit_ratings(rated, role, methods + ([NARRATIVE_METHOD] if narrative_source else []),
+                                   dimension_weights=persona_weights)
             if not len(persona["score"]):
                 notes.append(f"no usable rating from {role}; its entry is a technical-only ranking")
-            ev = _Evidence(fidelity, persona, weights, level, seed)
+            ev = _Evidence(fidelity, persona, (weights["technical"], weights["stakeholder"]), level, seed)
             stakeholders[role] = _stakeholder(role, names, int(of_role["usable"].sum()), int((~of_role["usable"]).sum()),
                                               ev, candidates, technical_view, weights, cfg, simulated, parsimony,
-                                              blocked)
+                                              blocked, narrative_source)
     else:
         mode = "technical_only"
         n_failed = int((~rated["usable"]).sum())
         if len(rated):
             notes.append(f"no usable persona rating ({n_failed} failed or incomplete); the ranking is technical only")
-        ev = _Evidence(fidelity, unit_ratings(rated.iloc[0:0], "", methods, weights), weights, level, seed)
+        ev = _Evidence(fidelity, unit_ratings(rated.iloc[0:0], "", methods), (weights["technical"], weights["stakeholder"]),
+                       level, seed)
         only = _stakeholder(None, [], 0, n_failed, ev, candidates, technical_view, weights, cfg, simulated,
                             parsimony, blocked)
         stakeholders[only["title"]] = only

@@ -62,7 +62,8 @@ def verdict_line(recommendations: dict, *, simulated: bool) -> str:
         if g["method"] is None:
             parts.append(f"no method qualified for {join_words(g['stakeholders'])}")
             continue
-        shown = g["method"] + (f" ({g['format']} wording)" if g.get("format") else "")
+        # The plain form is the default; only a narrative telling is worth words ("SHAP (told as a narrative)").
+        shown = g["method"] + (" (told as a narrative)" if g.get("format") == "narrative" else "")
         if len(groups) == 1:
             who = f"all {plural(total, 'stakeholder')}" if total > 1 else g["stakeholders"][0]
             parts.append(f"{shown} for {who}" + (f" — {strength}" if strength else ""))

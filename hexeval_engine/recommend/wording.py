@@ -7,7 +7,7 @@ the report, the CLI and the dashboard the same labels for leads, components and 
 from __future__ import annotations
 
 TECHNICAL_COMPONENTS = ("technical_fidelity", "technical_parsimony")
-PERSONA_COMPONENTS = ("persona_trust", "persona_satisfaction")
+PERSONA_COMPONENTS = ("stakeholder_score", "persona_trust", "persona_satisfaction")
 ALL_COMPONENTS = TECHNICAL_COMPONENTS + PERSONA_COMPONENTS
 
 LEAD_LABELS = {"clear": "clear lead", "close_call": "close call", "single_candidate": "only candidate",
@@ -15,7 +15,9 @@ LEAD_LABELS = {"clear": "clear lead", "close_call": "close call", "single_candid
 """How each value of a stakeholder's ``lead`` is written."""
 
 _COMPONENT_LABELS = {"technical_fidelity": "fidelity", "technical_parsimony": "parsimony (ties only)",
-                     "persona_trust": "trust", "persona_satisfaction": "satisfaction"}
+                     "persona_trust": "trust", "persona_satisfaction": "satisfaction",
+                     "stakeholder_score": "stakeholder's weighted ratings", "technical": "technical evidence",
+                     "stakeholder": "stakeholder's weighted ratings"}
 
 CONCERN_BELOW = 0.4  # a persona component below this (2.6 on the 1-5 scale) is named as a concern
 
@@ -32,7 +34,8 @@ def weights_text(weights: dict) -> str:
     to add up to 1: ``fidelity 0.375, trust 0.375, satisfaction 0.25 (the configured 0.3, 0.3, 0.2
     scaled to add up to 1); parsimony only breaks close calls``.
     """
-    scored = {k: float(v) for k, v in weights.items() if k != "technical_parsimony" and float(v) > 0}
+    scored = {k: float(v) for k, v in weights.items()
+              if k != "technical_parsimony" and isinstance(v, (int, float)) and float(v) > 0}
     total = sum(scored.values())
     if not total:
         return "no weights"
@@ -63,7 +66,7 @@ def _strengths_concerns(entry: dict, technical: dict, level: float) -> tuple[lis
                          f"{_plural(vs['n'], 'case')})")
     winner = next(a for a in entry["alternatives"] if a["method"] == method)
     others = [a for a in entry["alternatives"] if a["method"] != method and a["recommendable"]]
-    for c, word in (("persona_trust", "trust"), ("persona_satisfaction", "satisfaction")):
+    for c, word in (("stakeholder_score", "weighted rating"),):
         comp = winner["components"][c]
         if comp["value"] is None or comp["configured_weight"] <= 0:
             continue

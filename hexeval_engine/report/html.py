@@ -120,6 +120,14 @@ def _verdict(run) -> str:
             f"<p class='meaning'>{esc(rule)}</p>")
 
 
+def _integrity_note(run) -> str:
+    """A warning when the run's files changed since HEXEval wrote them (see runs.integrity); "" otherwise."""
+    integrity = getattr(run, "integrity", None)
+    if integrity is None or not integrity.edited:
+        return ""
+    return f"<p class='rater-note' role='alert'><strong>Warning.</strong> {esc(integrity.warning)}</p>"
+
+
 def render_report(run) -> str:
     """The report of ``run`` as one HTML document (a string).
 
@@ -145,6 +153,7 @@ def render_report(run) -> str:
            "<a href='#configuration'>Configuration</a></nav>")
     body = "".join([
         f"<header><h1>{esc(title)}</h1><p class='muted'>{meta}</p>{toc}</header>",
+        _integrity_note(run),  # before the verdict: an edited run's verdict cannot be trusted
         _verdict(run),
         rater_note(manifest, run.persona_ratings),
         f"<div id='verdicts'>{recommendations_section(run.recommendations)}</div>",

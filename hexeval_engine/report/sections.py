@@ -230,7 +230,8 @@ def _alternatives_table(stakeholder: dict, technical: dict) -> str:
         interval = ("" if alt["score_ci_low"] is None or alt["score_ci_high"] is None else
                     f" <span class='ci'>[{alt['score_ci_low']:.2f}, {alt['score_ci_high']:.2f}]</span>")
         score = "–" if alt["score"] is None else f"{alt['score']:.2f}{interval}"
-        notes = "".join(f"<div class='meaning'>{esc(n)}</div>" for n in alt["notes"])
+        notes = "".join(f"<div class='meaning'>{esc(n)}</div>"
+                        for n in ([alt["status"]] if alt.get("status") else []) + alt["notes"])
         rows.append(f"<tr><td>{alt['rank']}</td><td>{method_badge(alt['method'])}{notes}</td><td>{score}</td>"
                     f"{''.join(cells)}</tr>")
     return (f"<table class='alts'><thead><tr><th>#</th><th>Method</th><th>Score [interval]</th>{head}</tr></thead>"

@@ -151,8 +151,8 @@ def _scores(group: pd.DataFrame | None, dim: str) -> np.ndarray:
 
 
 def _input_warnings(a: RunData, b: RunData) -> list[str]:
-    """A sentence per reason the runs are not like for like: use case, model file, data file."""
-    warnings = []
+    """A sentence per reason the runs are not like for like: an edited run, use case, model file, data file."""
+    warnings = [f"Run {run.run_id}: {run.integrity.warning}" for run in (a, b) if run.integrity.edited]
     if a.usecase != b.usecase:
         warnings.append(f"The runs belong to different use cases ({_title(a)} and {_title(b)}): their stakeholders, "
                         "settings and inputs differ, so only stakeholders present in both runs are compared.")

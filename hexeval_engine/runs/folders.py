@@ -5,6 +5,11 @@ and renames it into place when complete. A writer that is killed (SIGKILL, power
 folder behind; it never lists as a run. :func:`temp_folders` finds them and tells whether their
 writer still lives; :func:`remove_stale_temp_folders` (``hexeval runs clean``) removes those whose
 writer is gone — never one that a running evaluation is still writing.
+
+A folder under ``<root>/<use-case>/`` without ``run.json`` (its manifest lost, or a half-copied backup)
+lists as damaged. :func:`orphan_run_folders` finds those that are safe to remove: named like a run id
+(``20261121-101500-a1b2c3``) or holding nothing but files HEXEval writes into a run; ``hexeval runs
+clean`` and ``hexeval runs delete`` remove them. Any other folder is left alone.
 """
 
 from __future__ import annotations
@@ -20,6 +25,13 @@ from ..errors import ConfigError
 
 TMP_PREFIX = ".tmp-"
 _TMP_NAME = re.compile(r"\.tmp-(?P<run_id>.+)-(?P<pid>\d+)")
+_RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{6}")
+MANIFEST = "run.json"
+RUN_FILES = frozenset({
+    "technical_metrics.csv", "technical_metrics_long.csv", "instance_metrics.csv", "instance_metrics_unshared.csv",
+    "persona_ratings.csv", "narratives.csv", "narrative_extractions.csv", "recommendations.json",
+    "explanations.jsonl", "report.html", "input_data.csv"})
+"""Files HEXEval writes into a run folder (besides ``run.json`` and ``input_model.*``)."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +75,46 @@ def remove_stale_temp_folders(root) -> list[Path]:
         if folder.stale:
             shutil.rmtree(folder.path)
             removed.append(folder.path)
+    return removed
+
+
+def is_orphan_run_folder(path) -> bool:
+    """Whether ``path`` is a run folder that lost its ``run.json`` and may be removed.
+
+    True for a real folder (not a link) without ``run.json`` whose name is a run id, or whose entries
+    are all files HEXEval writes into a run (tables, recommendations, explanations, input copies).
+    """
+    path = Path(path)
+    if path.is_symlink() or not path.is_dir() or path.name.startswith(".") or (path / MANIFEST).exists():
+        return False
+    if _RUN_ID.fullmatch(path.name):
+        return True
+    try:
+        entries = list(path.iterdir())
+    except OSError:
+        return False
+    return bool(entries) and all(e.is_file() and not e.is_symlink()
+                                 and (e.name in RUN_FILES or e.name.startswith("input_model.")) for e in entries)
+
+
+def orphan_run_folders(root) -> list[Path]:
+    """The folders under ``root/<use-case>/`` that lost their ``run.json`` (see :func:`is_orphan_run_folder`)."""
+    return [path for uc_folder in _subfolders(Path(root)) for path in _subfolders(uc_folder)
+            if is_orphan_run_folder(path)]
+
+
+def remove_orphan_run_folders(root) -> list[Path]:
+    """Delete the run folders without ``run.json`` under ``root``; return what was removed.
+
+    Raises
+    ------
+    OSError
+        A folder could not be removed (the ones before it are gone).
+    """
+    removed = []
+    for path in orphan_run_folders(root):
+        shutil.rmtree(path)
+        removed.append(path)
     return removed
 
 

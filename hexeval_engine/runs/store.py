@@ -32,8 +32,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ConfigError, RunError
 from ..paths import default_outputs_root, is_valid_name, shown
-from .folders import TMP_PREFIX
-from .tables import read_table, table_rows
+from .folders import TMP_PREFIX, is_orphan_run_folder
+from .integrity import Integrity, check_integrity, hash_folder
+from .tables import neutralise_cells, read_table, table_rows
 
 log = logging.getLogger(__name__)
 
@@ -80,6 +81,12 @@ class RunData:
     explanations: list[dict] = field(default_factory=list)
     narratives: pd.DataFrame | None = None  # narratives.csv (None when the run made none)
     narrative_extractions: pd.DataFrame | None = None
+    integrity: Integrity = field(default_factory=lambda: Integrity(verifiable=False))
+
+    @property
+    def edited_files(self) -> list[str]:
+        """Files changed, missing or added since the run was written (see :mod:`~hexeval_engine.runs.integrity`)."""
+        return self.integrity.edited
 
     @property
     def run_id(self) -> str:
@@ -113,6 +120,11 @@ class RunInfo:
     methods_failed: list[str]
     reason: str = ""
     title: str = ""  # the use case's title, or for an upload "<name> (<model> on <csv>)"
+    integrity: Integrity = field(default_factory=lambda: Integrity(verifiable=False))
+
+    @property
+    def edited_files(self) -> list[str]:
+        return self.integrity.edited
 
 
 @dataclass
@@ -168,7 +180,7 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
         for key, name in TABLES.items():
             table = tables.get(key)
             if table is not None:
-                table.to_csv(tmp / name, index=False)
+                neutralise_cells(table).to_csv(tmp / name, index=False)
         _write_json(tmp / "recommendations.json", recommendations)
         with open(tmp / "explanations.jsonl", "w", encoding="utf-8") as fh:
             for item in explanations:
@@ -179,6 +191,8 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
         while final.exists():  # practically impossible with a random token, but never overwrite a run
             manifest["run_id"] = new_run_id()
             final = folder / manifest["run_id"]
+        manifest["files"] = hash_folder(tmp)  # tamper evidence: runs.integrity compares these on every load
+        manifest.setdefault("amendments", [])
         # The manifest goes last: a folder without it is never a run. (Should another process take the
         # id before the rename, os.rename fails on the non-empty folder instead of replacing it.)
         _write_json(tmp / MANIFEST, manifest)
@@ -316,11 +330,14 @@ def load_run(run_dir) -> RunData:
         for col in ("comment", "error", "explanation_text", "label_shown"):
             if col in ratings:
                 ratings[col] = ratings[col].fillna("").astype(str)
+    integrity = check_integrity(run_dir, manifest)
+    if integrity.edited:
+        log.warning("Run %s was edited after it was saved: %s", name, ", ".join(integrity.edited))
     return RunData(run_dir, manifest, tables["technical_metrics"],
                    tables["technical_metrics_long"] if tables["technical_metrics_long"] is not None else pd.DataFrame(),
                    tables["instance_metrics"] if tables["instance_metrics"] is not None else pd.DataFrame(),
                    ratings, recommendations, explanations, _text_columns(tables["narratives"]),
-                   _text_columns(tables["narrative_extractions"]))
+                   _text_columns(tables["narrative_extractions"]), integrity)
 
 
 def _text_columns(table: pd.DataFrame | None) -> pd.DataFrame | None:
@@ -333,7 +350,8 @@ def _text_columns(table: pd.DataFrame | None) -> pd.DataFrame | None:
 
 
 def delete_run(run_dir, root=None) -> None:
-    """Delete one saved run: a folder ``root/<use-case>/<run id>/`` holding a ``run.json`` (even a damaged one).
+    """Delete one saved run: a folder ``root/<use-case>/<run id>/`` holding a ``run.json`` (even a damaged one),
+    or a run folder that lost its ``run.json`` (:func:`~hexeval_engine.runs.folders.is_orphan_run_folder`).
 
     Anything else — the root, a use-case folder, a folder deeper down or outside the root, an
     unfinished ``.tmp-*`` folder (``hexeval runs clean`` removes those) — is refused with RunError.
@@ -349,8 +367,9 @@ def delete_run(run_dir, root=None) -> None:
     if not is_valid_name(run_dir.name) or not is_valid_name(run_dir.parent.name) or given.is_symlink():
         raise RunError(f"Refusing to delete {shown(given, 200)}: '{shown(run_dir.name)}' is not a run id. Pick a run "
                        "listed by `hexeval runs list`; unfinished .tmp- folders are removed by `hexeval runs clean`.")
-    if not (run_dir / MANIFEST).is_file():
-        raise RunError(f"Refusing to delete {shown(given, 200)}: it is not a saved run (no {MANIFEST}).")
+    if not (run_dir / MANIFEST).is_file() and not is_orphan_run_folder(run_dir):
+        raise RunError(f"Refusing to delete {shown(given, 200)}: it is not a saved run (no {MANIFEST}, and it holds "
+                       "files HEXEval does not write into runs). Remove it by hand if you are sure.")
     shutil.rmtree(run_dir)
 
 
@@ -374,7 +393,16 @@ def _info(run_dir: Path, m: dict) -> RunInfo:
     size = counts.get("sample_size")
     return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
                    shown(label, 80), size if isinstance(size, int) else None, failed,
-                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120))
+                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, m))
+
+
+def _integrity(run_dir: Path, manifest: dict) -> Integrity:
+    """The run's integrity; a file that cannot be read counts as edited (listing never fails because of it)."""
+    try:
+        return check_integrity(run_dir, manifest)
+    except OSError as err:
+        log.warning("Files of run %s cannot be checked: %s", run_dir.name, err)
+        return Integrity(verifiable=True, edited=["(files cannot be read)"])
 
 
 def _read_jsonl(path: Path) -> list[dict]:

@@ -5,6 +5,13 @@ edited by hand must not load silently as a smaller result: :func:`read_table` ch
 every reader of that table relies on and the number of rows against the manifest
 (``tables``: rows per table, written by :func:`~hexeval_engine.runs.store.save_run`; runs saved before
 that field existed are checked against ``counts.ratings`` for the ratings table).
+
+Spreadsheet safety (OWASP "CSV injection"): every CSV HEXEval writes passes through
+:func:`neutralise_cells`, which puts a ``'`` before any text cell that a spreadsheet would read as a
+formula (one starting with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return); numbers are
+untouched. The prefix is reversible: a text cell that already starts with ``'`` followed (after
+more ``'``) by such a character gets one more ``'``, so :func:`restore_cells` — which
+:func:`read_table` applies — removes exactly one and gives the engine the original text back.
 """
 
 from __future__ import annotations
@@ -25,6 +32,54 @@ REQUIRED_COLUMNS = {
 }
 
 
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_QUOTE = "'"
+
+
+def neutralise_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """A copy of ``df`` whose text cells cannot start a spreadsheet formula.
+
+    Parameters
+    ----------
+    df : DataFrame
+        Any table about to be written as CSV.
+
+    Returns
+    -------
+    DataFrame
+        The same table; each text cell starting with ``=``, ``+``, ``-``, ``@``, tab or carriage
+        return (after any leading ``'``) gets one leading ``'``. Numeric columns and non-text
+        cells are unchanged. :func:`restore_cells` undoes it exactly.
+    """
+    out = df.copy()
+    for column in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[column]) and not pd.api.types.is_bool_dtype(out[column]):
+            out[column] = out[column].map(_neutralise, na_action="ignore")
+    return out
+
+
+def restore_cells(df: pd.DataFrame) -> pd.DataFrame:
+    """The inverse of :func:`neutralise_cells` on a table read back from CSV (in place; returned)."""
+    for column in df.columns:
+        if not pd.api.types.is_numeric_dtype(df[column]) and not pd.api.types.is_bool_dtype(df[column]):
+            df[column] = df[column].map(_restore, na_action="ignore")
+    return df
+
+
+def _needs_quote(text: str) -> bool:
+    return text.lstrip(_QUOTE).startswith(FORMULA_STARTS)
+
+
+def _neutralise(value):
+    return _QUOTE + value if isinstance(value, str) and _needs_quote(value) else value
+
+
+def _restore(value):
+    if isinstance(value, str) and value.startswith(_QUOTE) and _needs_quote(value):
+        return value[1:]
+    return value
+
+
 def table_rows(tables: dict[str, pd.DataFrame | None]) -> dict[str, int]:
     """Rows per saved table, as recorded in the manifest's ``tables`` field."""
     return {key: int(len(frame)) for key, frame in tables.items() if frame is not None}
@@ -42,7 +97,7 @@ def read_table(path: Path, key: str, manifest: dict, run_name: str) -> pd.DataFr
     try:
         if not path.exists() or (path.is_file() and path.stat().st_size == 0):
             return None
-        frame = pd.read_csv(path, keep_default_na=True)
+        frame = restore_cells(pd.read_csv(path, keep_default_na=True))
     except (OSError, ValueError, UnicodeDecodeError) as err:  # pandas' ParserError/EmptyDataError are ValueErrors
         raise RunError(f"Table {path.name} of run {run_name} cannot be read ({_reason(err)}). The run is damaged: "
                        "delete it and re-run the evaluation.") from err

@@ -104,7 +104,7 @@ def signal_check(model, data, config) -> dict:
 
 def _refittable(model):
     """The scikit-learn-style object to clone, or ``None`` with the reason it cannot be re-fitted."""
-    from sklearn.base import clone
+    from sklearn.base import clone  # only refittable models reach this line
 
     target = model.estimator
     try:
@@ -115,7 +115,7 @@ def _refittable(model):
 
 def _randomised_model(model, data, config):
     """A copy of the model fitted on permuted training labels, or ``(None, reason)``."""
-    from ..models.model_wrapper import HexevalModel
+    from ..models.model_wrapper import HexevalModel  # only the randomised-model check builds one
 
     fresh, reason = _refittable(model)
     if fresh is None:
@@ -174,8 +174,8 @@ def randomisation_check(model, data, config, technical) -> dict:
         ``{"status": "done" | "skipped", "reason", "n_cases", "methods": {method: {"similarity",
         "ci_low", "ci_high", "n", "ignores_model"}}, "not_checked": [method]}``.
     """
-    from ..explainers import ExplainRunner
-    from ..explainers.base import explained_classes, instance_seed
+    from ..explainers import ExplainRunner  # the explainer stack loads only when the check runs
+    from ..explainers.base import explained_classes, instance_seed  # the explainer stack loads only when the check runs
 
     settings = config.evaluation.sanity
     present = {e.method for e in technical.explanations}

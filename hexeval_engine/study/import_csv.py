@@ -1,0 +1,110 @@
+"""Ratings collected elsewhere (a survey tool, a paper's supplement), imported from the CSV template.
+
+The whole file is checked first; every problem is reported (row, column, value, fix) and nothing is
+changed unless the file has none.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import HexevalError
+from ..paths import shown
+from ..ratings_summary import DIMENSIONS
+from ..vocabulary import plural
+from .cells import csv_text
+from .human_table import TEMPLATE_COLUMNS
+from .storage import read_study, write_study
+
+
+class ImportProblems(HexevalError):
+    """The CSV has problems; ``problems`` lists one sentence per problem."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = problems
+        super().__init__(f"The file was not imported ({plural(len(problems), 'problem')}; nothing was changed):\n"
+                         + "\n".join(f"- {p}" for p in problems))
+
+
+def template(run) -> str:
+    """The CSV template of a run's study: the columns and one example row per item for the first role."""
+    study = read_study(run)
+    role = study["roles"][0] if study["roles"] else "your role"
+    rows = [{"participant_id": "r1", "role": role, "explanation_type": item["method"],
+             "instance_index": item["instance_index"], **{d: "" for d in DIMENSIONS}, "comment": "",
+             "simulation_answer": ""} for item in study["items"]]
+    return csv_text(pd.DataFrame(rows, columns=list(TEMPLATE_COLUMNS)))
+
+
+def check_rows(frame: pd.DataFrame, study: dict) -> tuple[list[dict], list[str]]:
+    """The rows as records and the list of problems (empty when the file can be imported)."""
+    missing = [c for c in TEMPLATE_COLUMNS if c not in frame.columns]
+    problems = [f"column '{c}' is missing: add it (the template from `hexeval study template RUN` has every column)"
+                for c in missing]
+    if missing:
+        return [], problems
+    methods = set(study["methods"])
+    cases = {int(i["instance_index"]) for i in study["items"]}
+    roles = set(study["roles"])
+    records = []
+    for n, row in enumerate(frame.to_dict("records"), start=2):  # row 1 is the header
+        where = f"row {n}"
+        record = {"participant_id": str(row["participant_id"]).strip(), "role": str(row["role"]).strip(),
+                  "explanation_type": str(row["explanation_type"]).strip()}
+        if not record["participant_id"] or record["participant_id"] == "nan":
+            problems.append(f"{where}, column participant_id: empty; give each respondent an id such as r1")
+        if record["role"] not in roles:
+            problems.append(f"{where}, column role: '{shown(row['role'])}' is not a stakeholder of this run; use one of "
+                            f"{', '.join(sorted(roles))}")
+        if record["explanation_type"] not in methods:
+            problems.append(f"{where}, column explanation_type: '{shown(row['explanation_type'])}' is not a method of this "
+                            f"study; use one of {', '.join(sorted(methods))}")
+        index = pd.to_numeric(pd.Series([row["instance_index"]]), errors="coerce").iloc[0]
+        if pd.isna(index) or int(index) not in cases:
+            problems.append(f"{where}, column instance_index: '{shown(row['instance_index'])}' is not a case of this "
+                            f"study; use one of {', '.join(map(str, sorted(cases)))}")
+        else:
+            record["instance_index"] = int(index)
+        for d in DIMENSIONS:
+            value = pd.to_numeric(pd.Series([row[d]]), errors="coerce").iloc[0]
+            if pd.isna(value) or value != int(value) or not 1 <= value <= 5:
+                problems.append(f"{where}, column {d}: '{shown(row[d])}' is not a whole number from 1 to 5; write 1, 2, 3, 4 or 5")
+            else:
+                record[d] = int(value)
+        answer = row["simulation_answer"]
+        if pd.isna(answer) or str(answer).strip() == "":
+            record["simulation_answer"] = None
+        elif str(answer).strip() in ("0", "1", "0.0", "1.0"):
+            record["simulation_answer"] = int(float(answer))
+        else:
+            problems.append(f"{where}, column simulation_answer: '{shown(answer)}' is not 0, 1 or empty; write 0 for "
+                            f"'{study['outcomes'][0]}', 1 for '{study['outcomes'][1]}'")
+        comment = row["comment"]
+        record["comment"] = "" if pd.isna(comment) else str(comment)[:2000]
+        records.append(record)
+    return records, problems
+
+
+def import_ratings(run, path) -> int:
+    """Import the CSV at ``path`` into the run's study; returns the number of rows imported.
+
+    Raises
+    ------
+    ImportProblems
+        One sentence per problem; the run is unchanged.
+    """
+    study = read_study(run)
+    try:
+        frame = pd.read_csv(Path(path), dtype=str, keep_default_na=False)
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        raise ImportProblems([f"the file {shown(Path(path).name)} cannot be read as CSV ({type(err).__name__}); save it "
+                              "as UTF-8 CSV from the template"]) from err
+    frame = frame.replace("", pd.NA)
+    records, problems = check_rows(frame, study)
+    if problems:
+        raise ImportProblems(problems)
+    study["imported"] = [*study.get("imported", []), *records]
+    write_study(run, study, what=f"study: {plural(len(records), 'rating')} imported from {shown(Path(path).name)}")
+    return len(records)

@@ -1,0 +1,93 @@
+"""Where a study lives in its run folder, read and written only through amendments.
+
+``study/study.json``: the study's settings and items (with the right answers, never shown).
+``study/answers/<participant>.json``: one file per participant, rewritten atomically after every
+answer, so closing the tab loses nothing and participants never write the same file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from ..errors import RunError
+from ..paths import shown
+from ..runs.amendments import record_amendment
+from .run_lock import run_lock
+
+STUDY_FILE = "study/study.json"
+ANSWERS_DIR = "study/answers"
+_PARTICIPANT = re.compile(r"^p[0-9]{1,4}$")
+
+
+def study_path(run_dir) -> Path:
+    return Path(run_dir) / STUDY_FILE
+
+
+def has_study(run_dir) -> bool:
+    return study_path(run_dir).is_file()
+
+
+def read_study(run_dir) -> dict:
+    """The study of a run.
+
+    Raises
+    ------
+    RunError
+        The run has no study, or its study file is damaged.
+    """
+    path = study_path(run_dir)
+    if not path.is_file():
+        raise RunError(f"Run {shown(Path(run_dir).name)} has no study. Create one with `hexeval study create RUN`.")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise RunError(f"The study of run {shown(Path(run_dir).name)} is damaged ({type(err).__name__}). "
+                       "Create a new study on a fresh run.") from err
+
+
+def write_study(run_dir, study: dict, *, what: str) -> None:
+    amend(run_dir, what=what, files={STUDY_FILE: json.dumps(study, indent=2)})
+
+
+def amend(run_dir, *, what: str, files: dict) -> None:
+    """:func:`~hexeval_engine.runs.amendments.record_amendment` under the run's lock."""
+    with run_lock(run_dir):
+        record_amendment(run_dir, what=what, files=files)
+
+
+def answers_relpath(participant_id: str) -> str:
+    if not _PARTICIPANT.match(str(participant_id)):
+        raise RunError(f"'{shown(participant_id)}' is not a participant id of this study (ids look like p1).")
+    return f"{ANSWERS_DIR}/{participant_id}.json"
+
+
+def read_answers(run_dir, participant_id: str) -> dict:
+    """A participant's answers so far (an empty record before the first answer)."""
+    path = Path(run_dir) / answers_relpath(participant_id)
+    if not path.is_file():
+        return {"participant_id": participant_id, "role": None, "answers": {}}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise RunError(f"The answers of participant {participant_id} are damaged ({type(err).__name__}).") from err
+
+
+def all_answers(run_dir) -> list[dict]:
+    """Every participant's answer record (participants who have not started are left out)."""
+    folder = Path(run_dir) / ANSWERS_DIR
+    if not folder.is_dir():
+        return []
+    records = []
+    for path in sorted(folder.glob("p*.json")):
+        if _PARTICIPANT.match(path.stem):
+            records.append(read_answers(run_dir, path.stem))
+    return records
+
+
+def write_answers(run_dir, record: dict) -> None:
+    """Save one participant's record atomically and record it in the run's manifest."""
+    pid = record["participant_id"]
+    amend(run_dir, what=f"study answers of participant {pid} ({len(record.get('answers', {}))} items)",
+                     files={answers_relpath(pid): json.dumps(record, indent=2)})

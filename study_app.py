@@ -1,0 +1,25 @@
+"""Streamlit entry for study participants only (``hexeval study serve RUN`` starts it).
+
+Its single page is the study: ``st.navigation`` with one page and no menu, so the dashboard's pages
+(the ``pages/`` folder next to this file) are never registered and cannot be reached from here.
+The run comes from the operator's environment (``HEXEVAL_STUDY_RUN``), the participant from the
+link's token.
+"""
+
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from hexeval_ui import study_participant
+
+RUN_ENV = "HEXEVAL_STUDY_RUN"
+
+
+def study_page() -> None:
+    study_participant.render(os.environ.get(RUN_ENV), st.query_params.get("token"))
+
+
+st.set_page_config(page_title="Study", layout="centered")
+st.navigation([st.Page(study_page, title="Study", default=True)], position="hidden").run()

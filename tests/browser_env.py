@@ -1,0 +1,40 @@
+"""How the browser tests decide to run, skip or fail: one reading of ``CI`` for all of them.
+
+On a developer machine a missing Chromium or Playwright skips the browser tests; with ``CI`` set to
+``1``, ``true`` or ``yes`` (any case) either one missing fails instead, so a CI job never passes by
+skipping its browser test.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser") or "/usr/bin/chromium"
+
+
+def in_ci() -> bool:
+    """Whether the ``CI`` environment variable says this is a CI run."""
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def browser_marks() -> list:
+    """The module marks of a browser test: browser, slow, and skipped without Chromium outside CI."""
+    return [pytest.mark.browser, pytest.mark.slow,
+            pytest.mark.skipif(not Path(CHROMIUM).exists() and not in_ci(),
+                               reason="Chromium is not installed (make browser-deps)")]
+
+
+def playwright_sync_api():
+    """Playwright's sync API; skips the module without it, or fails it when :func:`in_ci`."""
+    try:
+        from playwright import sync_api  # imported here: the package is optional outside CI
+    except ImportError as err:
+        if in_ci():
+            pytest.fail(f"CI=true but the Playwright package cannot be imported ({err}); install it (make browser-deps) "
+                        "so the browser tests run instead of being skipped.", pytrace=False)
+        pytest.skip("the Playwright package is not installed (make browser-deps)", allow_module_level=True)
+    return sync_api
