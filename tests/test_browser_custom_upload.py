@@ -111,8 +111,8 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         _no_exception(page)
         _shot(page, "22_upload_case_explorer_after_restart")
 
-        _goto(page, "Configure & Run")
-        page.get_by_text("Compare two runs").wait_for()
+        _goto(page, "Compare runs")  # its own page since issue 23
+        page.get_by_role("combobox", name="Run A", exact=True).wait_for()
         # exactly two runs, chosen explicitly: the upload's run as A, the bundled heart run as B
         for label, option in (("Run A", "Ward check"), ("Run B", "2026-01-02")):
             page.get_by_role("combobox", name=label, exact=True).click()
@@ -125,6 +125,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         _no_exception(page)
         _shot(page, "23_upload_compared_with_bundled")
 
+        _goto(page, "Configure & Run")
         page.get_by_role("button", name="Delete…").click()
         page.get_by_role("button", name="Delete permanently").click()
         page.get_by_text(f"Deleted run {custom.run_id}").wait_for()
