@@ -104,7 +104,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         page.get_by_role("tab", name="Case explorer").click()
         _settle(page)
         page.get_by_text(re.compile(r"^As .* read it$")).first.wait_for()  # the heading names who read it
-        page.get_by_text(re.compile("^Feature values of case")).first.click()  # the values sit in an expander
+        page.get_by_text(re.compile("^Values of case")).first.wait_for()  # always shown since issue 23 (no expander)
         page.locator("[data-testid='stDataFrame']:visible").first.wait_for()  # the case's feature values
         _settle(page)
         assert page.get_by_text("Feature values are not available").count() == 0  # read from the run's copy
