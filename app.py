@@ -28,6 +28,7 @@ pages = st.navigation({
     "Findings": [
         st.Page(c.RESULTS_PAGE, title="Results", icon=":material/monitoring:"),
         st.Page(c.RECOMMENDATIONS_PAGE, title="Recommendations", icon=":material/recommend:"),
+        st.Page(c.COMPARE_PAGE, title="Compare runs", icon=":material/compare_arrows:"),
     ],
     "Help": [st.Page(c.DOCS_PAGE, title="Documentation", icon=":material/menu_book:")],
 })

@@ -1,9 +1,8 @@
 """Compare two saved runs: the picker (exactly two runs, chosen explicitly), then the settings that
 differ, the changed recommendations, and the metric and rating differences.
 
-The differences come from ``hexeval_engine.runs.store.compare_runs``; here they are only coloured: a
-change in a metric's better direction is green, in its worse direction red (directions are read
-from the metric table, never assumed).
+The differences and their uncertainty come from ``hexeval_engine.runs.compare``; here they are only
+shown: green/red only where the engine calls a change better/worse (beyond both runs' intervals).
 """
 
 from __future__ import annotations
@@ -14,8 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine import HexevalError
-from hexeval_engine.runs import store as runs
-from hexeval_engine.charts import DIMENSIONS
+from hexeval_engine.runs import compare
 from hexeval_engine.charts.labels import ARROWS, metric_title
 from hexeval_engine.vocabulary import dimension_label, humanise
 
@@ -26,51 +24,67 @@ from .runs_view import load_cached
 
 BETTER = "color: #1a7f37; font-weight: 600"
 WORSE = "color: #cf222e; font-weight: 600"
+_STYLE = {compare.BETTER: BETTER, compare.WORSE: WORSE}
 
 
-def change_style(difference, direction: str) -> str:
-    """CSS for a difference: green when it moves in the metric's better direction, red otherwise."""
-    if difference is None or (isinstance(difference, float) and math.isnan(difference)) or difference == 0:
-        return ""
-    improved = difference > 0 if direction == "higher" else difference < 0
-    return BETTER if improved else WORSE
+def change_style(verdict: str) -> str:
+    """CSS for a difference: green when the engine calls it better, red when worse, plain otherwise.
+
+    Only a difference beyond both runs' uncertainty is better or worse (``runs.compare``).
+    """
+    return _STYLE.get(verdict, "")
 
 
 def _fmt(value, pattern: str) -> str:
     return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else pattern.format(value)
 
 
+def _change(diff, low, high, verdict, pattern: str) -> str:
+    if verdict == compare.ONE_SIDED:
+        return "only in one run"
+    if verdict == compare.TOO_FEW:
+        return f"{_fmt(diff, pattern)} (too few ratings to tell)"
+    interval = f" ({_fmt(low, pattern)} to {_fmt(high, pattern)})" if not pd.isna(low) and not pd.isna(high) else ""
+    words = "" if verdict in (compare.BETTER, compare.WORSE) else ", within the uncertainty"
+    return f"{_fmt(diff, pattern)}{interval}{words}"
+
+
 def _metrics(diff: pd.DataFrame):
-    table = diff.reset_index(drop=True)
-    styles = [change_style(v, d) for v, d in zip(table["difference"], table["direction"])]
+    t = diff.reset_index(drop=True)
+    styles = [change_style(v) for v in t["verdict"]]
     shown = pd.DataFrame({
-        "Method": table["method"],
-        "Metric": [f"{metric_title(m)} {ARROWS.get(d, '')}" for m, d in zip(table["metric"], table["direction"])],
-        "Run A": [_fmt(v, "{:.3f}") for v in table["a"]], "Run B": [_fmt(v, "{:.3f}") for v in table["b"]],
-        "Difference": [_fmt(v, "{:+.3f}") for v in table["difference"]]})
-    return shown.style.apply(lambda col: styles if col.name == "Difference" else [""] * len(col), axis=0)
+        "Method": t["method"],
+        "Metric": [f"{metric_title(m)} {ARROWS.get(d, '')}" for m, d in zip(t["metric"], t["direction"])],
+        "Run A": [_fmt(v, "{:.3f}") for v in t["a"]], "Run B": [_fmt(v, "{:.3f}") for v in t["b"]],
+        "Cases (A / B)": [f"{_fmt(x, '{:.0f}')} / {_fmt(y, '{:.0f}')}" for x, y in zip(t["n_a"], t["n_b"])],
+        "Difference (95% interval)": [_change(*r, "{:+.3f}") for r in zip(
+            t["difference"], t["difference_low"], t["difference_high"], t["verdict"])]})
+    return shown.style.apply(lambda col: styles if col.name.startswith("Difference") else [""] * len(col), axis=0)
 
 
 def _ratings(diff: pd.DataFrame):
-    table = diff.reset_index(drop=True)
-    shown = pd.DataFrame({"Persona": table["persona_role"], "Method": table["explanation_type"]})
-    styles = {}
-    for d in DIMENSIONS:
-        label = dimension_label(d)
-        shown[label] = [_fmt(v, "{:+.2f}") for v in table[f"{d}_difference"]]
-        styles[label] = [change_style(v, "higher") for v in table[f"{d}_difference"]]
-    return shown.style.apply(lambda col: styles.get(col.name, [""] * len(col)), axis=0)
+    t = diff.reset_index(drop=True)
+    styles = [change_style(v) for v in t["verdict"]]
+    shown = pd.DataFrame({
+        "Persona": t["persona_role"], "Method": t["explanation_type"], "Rating": [dimension_label(d) for d in t["dimension"]],
+        "Run A": [_fmt(v, "{:.2f}") for v in t["a"]], "Run B": [_fmt(v, "{:.2f}") for v in t["b"]],
+        "Ratings (A / B)": [f"{x} / {y}" for x, y in zip(t["n_a"], t["n_b"])],
+        "Difference (95% interval)": [_change(*r, "{:+.2f}") for r in zip(
+            t["difference"], t["difference_low"], t["difference_high"], t["verdict"])]})
+    return shown.style.apply(lambda col: styles if col.name.startswith("Difference") else [""] * len(col), axis=0)
 
 
 def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
     a, b = load_cached(path_a), load_cached(path_b)  # as the user chose them: differences are B − A
-    result = runs.compare_runs(a, b)
+    result = compare.compare_runs(a, b)
     with st.container(border=True):
         st.markdown("#### Run A → run B")
-        st.caption(f"A: {labels.get(str(a.path), a.run_id)}  ·  B: {labels.get(str(b.path), b.run_id)}. "
-                   "Differences are B − A; :green[green] = better in the metric's direction, :red[red] = worse.")
         for warning in result["warnings"]:
             st.warning(warning, icon=":material/warning:")
+        st.caption(f"A: {labels.get(str(a.path), a.run_id)}  ·  B: {labels.get(str(b.path), b.run_id)}. "
+                   "Differences are B − A with a 95% interval. :green[Green] = better in the metric's direction, "
+                   ":red[red] = worse — only when the change is larger than both runs' uncertainty; otherwise it "
+                   "is within the uncertainty and not coloured.")
         st.markdown("**Settings that differ**")
         differing = settings_diff(a.manifest, b.manifest)
         if differing.empty:
@@ -80,15 +94,21 @@ def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
         changes = result["recommendation_changes"]
         st.markdown("**Recommendation changes**")
         if changes:
-            st.markdown("\n".join(f"- **{who}**: {old or 'none'} → **{new or 'none'}**" for who, (old, new) in changes.items()))
-        else:
+            st.markdown("\n".join(f"- **{who}**: {old or 'no method'} → **{new or 'no method'}**"
+                                   for who, (old, new) in changes.items()))
+        elif not (result["only_in_a"] or result["only_in_b"]):
             st.caption("Every stakeholder gets the same method in both runs.")
+        else:
+            st.caption("Every stakeholder present in both runs gets the same method in both.")
+        for side, who in (("A", result["only_in_a"]), ("B", result["only_in_b"])):
+            if who:
+                st.markdown(f"Only in run {side}: " + ", ".join(who) + " (not compared).")
         st.markdown("**Technical metrics**")
         if result["metrics"].empty:
             st.caption("One of the runs has no metric table to compare.")
         else:
             st.dataframe(_metrics(result["metrics"]), hide_index=True)
-        st.markdown("**Mean persona ratings** (change on the 1–5 scale)")
+        st.markdown("**Mean persona ratings** (change on the 1–5 scale; bootstrap interval over each run's ratings)")
         if result["ratings"].empty:
             st.caption("One of the runs has no persona ratings.")
         else:
@@ -152,7 +172,6 @@ def render_compare_picker(labels: dict[str, str]) -> None:
     labels : dict
         Run folder path -> the label shown for it (newest first).
     """
-    st.markdown("**Compare two runs**")
     if len(labels) < 2:
         st.caption("Save a second run to compare it with this one.")
         return

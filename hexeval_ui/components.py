@@ -11,6 +11,7 @@ DETAILS_PAGE = "pages/usecase_details.py"
 RESULTS_PAGE = "pages/results.py"
 RECOMMENDATIONS_PAGE = "pages/recommendations.py"
 DOCS_PAGE = "pages/documentation.py"
+COMPARE_PAGE = "pages/compare.py"
 
 
 #: Layout fixes Streamlit's theme leaves open: titles wrap between words, never inside one ("Recommendation / s"),

@@ -1,4 +1,4 @@
-"""Configure & Run's "Load previous results": the saved runs of the use case, with Load, Compare and Delete.
+"""Configure & Run's "Load previous results": the saved runs of the use case, with Load and Delete, and a link to Compare runs.
 
 Load, Delete and Cancel act in widget callbacks: a callback runs before the sidebar is drawn, so
 it may point the sidebar's run picker elsewhere (Streamlit forbids that after the widget exists).
@@ -15,10 +15,9 @@ from hexeval_engine.paths import shown
 from hexeval_engine.runs.folders import temp_folders
 
 from . import state
-from .compare_view import render_compare_picker
-from .components import RESULTS_PAGE, section, show_error
+from .components import COMPARE_PAGE, RESULTS_PAGE, section, show_error
 from .engine import outputs_root
-from .runs_view import all_runs, run_label, scan
+from .runs_view import run_label, scan
 from hexeval_engine.vocabulary import plural
 
 COLUMNS = ["name", "date (UTC)", "run", "rater", "sample size", "status", "failed methods"]
@@ -59,9 +58,7 @@ def render_saved_runs(usecase: str) -> None:
         st.switch_page(RESULTS_PAGE)
     delete.button("Delete…", icon=":material/delete:", on_click=_ask_delete, args=(choice,), width="stretch")
     _delete_confirmation(labels)
-    # this use case's runs first, then every other saved run (e.g. an upload's next to a bundled run)
-    others = {str(r.path): run_label(r, with_title=True) for r in all_runs() if str(r.path) not in labels}
-    render_compare_picker(labels | others)
+    st.page_link(COMPARE_PAGE, label="Compare two saved runs", icon=":material/compare_arrows:")
 
 
 def _view(path: str) -> None:

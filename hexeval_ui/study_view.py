@@ -7,6 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine.ratings_summary import DIMENSIONS
+from hexeval_engine.study.calibration import estimate_text
 from hexeval_engine.study.evidence import read_calibration
 from hexeval_engine.vocabulary import dimension_label, plural
 
@@ -16,13 +17,7 @@ MEASURES = {"spearman": "Personas vs people over cases (Spearman)", "kendall_tau
             "alpha_humans": "People among themselves (Krippendorff's α)",
             "alpha_personas_humans": "Personas with people (Krippendorff's α)"}
 
-
-def _cell(entry: dict) -> str:
-    if entry.get("value") is None:
-        return "not measurable"
-    if entry.get("ci_low") is None:
-        return f"{entry['value']:.2f} (too few cases for an interval)"
-    return f"{entry['value']:.2f} [{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]"
+NO_INTERVAL = " (too few cases for an interval)"
 
 
 def render_study(run) -> None:
@@ -37,7 +32,8 @@ def render_study(run) -> None:
         st.subheader(escape_markdown(role))
         st.markdown(escape_markdown(f"{plural(block['n_people'], 'person', 'people')}, "
                                     f"{plural(block['n_ratings'], 'rating')}. {block['sentence']}"))
-        table = pd.DataFrame({label: [_cell(block["dimensions"][d][key]) for d in DIMENSIONS]
+        table = pd.DataFrame({label: [estimate_text(block["dimensions"][d][key], no_interval=NO_INTERVAL)
+                                     for d in DIMENSIONS]
                               for key, label in MEASURES.items()}, index=[dimension_label(d) for d in DIMENSIONS])
         st.dataframe(table)
         people = block["forward_accuracy"]["people"]

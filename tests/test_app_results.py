@@ -10,6 +10,7 @@ import pytest
 from app_helpers import ROOT, app, button, chart_titles, frame_with, open_page, texts
 from hexeval_engine import get_usecase
 from hexeval_ui.compare_view import BETTER, WORSE, change_style
+from hexeval_engine.runs import store as runs
 from ui_run_fixtures import save_fixture_run
 
 RESULTS, RECS, CONFIGURE = "pages/results.py", "pages/recommendations.py", "pages/configure_run.py"
@@ -159,6 +160,8 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     a = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
     b = save_fixture_run(outputs, shift=-2, failed="DiCE", created="2026-01-03T03:04:05+00:00")
     at = app()
+    assert not any(b.label == "Compare" for b in at.button)  # compare has its own page, linked from here
+    open_page(at, "pages/compare.py")
     assert next(b for b in at.button if b.label == "Compare").disabled  # nothing is compared until two runs are chosen
     at.selectbox(key="compare_a").set_value(str(a)).run()
     at.selectbox(key="compare_b").set_value(str(b)).run()
@@ -167,12 +170,15 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     page = texts(at)
     caption = next(c.value for c in at.caption if c.value.startswith("A: "))
     assert "Run A → run B" in page and caption.index("2026-01-02") < caption.index("2026-01-03")  # A is the run chosen as A
-    metrics = frame_with(at, "Difference")
+    metrics = frame_with(at, "Difference (95% interval)")
     shap = metrics[(metrics["Method"] == "SHAP") & (metrics["Metric"] == "Insertion AUC ↑")].iloc[0]
-    assert shap["Difference"] == "-0.100" and shap["Run A"] == "0.800"
-    ratings = frame_with(at, "Persona").set_index(["Persona", "Method"])
-    assert ratings.loc[("Patient", "SHAP"), "Trust"].startswith("-")
-    assert ratings.loc[("Patient", "DiCE"), "Trust"] == "—"  # DiCE failed in run B, so it was not rated
+    # 0.80 (0.75–0.85) against 0.70 (0.65–0.75): the intervals touch, so the change is not called worse
+    assert shap["Run A"] == "0.800" and shap["Difference (95% interval)"].startswith("-0.100 (-0.")
+    assert shap["Difference (95% interval)"].endswith("within the uncertainty")
+    ratings = frame_with(at, "Persona").set_index(["Persona", "Method", "Rating"])
+    patient = ratings.loc[("Patient", "SHAP", "Trust")]
+    assert patient["Ratings (A / B)"] == "4 / 4" and patient["Difference (95% interval)"].startswith("-0.50")
+    assert ratings.loc[("Patient", "DiCE", "Trust"), "Difference (95% interval)"] == "only in one run"
     assert "**Patient**: DiCE → **" in page  # DiCE failed in run B, so the patient gets another method
     assert not at.warning  # same model and data
     button(at, "Close comparison").click().run()
@@ -183,6 +189,7 @@ def test_compare_warns_when_the_runs_used_different_models(outputs):
     a = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
     b = save_fixture_run(outputs, created="2026-01-03T03:04:05+00:00", model_sha256="cd" * 32)
     at = app()
+    open_page(at, "pages/compare.py")
     at.selectbox(key="compare_a").set_value(str(a)).run()
     at.selectbox(key="compare_b").set_value(str(b)).run()
     button(at, "Compare").click().run()
@@ -195,10 +202,9 @@ def test_compare_warns_when_the_runs_used_different_models(outputs):
         "from the model, not from the settings."]
 
 
-def test_change_colour_follows_the_metric_direction():
-    assert change_style(0.1, "higher") == BETTER and change_style(-0.1, "higher") == WORSE
-    assert change_style(-0.1, "lower") == BETTER and change_style(0.1, "lower") == WORSE
-    assert change_style(0.0, "higher") == "" and change_style(float("nan"), "lower") == ""
+def test_only_a_change_beyond_the_uncertainty_is_coloured():
+    assert change_style("better") == BETTER and change_style("worse") == WORSE
+    assert change_style("within the uncertainty") == "" and change_style("only in one run") == ""
 
 
 def test_delete_asks_first_and_clears_the_run_on_screen(outputs):
@@ -258,3 +264,30 @@ def test_warnings_and_the_random_baseline_are_shown_where_results_are_read(outpu
     assert rows.at["Random", "Difference from random"] == "reference"
     assert rows.at["SHAP", "Beats random"] in ("yes", "no")
     assert (rows["Cases"] > 0).all()
+
+
+def test_compare_runs_of_different_use_cases_lists_one_sided_stakeholders(outputs):
+    heart = runs.load_run(save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00"))
+    manifest = dict(heart.manifest, run_id=runs.new_run_id(), usecase="credit_risk", usecase_title="Credit risk",
+                    created="2026-01-03T03:04:05+00:00", data={"sha256": "ef" * 32})
+    recs = {"stakeholders": {"Loan Officer": {"recommended_method": "SHAP"},
+                             "Patient": dict(heart.recommendations["stakeholders"]["Patient"])}}
+    credit = runs.save_run(outputs, "credit_risk", manifest=manifest, recommendations=recs, explanations=[],
+                           tables={"technical_metrics": heart.technical_metrics,
+                                   "technical_metrics_long": heart.technical_metrics_long,
+                                   "persona_ratings": heart.persona_ratings})
+    at = app()
+    assert any("compare" in str(link.proto.page) for link in at.get("page_link"))  # Configure & Run links to it
+    assert "compare_a" not in [s.key for s in at.selectbox]
+    open_page(at, "pages/compare.py")
+    at.selectbox(key="compare_a").set_value(str(heart.path)).run()
+    at.selectbox(key="compare_b").set_value(str(credit)).run()
+    button(at, "Compare").click().run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert "different use cases" in at.warning[0].value and "Credit risk" in at.warning[0].value
+    page = texts(at)
+    assert "Only in run A: Lead Cardiologist (not compared)." in page
+    assert "Only in run B: Loan Officer (not compared)." in page
+    assert "none" not in page.split("Recommendation changes")[1].split("Technical metrics")[0]
+    assert "Every stakeholder present in both runs gets the same method in both." in page  # the Patient's pick

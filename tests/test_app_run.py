@@ -109,9 +109,9 @@ def test_a_real_saved_run_renders_every_section_and_compares(real_run, tmp_path)
     assert values["Chest pain type"] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
     open_page(at, "pages/recommendations.py")
     assert not at.error and len(at.metric) == 4
-    open_page(at, "pages/configure_run.py")
+    open_page(at, "pages/compare.py")
     at.selectbox(key="compare_a").set_value(str(copy)).run()
     at.selectbox(key="compare_b").set_value(str(other)).run()
     button(at, "Compare").click().run()
     assert not at.exception and "Recommendation changes" in texts(at)
-    assert len(frame_with(at, "Difference")) > 0 and len(frame_with(at, "Setting")) > 0
+    assert len(frame_with(at, "Difference (95% interval)")) > 0 and len(frame_with(at, "Setting")) > 0

@@ -104,15 +104,15 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         page.get_by_role("tab", name="Case explorer").click()
         _settle(page)
         page.get_by_text(re.compile(r"^As .* read it$")).first.wait_for()  # the heading names who read it
-        page.get_by_text(re.compile("^Feature values of case")).first.click()  # the values sit in an expander
+        page.get_by_text(re.compile("^Values of case")).first.wait_for()  # always shown since issue 23 (no expander)
         page.locator("[data-testid='stDataFrame']:visible").first.wait_for()  # the case's feature values
         _settle(page)
         assert page.get_by_text("Feature values are not available").count() == 0  # read from the run's copy
         _no_exception(page)
         _shot(page, "22_upload_case_explorer_after_restart")
 
-        _goto(page, "Configure & Run")
-        page.get_by_text("Compare two runs").wait_for()
+        _goto(page, "Compare runs")  # its own page since issue 23
+        page.get_by_role("combobox", name="Run A", exact=True).wait_for()
         # exactly two runs, chosen explicitly: the upload's run as A, the bundled heart run as B
         for label, option in (("Run A", "Ward check"), ("Run B", "2026-01-02")):
             page.get_by_role("combobox", name=label, exact=True).click()
@@ -125,6 +125,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         _no_exception(page)
         _shot(page, "23_upload_compared_with_bundled")
 
+        _goto(page, "Configure & Run")
         page.get_by_role("button", name="Delete…").click()
         page.get_by_role("button", name="Delete permanently").click()
         page.get_by_text(f"Deleted run {custom.run_id}").wait_for()

@@ -8,7 +8,8 @@ import shutil
 from hexeval_engine import evaluate, get_usecase
 from hexeval_engine.models.model_loading import file_sha256
 from hexeval_engine.runs.inputs import data_file, model_file
-from hexeval_engine.runs.store import compare_runs, list_runs, load_run
+from hexeval_engine.runs.compare import compare_runs
+from hexeval_engine.runs.store import list_runs, load_run
 
 from test_evaluate_e2e import SMALL
 

@@ -13,7 +13,8 @@ from hexeval_engine.cli.main import main
 from hexeval_engine.report.html import render_report
 from hexeval_engine.runs.amendments import record_amendment
 from hexeval_engine.runs.integrity import check_integrity, edited_files
-from hexeval_engine.runs.store import compare_runs, list_runs, load_run
+from hexeval_engine.runs.compare import compare_runs
+from hexeval_engine.runs.store import list_runs, load_run
 
 from test_runs import save
 

@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from hexeval_engine import RunError
-from hexeval_engine.runs.store import compare_runs, delete_run, list_runs, load_run, new_run_id, save_run, scan_runs
+from hexeval_engine.runs.compare import compare_runs
+from hexeval_engine.runs.store import delete_run, list_runs, load_run, new_run_id, save_run, scan_runs
 
 
 def manifest(run_id, usecase="heart", **extra):
@@ -99,7 +100,8 @@ def test_compare_and_delete(tmp_path):
     diff = compare_runs(a, b)
     shap = diff["metrics"].set_index("method").loc["SHAP"]
     assert shap["difference"] == pytest.approx(-0.2)
-    assert diff["ratings"].set_index("explanation_type").loc["SHAP", "trust_difference"] == pytest.approx(-1.6)
+    trust = diff["ratings"].set_index(["explanation_type", "dimension"]).loc[("SHAP", "trust")]
+    assert trust["difference"] == pytest.approx(-1.6) and trust["n_a"] > 0 and trust["n_b"] > 0
     assert diff["recommendation_changes"] == {"Cardiologist": ("SHAP", "LIME")}
     assert diff["warnings"] == []  # same model and data hashes
     # A custom upload is compared with a bundled run: allowed, with a warning that they differ.
@@ -126,5 +128,7 @@ def test_compare_warns_about_different_or_unrecorded_inputs_and_cli_says_none(tm
     assert cli(["runs", "compare", str(a), str(b)]) == 0
     out = capsys.readouterr().out
     assert "warning: The runs used different model files" in out
-    assert "Recommendation for Patient: none → DiCE" in out and "Cardiologist: SHAP → none" in out
+    # stakeholders of one run only are listed as such, never as a change of pick ("none → DiCE")
+    assert "→" not in out
+    assert "Only in run a (not compared): Cardiologist" in out and "Only in run b (not compared): Patient" in out
     assert "None" not in out

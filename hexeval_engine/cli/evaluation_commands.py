@@ -18,7 +18,8 @@ from ..raters.run import uses_generic_personas
 from ..recommend.wording import LEAD_LABELS
 from ..report.html import write_report
 from ..runs.folders import is_orphan_run_folder, remove_orphan_run_folders, remove_stale_temp_folders, temp_folders
-from ..runs.store import compare_runs, delete_run, list_runs, load_run
+from ..runs.compare import compare_runs
+from ..runs.store import delete_run, list_runs, load_run
 from ..vocabulary import plural
 from .inputs import UsageError, check_inputs
 
@@ -179,14 +180,22 @@ def runs_compare(args) -> int:
     diff = compare_runs(load_run(_find(args.run_a, args)), load_run(_find(args.run_b, args)))
     for warning in diff["warnings"]:
         print(f"warning: {warning}")
-    print(f"Metric differences (b − a), a = {diff['a']}, b = {diff['b']}:")
-    print(diff["metrics"].dropna(subset=["difference"]).to_string(index=False, float_format=lambda v: f"{v:.3f}"))
-    if len(diff["ratings"]):
-        cols = ["persona_role", "explanation_type", "trust_difference", "satisfaction_difference"]
-        print("\nMean rating differences (b − a):")
-        print(diff["ratings"][cols].to_string(index=False, float_format=lambda v: f"{v:+.2f}"))
+    print(f"Metric differences (b − a, 95% interval), a = {diff['a']}, b = {diff['b']}:")
+    metric_cols = ["method", "metric", "a", "b", "difference", "difference_low", "difference_high", "verdict"]
+    print(diff["metrics"].dropna(subset=["difference"])[metric_cols].to_string(
+        index=False, float_format=lambda v: f"{v:.3f}"))
+    ratings = diff["ratings"]
+    if len(ratings):
+        cols = ["persona_role", "explanation_type", "dimension", "n_a", "n_b", "difference", "difference_low",
+                "difference_high", "verdict"]
+        print("\nMean rating differences (b − a, bootstrap 95% interval, n ratings per run):")
+        shown = ratings[ratings["dimension"].isin(["trust", "satisfaction"])][cols]
+        print(shown.to_string(index=False, float_format=lambda v: f"{v:+.2f}"))
     for role, (a, b) in diff["recommendation_changes"].items():
         print(f"Recommendation for {role}: {a or 'none'} → {b or 'none'}")
+    for side in ("a", "b"):
+        if diff[f"only_in_{side}"]:
+            print(f"Only in run {side} (not compared): {', '.join(diff[f'only_in_{side}'])}")
     return 0
 
 

@@ -13,6 +13,7 @@ from ..paths import NAME_PATTERN, default_outputs_root, shown
 from ..ratings_summary import DIMENSIONS
 from ..study import (ImportProblems, add_participants, close_study, create_study, import_ratings,
                      read_calibration, refresh_evidence, template)
+from ..study.calibration import estimate_text
 from ..study.human_table import human_ratings
 from ..study.storage import read_study
 from ..vocabulary import dimension_label, plural
@@ -133,16 +134,8 @@ def _print_calibration(cal: dict) -> None:
         print(f"  {'question':<20} {'Spearman':>22} {'alpha people':>22} {'alpha personas-people':>24}")
         for d in DIMENSIONS:
             row = block["dimensions"][d]
-            print(f"  {dimension_label(d):<20} {_value(row['spearman']):>22} {_value(row['alpha_humans']):>22} "
-                  f"{_value(row['alpha_personas_humans']):>24}")
-
-
-def _value(entry: dict) -> str:
-    if entry.get("value") is None:
-        return "not measurable"
-    if entry.get("ci_low") is None:
-        return f"{entry['value']:.2f}"
-    return f"{entry['value']:.2f} [{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]"
+            cells = [estimate_text(row[key]) for key in ("spearman", "alpha_humans", "alpha_personas_humans")]
+            print(f"  {dimension_label(d):<20} {cells[0]:>22} {cells[1]:>22} {cells[2]:>24}")
 
 
 def close_cmd(args) -> int:

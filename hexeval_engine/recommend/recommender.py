@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -402,92 +403,184 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         See the module docstring.
     """
     cfg = _config(config)
+    plan = _Plan(cfg=cfg, weights=_share_weights(cfg), long=as_long(technical), warnings=list(warnings or []))
+    _exclude_failed_methods(plan, technical, excluded)
+    _note_deprecated_weights(plan)
+    _choose_candidates(plan)
+    fidelity, plan.source = case_fidelity(per_instance)
+    plan.parsimony = case_parsimony(per_instance)
+    narrative_view = _narrative_view(plan, narratives, fidelity, ratings)
+    plan.fidelity = _fidelity_for_ranking(plan, fidelity)
+    plan.technical_view = _technical(plan.long, per_instance, plan.fidelity, plan.parsimony, plan.candidates, cfg,
+                                     paired=plan.source != "none")
+    if narrative_view is not None and (narratives or {}).get("source") in plan.technical_view:
+        plan.technical_view[narratives["source"]]["told_as_narrative"] = narrative_view
+    plan.blocked = next((w["message"] for w in plan.warnings if w.get("code") == "model_has_no_signal"), None)
+    mode, stakeholders = _stakeholder_entries(plan, usable_ratings(ratings), rater_kind == "simulated",
+                                              persona_weights)
+    return _json_safe({
+        "mode": mode, "weights": plan.weights, "confidence_level": cfg.evaluation.confidence_level,
+        "methods": plan.candidates,
+        "baseline": BASELINE_METHOD if BASELINE_METHOD in plan.technical_view else None,
+        "fidelity_source": plan.source, "n_shared_cases": int(len(plan.fidelity)) if plan.source != "none" else 0,
+        "excluded_methods": plan.excluded_methods, "warnings": plan.warnings, "technical": plan.technical_view,
+        "components": list(ALL_COMPONENTS), "stakeholders": stakeholders, "notes": plan.notes,
+    })
+
+
+@dataclass
+class _Plan:
+    """What :func:`generate_recommendations` has settled so far, passed from one step to the next.
+
+    Attributes
+    ----------
+    cfg : HexevalConfig
+    weights : dict
+        ``technical``, ``stakeholder`` (the two shares) and ``technical_parsimony``.
+    long : DataFrame
+        The technical metrics in long form.
+    warnings : list of dict
+        The run warnings, as given.
+    excluded_methods : list of dict
+        ``{"method", "reason"}`` per method left out, in the order they were found.
+    notes : list of str
+        The notes of the result, in the order they were written.
+    candidates : list of str
+        Methods that can be recommended.
+    source : str
+        Where per-case fidelity came from (``case_fidelity``).
+    fidelity, parsimony : DataFrame
+        Per-case fidelity (or the means as one pseudo-case) and per-case feature counts.
+    narrative_source : str or None
+        The method whose narrative competes as a format, if any.
+    technical_view : dict
+        Per-method technical summary (``_technical``).
+    blocked : str or None
+        Why no recommendation may be made at all (a ``model_has_no_signal`` warning), if so.
+    """
+
+    cfg: HexevalConfig
+    weights: dict
+    long: pd.DataFrame
+    warnings: list
+    excluded_methods: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    candidates: list = field(default_factory=list)
+    source: str = "none"
+    fidelity: pd.DataFrame | None = None
+    parsimony: pd.DataFrame | None = None
+    narrative_source: str | None = None
+    technical_view: dict = field(default_factory=dict)
+    blocked: str | None = None
+
+
+def _share_weights(cfg: HexevalConfig) -> dict:
+    """The technical and stakeholder shares and the parsimony weight from ``recommendations.weights``."""
     wcfg = cfg.recommendations.weights
-    weights = {"technical": wcfg.technical_share(), "stakeholder": wcfg.stakeholder_share(),
-               "technical_parsimony": wcfg.technical_parsimony}
-    level = cfg.evaluation.confidence_level
-    long = as_long(technical)
+    return {"technical": wcfg.technical_share(), "stakeholder": wcfg.stakeholder_share(),
+            "technical_parsimony": wcfg.technical_parsimony}
+
+
+def _exclude_failed_methods(plan: _Plan, technical, excluded: dict[str, str] | None) -> None:
+    """Exclude methods that failed in the technical evaluation or were excluded by an earlier stage."""
     errors = method_errors(technical)
-    warnings = list(warnings or [])
-    excluded_methods = [{"method": m, "reason": f"{m} failed in the technical evaluation: {errors[m]}"}
-                        for m in methods_in(technical) if m in errors]
-    excluded_methods += [{"method": m, "reason": r} for m, r in (excluded or {}).items()]
-    notes = [e["reason"] + "; it is excluded from the recommendations." for e in excluded_methods]
+    plan.excluded_methods += [{"method": m, "reason": f"{m} failed in the technical evaluation: {errors[m]}"}
+                              for m in methods_in(technical) if m in errors]
+    plan.excluded_methods += [{"method": m, "reason": r} for m, r in (excluded or {}).items()]
+    plan.notes += [e["reason"] + "; it is excluded from the recommendations." for e in plan.excluded_methods]
+
+
+def _note_deprecated_weights(plan: _Plan) -> None:
+    """Note that ``recommendations.weights`` uses older keys, if it does."""
+    wcfg = plan.cfg.recommendations.weights
     if wcfg.deprecated_keys():
-        notes.append("recommendations.weights uses the older keys " + ", ".join(wcfg.deprecated_keys())
-                     + "; they are read as the technical and stakeholder shares; write technical and stakeholder "
-                       "instead (each stakeholder's dimensions are weighed by its persona's dimension_weights)")
-    blocked_names = {e["method"] for e in excluded_methods}
-    candidates = []
+        plan.notes.append("recommendations.weights uses the older keys " + ", ".join(wcfg.deprecated_keys())
+                          + "; they are read as the technical and stakeholder shares; write technical and "
+                            "stakeholder instead (each stakeholder's dimensions are weighed by its persona's "
+                            "dimension_weights)")
+
+
+def _choose_candidates(plan: _Plan) -> None:
+    """The recommendable methods with technical values; those without any are excluded with a note."""
+    blocked_names = {e["method"] for e in plan.excluded_methods}
+    long = plan.long
     for m in methods_in(long):
         if m in blocked_names or METHOD_FAMILY.get(m) in NON_RECOMMENDABLE_FAMILIES:
             continue
         if long[long["method"] == m]["value"].notna().any():
-            candidates.append(m)
+            plan.candidates.append(m)
         else:
-            excluded_methods.append({"method": m, "reason": f"{m} has no technical metric values"})
-            notes.append(f"{m} has no technical metric values and is excluded from the recommendations.")
-    fidelity, source = case_fidelity(per_instance)
-    parsimony = case_parsimony(per_instance)
+            plan.excluded_methods.append({"method": m, "reason": f"{m} has no technical metric values"})
+            plan.notes.append(f"{m} has no technical metric values and is excluded from the recommendations.")
+
+
+def _narrative_view(plan: _Plan, narratives: dict | None, fidelity: pd.DataFrame, ratings) -> dict | None:
+    """The narrators' summary (or ``None``); sets ``plan.narrative_source`` when the narrative competes as a format."""
     narrative_view = None
     if narratives and narratives.get("summary"):
         narrative_view, reason = _narrative_candidate(narratives, fidelity, ratings)
         if reason:
-            excluded_methods.append({"method": NARRATIVE_METHOD, "reason": reason})
-            notes.append(f"{NARRATIVE_METHOD}: {reason}; it is excluded from the recommendations.")
-    narrative_source = (narratives["source"] if narrative_view is not None and not any(
-        e["method"] == NARRATIVE_METHOD for e in excluded_methods) else None)
-    if source == "none":
-        notes.append("No per-case metric values were available, so methods could not be compared case by case: "
-                     "no lead is called clear and the random baseline comparison is not tested.")
-        fidelity = _means_as_single_case(long, candidates)
-    elif source == "raw":
-        notes.append("This run has only the raw deletion/insertion areas; fidelity uses them un-normalised.")
+            plan.excluded_methods.append({"method": NARRATIVE_METHOD, "reason": reason})
+            plan.notes.append(f"{NARRATIVE_METHOD}: {reason}; it is excluded from the recommendations.")
+    plan.narrative_source = (narratives["source"] if narrative_view is not None and not any(
+        e["method"] == NARRATIVE_METHOD for e in plan.excluded_methods) else None)
+    return narrative_view
+
+
+def _fidelity_for_ranking(plan: _Plan, fidelity: pd.DataFrame) -> pd.DataFrame:
+    """Per-case fidelity, or the means as one pseudo-case without per-case values; notes what is missing."""
+    if plan.source == "none":
+        plan.notes.append("No per-case metric values were available, so methods could not be compared case by "
+                          "case: no lead is called clear and the random baseline comparison is not tested.")
+        fidelity = _means_as_single_case(plan.long, plan.candidates)
+    elif plan.source == "raw":
+        plan.notes.append("This run has only the raw deletion/insertion areas; fidelity uses them un-normalised.")
     if BASELINE_METHOD not in fidelity.columns:
-        notes.append("This run has no random baseline, so no method could be checked against it.")
-    technical_view = _technical(long, per_instance, fidelity, parsimony, candidates, cfg, paired=source != "none")
-    if narrative_view is not None and (narratives or {}).get("source") in technical_view:
-        technical_view[narratives["source"]]["told_as_narrative"] = narrative_view
-    blocked = next((w["message"] for w in warnings if w.get("code") == "model_has_no_signal"), None)
-    rated = usable_ratings(ratings)
-    for m in sorted(set(rated["method"]) - set(candidates) - {BASELINE_METHOD}
-                    - ({NARRATIVE_METHOD} if narrative_source else set())):
-        notes.append(f"ratings of {m} are ignored: it is not among the methods that can be recommended")
-    methods = candidates + ([BASELINE_METHOD] if BASELINE_METHOD in technical_view else [])
+        plan.notes.append("This run has no random baseline, so no method could be checked against it.")
+    return fidelity
+
+
+def _stakeholder_entries(plan: _Plan, rated: pd.DataFrame, simulated: bool,
+                         persona_weights: dict | None) -> tuple[str, dict[str, dict]]:
+    """The mode (``combined`` or ``technical_only``) and one entry per stakeholder role (or one for all)."""
+    for m in sorted(set(rated["method"]) - set(plan.candidates) - {BASELINE_METHOD}
+                    - ({NARRATIVE_METHOD} if plan.narrative_source else set())):
+        plan.notes.append(f"ratings of {m} are ignored: it is not among the methods that can be recommended")
+    methods = plan.candidates + ([BASELINE_METHOD] if BASELINE_METHOD in plan.technical_view else [])
     usable = rated[rated["usable"] & rated["method"].isin(methods)]
-    simulated = rater_kind == "simulated"
-    stakeholders: dict[str, dict] = {}
-    seed = cfg.evaluation.random_state
     if len(usable):
-        mode = "combined"
-        for role in sorted(rated["role"].unique()):
-            of_role = rated[rated["role"] == role]
-            names = sorted(of_role["persona_name"].dropna().astype(str).unique())
-            persona = unit_ratings(rated, role, methods + ([NARRATIVE_METHOD] if narrative_source else []),
-                                   dimension_weights=persona_weights)
-            if not len(persona["score"]):
-                notes.append(f"no usable rating from {role}; its entry is a technical-only ranking")
-            ev = _Evidence(fidelity, persona, (weights["technical"], weights["stakeholder"]), level, seed)
-            stakeholders[role] = _stakeholder(role, names, int(of_role["usable"].sum()), int((~of_role["usable"]).sum()),
-                                              ev, candidates, technical_view, weights, cfg, simulated, parsimony,
-                                              blocked, narrative_source)
-    else:
-        mode = "technical_only"
-        n_failed = int((~rated["usable"]).sum())
-        if len(rated):
-            notes.append(f"no usable persona rating ({n_failed} failed or incomplete); the ranking is technical only")
-        ev = _Evidence(fidelity, unit_ratings(rated.iloc[0:0], "", methods), (weights["technical"], weights["stakeholder"]),
-                       level, seed)
-        only = _stakeholder(None, [], 0, n_failed, ev, candidates, technical_view, weights, cfg, simulated,
-                            parsimony, blocked)
-        stakeholders[only["title"]] = only
-    return _json_safe({
-        "mode": mode, "weights": weights, "confidence_level": level, "methods": candidates,
-        "baseline": BASELINE_METHOD if BASELINE_METHOD in technical_view else None,
-        "fidelity_source": source, "n_shared_cases": int(len(fidelity)) if source != "none" else 0,
-        "excluded_methods": excluded_methods, "warnings": warnings, "technical": technical_view,
-        "components": list(ALL_COMPONENTS), "stakeholders": stakeholders, "notes": notes,
-    })
+        return "combined", _per_role(plan, rated, methods, simulated, persona_weights)
+    n_failed = int((~rated["usable"]).sum())
+    if len(rated):
+        plan.notes.append(f"no usable persona rating ({n_failed} failed or incomplete); the ranking is technical only")
+    ev = _evidence(plan, unit_ratings(rated.iloc[0:0], "", methods))
+    only = _stakeholder(None, [], 0, n_failed, ev, plan.candidates, plan.technical_view, plan.weights, plan.cfg,
+                        simulated, plan.parsimony, plan.blocked)
+    return "technical_only", {only["title"]: only}
+
+
+def _per_role(plan: _Plan, rated: pd.DataFrame, methods: list[str], simulated: bool,
+              persona_weights: dict | None) -> dict[str, dict]:
+    """One entry per persona role, from its ratings and the shared technical evidence."""
+    stakeholders: dict[str, dict] = {}
+    for role in sorted(rated["role"].unique()):
+        of_role = rated[rated["role"] == role]
+        names = sorted(of_role["persona_name"].dropna().astype(str).unique())
+        persona = unit_ratings(rated, role, methods + ([NARRATIVE_METHOD] if plan.narrative_source else []),
+                               dimension_weights=persona_weights)
+        if not len(persona["score"]):
+            plan.notes.append(f"no usable rating from {role}; its entry is a technical-only ranking")
+        stakeholders[role] = _stakeholder(role, names, int(of_role["usable"].sum()), int((~of_role["usable"]).sum()),
+                                          _evidence(plan, persona), plan.candidates, plan.technical_view,
+                                          plan.weights, plan.cfg, simulated, plan.parsimony, plan.blocked,
+                                          plan.narrative_source)
+    return stakeholders
+
+
+def _evidence(plan: _Plan, persona: dict) -> _Evidence:
+    """One stakeholder's evidence: the shared per-case fidelity and its persona scores."""
+    return _Evidence(plan.fidelity, persona, (plan.weights["technical"], plan.weights["stakeholder"]),
+                     plan.cfg.evaluation.confidence_level, plan.cfg.evaluation.random_state)
 
 
 def _narrative_candidate(narratives: dict, fidelity: pd.DataFrame, ratings) -> tuple[dict | None, str | None]:

@@ -32,7 +32,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ConfigError, RunError
 from ..paths import default_outputs_root, is_valid_name, shown
-from ..ratings_summary import DIMENSIONS
 from .folders import TMP_PREFIX, is_orphan_run_folder
 from .integrity import Integrity, check_integrity, hash_folder
 from .tables import neutralise_cells, read_table, table_rows
@@ -372,67 +371,6 @@ def delete_run(run_dir, root=None) -> None:
         raise RunError(f"Refusing to delete {shown(given, 200)}: it is not a saved run (no {MANIFEST}, and it holds "
                        "files HEXEval does not write into runs). Remove it by hand if you are sure.")
     shutil.rmtree(run_dir)
-
-
-def compare_runs(a: RunData, b: RunData) -> dict:
-    """Differences between two runs: metrics (b − a) and mean ratings (b − a).
-
-    ``warnings`` lists what makes the comparison apples to oranges: different use cases (e.g. a
-    custom upload against a bundled run), a different model or data file (by the sha256 in each
-    manifest). ``recommendation_changes`` maps a stakeholder to (method in a, method in b), None
-    where a run recommends nothing for them.
-    """
-    metrics = _metric_diff(a.technical_metrics_long, b.technical_metrics_long)
-    ratings = _rating_diff(a.persona_ratings, b.persona_ratings)
-    recs_a = {k: v.get("recommended_method") for k, v in a.recommendations.get("stakeholders", {}).items()}
-    recs_b = {k: v.get("recommended_method") for k, v in b.recommendations.get("stakeholders", {}).items()}
-    changed = {k: (recs_a.get(k), recs_b.get(k)) for k in sorted(set(recs_a) | set(recs_b)) if recs_a.get(k) != recs_b.get(k)}
-    return {"a": a.run_id, "b": b.run_id, "metrics": metrics, "ratings": ratings, "recommendation_changes": changed,
-            "warnings": _input_warnings(a, b)}
-
-
-def _input_warnings(a: RunData, b: RunData) -> list[str]:
-    """A warning per input (model, data) whose file differs between the runs, or cannot be told apart."""
-    warnings = [f"Run {run.run_id}: {run.integrity.warning}" for run in (a, b) if run.integrity.edited]
-    if a.usecase != b.usecase:
-        warnings.append(f"The runs belong to different use cases ({_title(a)} and {_title(b)}): personas and "
-                        "settings may differ as well as the inputs.")
-    for what in ("model", "data"):
-        sha_a = (a.manifest.get(what) or {}).get("sha256") or ""
-        sha_b = (b.manifest.get(what) or {}).get("sha256") or ""
-        if not sha_a or not sha_b:
-            warnings.append(f"Run {a.run_id if not sha_a else b.run_id} records no {what} hash, so whether both runs "
-                            f"used the same {what} cannot be checked.")
-        elif sha_a != sha_b:
-            warnings.append(f"The runs used different {what} files ({what} sha256 {sha_a[:12]}… vs {sha_b[:12]}…): "
-                            f"differences may come from the {what}, not from the settings.")
-    return warnings
-
-
-def _title(run: RunData) -> str:
-    return str(run.manifest.get("usecase_title") or run.usecase)
-
-
-def _metric_diff(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
-    if a.empty or b.empty:
-        return pd.DataFrame(columns=["method", "metric", "a", "b", "difference", "direction"])
-    left = a[["method", "metric", "value", "direction"]].rename(columns={"value": "a"})
-    right = b[["method", "metric", "value"]].rename(columns={"value": "b"})
-    merged = left.merge(right, on=["method", "metric"], how="outer")
-    merged["difference"] = merged["b"] - merged["a"]
-    return merged[["method", "metric", "a", "b", "difference", "direction"]]
-
-
-def _rating_diff(a, b) -> pd.DataFrame:
-    cols = ["persona_role", "explanation_type"]
-    if a is None or b is None or a.empty or b.empty:
-        return pd.DataFrame(columns=cols + [f"{d}_{s}" for d in DIMENSIONS for s in ("a", "b", "difference")])
-    ma = a[a["status"] == "ok"].groupby(cols)[list(DIMENSIONS)].mean()
-    mb = b[b["status"] == "ok"].groupby(cols)[list(DIMENSIONS)].mean()
-    out = ma.join(mb, lsuffix="_a", rsuffix="_b", how="outer")
-    for d in DIMENSIONS:
-        out[f"{d}_difference"] = out[f"{d}_b"] - out[f"{d}_a"]
-    return out.reset_index()
 
 
 def _folders(folder: Path, problems: list[RunProblem]) -> list[Path]:

@@ -98,6 +98,18 @@ def _accuracy(frame: pd.DataFrame, rng) -> dict:
     return out
 
 
+def estimate_text(entry: dict, *, no_interval: str = "") -> str:
+    """One calibration estimate in words: ``0.41 [0.12, 0.66]``, or "not measurable" when it has no value.
+
+    ``no_interval`` is appended when the estimate has no interval (too few cases to bootstrap).
+    """
+    if entry.get("value") is None:
+        return "not measurable"
+    if entry.get("ci_low") is None:
+        return f"{entry['value']:.2f}{no_interval}"
+    return f"{entry['value']:.2f} [{entry['ci_low']:.2f}, {entry['ci_high']:.2f}]"
+
+
 def sentence(role: str, n_people: int, block: dict) -> str:
     """One sentence comparing persona-human agreement with the people's agreement among themselves."""
     among = [block["dimensions"][d]["alpha_humans"]["value"] for d in DIMENSIONS]

@@ -148,6 +148,106 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     """
     start_all = time.perf_counter()
     rows_before = model.rows
+    sample = _plan_sample(model, data, config)
+    work = _Work(progress=_Progress(report(on_progress), sample.progress_units()))
+    with ExplainRunner(model, data, config) as runner:
+        for method in sample.methods:
+            _explain_method(runner, method, sample, config, work)
+        _explain_noisy_copies(runner, model, data, config, sample, work)
+        rows_in_workers = runner.worker_rows
+    work.progress.message("Computing metrics")
+    for method in sample.methods:
+        _measure_method(model, data, config, method, work)
+    _measure_claims(model, data, config, [m for m in sample.methods if m not in work.failed], work)
+    shared, per_instance, unshared, wide, long = _summarise_shared(sample, config, work)
+    work.progress.step("Metrics computed")
+    timings = _timings(sample.methods, work.clock, time.perf_counter() - start_all)
+    metrics = _with_meta(wide, sample.methods, work.explanations, shared, timings, work.failed)
+    return TechnicalResult(metrics, long, per_instance, work.explanations, sample.ids, work.failures, timings,
+                           int(model.rows - rows_before + rows_in_workers), shared, unshared)
+
+
+@dataclass
+class _Sample:
+    """The cases to explain and how many of them each method explains.
+
+    Attributes
+    ----------
+    methods : list of str
+        The enabled methods, in running order.
+    ids : list of int
+        The sample (row positions in ``data.X_test``).
+    X : DataFrame
+        The sample's feature values, in ``ids`` order.
+    classes, probabilities : ndarray
+        The explained class and its probability per case.
+    counts : dict
+        Cases each method explains (the first ``counts[method]`` of the sample).
+    stab_methods : list of str
+        Methods measured for stability on noisy copies.
+    reruns : bool
+        Whether LIME re-explains the stability cases with other seeds.
+    n_stab : int
+        Cases (from the start of the sample) the stability runs use.
+    repeats : int
+        Noisy copies (or re-runs) per stability case.
+    """
+
+    methods: list
+    ids: list
+    X: pd.DataFrame
+    classes: np.ndarray
+    probabilities: np.ndarray
+    counts: dict
+    stab_methods: list
+    reruns: bool
+    n_stab: int
+    repeats: int
+
+    def progress_units(self) -> int:
+        """Steps the progress bar counts: every explanation, every stability run and the metrics."""
+        stab_units = self.n_stab * self.repeats * (len(self.stab_methods) + self.reruns)
+        return sum(self.counts.values()) + stab_units + 1
+
+
+@dataclass
+class _Work:
+    """What the evaluation has produced so far, passed from one step to the next.
+
+    Attributes
+    ----------
+    progress : _Progress
+    explanations : list of Explanation
+        The sample's explanations, by method then instance.
+    failures : list of dict
+        ``TechnicalResult.failures`` so far.
+    failed : dict
+        ``{method: error}`` for methods left out of the comparison.
+    clock : MethodClock
+        Each method's explanations, stability runs and metrics; see ``method_timing``.
+    perturbed, seed_runs : dict
+        Explanations of noisy copies and LIME's re-runs, keyed by ``(method, ...)``.
+    per_instance_parts : list of DataFrame
+        Per-case metric values, one frame per method plus the claim-scoped ones.
+    """
+
+    progress: _Progress
+    explanations: list = field(default_factory=list)
+    failures: list = field(default_factory=list)
+    failed: dict = field(default_factory=dict)
+    clock: MethodClock = field(default_factory=MethodClock)
+    perturbed: dict = field(default_factory=dict)
+    seed_runs: dict = field(default_factory=dict)
+    per_instance_parts: list = field(default_factory=list)
+
+    def fail(self, method: str, error: str) -> None:
+        """Leave ``method`` out of the comparison, recording why."""
+        self.failed[method] = error
+        self.failures.append({"method": method, "error": error})
+
+
+def _plan_sample(model, data, config) -> _Sample:
+    """Draw the sample, predict it, and decide how many cases each method and the stability runs use."""
     ev = config.evaluation
     methods = enabled_methods(config)
     ids = sample_instance_ids(data, config)
@@ -163,95 +263,110 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     # the first ``stability_subset`` cases of the sample, as configured (not cut to Anchor's or DiCE's
     # cap); the shared cases are at the start of the sample (Anchor and DiCE explain its start)
     n_stab = min(ev.explainers.lime.stability_subset, max(counts.values(), default=0))
-    stab_units = n_stab * ev.stability.repeats * (len(stab_methods) + reruns)
-    progress = _Progress(report(on_progress), sum(counts.values()) + stab_units + 1)
+    return _Sample(methods, ids, X, classes, probabilities, counts, stab_methods, reruns, n_stab,
+                   ev.stability.repeats)
 
-    explanations: list[Explanation] = []
-    failures: list[dict] = []
-    clock = MethodClock()  # each method's explanations, stability runs and metrics; see method_timing
-    failed: dict[str, str] = {}
-    per_instance_parts = []
-    with ExplainRunner(model, data, config) as runner:
-        for method in methods:
-            n = counts[method]
-            progress.message(f"{method}: explaining {n} instances")
-            seeds = [instance_seed(ev.random_state, i, method) for i in ids[:n]]
-            try:
-                with clock.charge(method):
-                    produced = runner.explain(method, X.iloc[:n], ids[:n], classes[:n], probabilities[:n], seeds,
-                                              on_instance=lambda m=method: progress.step(f"{m}: instance explained"))
-            except Exception as err:  # one failing method must not sink the others
-                log.exception("%s failed on the technical evaluation sample", method)
-                failed[method] = f"{type(err).__name__}: {err}"
-                failures.append({"method": method, "error": failed[method]})
-                progress.skip(n, f"{method}: failed")
-                continue
-            bad = [e for e in produced if not e.ok]
-            failures += [{"method": method, "instance_id": e.instance_id, "error": e.error} for e in bad]
-            if produced and len(bad) == len(produced):
-                failed[method] = f"all {len(bad)} instances failed; first error: {bad[0].error}"
-                failures.append({"method": method, "error": failed[method]})
-            explanations += produced
 
-        perturbed, seed_runs = {}, {}
-        ok_stab = [m for m in stab_methods if m not in failed]
-        ok_reruns = reruns and "LIME" not in failed
-        if (ok_stab or ok_reruns) and n_stab:
-            progress.message(f"Stability: {', '.join(ok_stab or ['LIME re-runs'])} on {n_stab} instances")
-            try:
-                perturbed, seed_runs = stability_explanations(
-                    runner, model, data, config, X.iloc[:n_stab], ids[:n_stab], classes[:n_stab], ok_stab,
-                    on_instance=lambda: progress.step("Stability: copy explained"), clock=clock,
-                    seed_reruns=ok_reruns)
-            except Exception as err:  # stability is one metric; the others still count
-                log.exception("Stability explanations failed")
-                failures.append({"method": "/".join(ok_stab or ["LIME"]),
-                                 "error": f"stability: {type(err).__name__}: {err}"})
-        rows_in_workers = runner.worker_rows
+def _explain_method(runner, method: str, sample: _Sample, config, work: _Work) -> None:
+    """Explain the first ``counts[method]`` cases with ``method``, recording failed cases and a total failure."""
+    n, ids = sample.counts[method], sample.ids
+    progress = work.progress
+    progress.message(f"{method}: explaining {n} instances")
+    seeds = [instance_seed(config.evaluation.random_state, i, method) for i in ids[:n]]
+    try:
+        with work.clock.charge(method):
+            produced = runner.explain(method, sample.X.iloc[:n], ids[:n], sample.classes[:n],
+                                      sample.probabilities[:n], seeds,
+                                      on_instance=lambda m=method: progress.step(f"{m}: instance explained"))
+    except Exception as err:  # one failing method must not sink the others
+        log.exception("%s failed on the technical evaluation sample", method)
+        work.fail(method, f"{type(err).__name__}: {err}")
+        progress.skip(n, f"{method}: failed")
+        return
+    bad = [e for e in produced if not e.ok]
+    work.failures += [{"method": method, "instance_id": e.instance_id, "error": e.error} for e in bad]
+    if produced and len(bad) == len(produced):
+        work.fail(method, f"all {len(bad)} instances failed; first error: {bad[0].error}")
+    work.explanations += produced
 
-    progress.message("Computing metrics")
-    for method in methods:
-        mine = [e for e in explanations if e.method == method]
-        if method in failed or not mine:
-            continue
-        try:
-            with clock.charge(method):
-                per_instance_parts.append(compute_instance_metrics(
-                    model, data, mine, config,
-                    perturbed={k: v for k, v in perturbed.items() if k[0] == method},
-                    seed_runs={k: v for k, v in seed_runs.items() if k[0] == method}))
-        except Exception as err:
-            log.exception("Metrics failed for %s", method)
-            failed[method] = f"metrics: {type(err).__name__}: {err}"
-            failures.append({"method": method, "error": failed[method]})
-    ok_methods = [m for m in methods if m not in failed]
+
+def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _Work) -> None:
+    """Explain noisy copies of the stability cases (and LIME's re-runs) with the methods that did not fail."""
+    ok_stab = [m for m in sample.stab_methods if m not in work.failed]
+    ok_reruns = sample.reruns and "LIME" not in work.failed
+    n_stab = sample.n_stab
+    if not ((ok_stab or ok_reruns) and n_stab):
+        return
+    work.progress.message(f"Stability: {', '.join(ok_stab or ['LIME re-runs'])} on {n_stab} instances")
+    try:
+        work.perturbed, work.seed_runs = stability_explanations(
+            runner, model, data, config, sample.X.iloc[:n_stab], sample.ids[:n_stab], sample.classes[:n_stab],
+            ok_stab, on_instance=lambda: work.progress.step("Stability: copy explained"), clock=work.clock,
+            seed_reruns=ok_reruns)
+    except Exception as err:  # stability is one metric; the others still count
+        log.exception("Stability explanations failed")
+        work.failures.append({"method": "/".join(ok_stab or ["LIME"]),
+                              "error": f"stability: {type(err).__name__}: {err}"})
+
+
+def _measure_method(model, data, config, method: str, work: _Work) -> None:
+    """Per-case metrics of one method's explanations (skipped if it failed or explained nothing)."""
+    mine = [e for e in work.explanations if e.method == method]
+    if method in work.failed or not mine:
+        return
+    try:
+        with work.clock.charge(method):
+            work.per_instance_parts.append(compute_instance_metrics(
+                model, data, mine, config,
+                perturbed={k: v for k, v in work.perturbed.items() if k[0] == method},
+                seed_runs={k: v for k, v in work.seed_runs.items() if k[0] == method}))
+    except Exception as err:
+        log.exception("Metrics failed for %s", method)
+        work.fail(method, f"metrics: {type(err).__name__}: {err}")
+
+
+def _measure_claims(model, data, config, ok_methods: list[str], work: _Work) -> None:
+    """Claim-scoped metrics in one pass over every method's explanations, charged to the methods by share."""
     try:  # every method on the same neighbours and baseline: one pass over all explanations, paired per case
         claim_start = time.perf_counter()
-        claimed = [e for e in explanations if e.method in ok_methods and e.ok]
+        claimed = [e for e in work.explanations if e.method in ok_methods and e.ok]
         claims = claim_rows(model, data, claimed, config)
-        _charge_shares(clock, claimed, time.perf_counter() - claim_start)
+        _charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
         if claims:
-            per_instance_parts.append(pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype(
+            work.per_instance_parts.append(pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype(
                 {"value": float, "derived": bool}))
     except Exception as err:  # the other metrics still count; the failure is recorded where results are read
         log.exception("Claim-scoped metrics failed")
-        failures.append({"method": "/".join(ok_methods), "error": f"claim-scoped metrics: {type(err).__name__}: {err}"})
-    everything = (pd.concat(per_instance_parts, ignore_index=True) if per_instance_parts
+        work.failures.append({"method": "/".join(ok_methods),
+                              "error": f"claim-scoped metrics: {type(err).__name__}: {err}"})
+
+
+def _summarise_shared(sample: _Sample, config, work: _Work):
+    """Split the per-case values into shared and unshared cases and summarise the shared ones.
+
+    Returns
+    -------
+    tuple
+        ``(shared ids, per_instance, per_instance_unshared, wide summary, long summary)``.
+    """
+    ev = config.evaluation
+    everything = (pd.concat(work.per_instance_parts, ignore_index=True) if work.per_instance_parts
                   else pd.DataFrame(columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}))
-    shared = shared_cases(explanations, ids, [m for m in methods if m not in failed])
+    shared = shared_cases(work.explanations, sample.ids, [m for m in sample.methods if m not in work.failed])
     in_shared = everything["instance_id"].isin(shared)
     per_instance = everything[in_shared].reset_index(drop=True)
     unshared = everything[~in_shared].reset_index(drop=True)
     wide, long = summarise(per_instance, n_resamples=ev.bootstrap_resamples, confidence=ev.confidence_level,
-                           seed=ev.random_state, methods=methods)
-    progress.step("Metrics computed")
-    total = time.perf_counter() - start_all
+                           seed=ev.random_state, methods=sample.methods)
+    return shared, per_instance, unshared, wide, long
+
+
+def _timings(methods, clock: MethodClock, total: float) -> dict:
+    """Seconds per method, ``shared`` (the rest of the wall time) and ``total``."""
     timings = {m: clock.seconds.get(m, 0.0) for m in methods}
     timings["shared"] = total - sum(timings.values())
     timings["total"] = total
-    metrics = _with_meta(wide, methods, explanations, shared, timings, failed)
-    return TechnicalResult(metrics, long, per_instance, explanations, ids, failures, timings,
-                           int(model.rows - rows_before + rows_in_workers), shared, unshared)
+    return timings
 
 
 def _charge_shares(clock: MethodClock, explanations, seconds: float) -> None:

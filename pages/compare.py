@@ -1,0 +1,10 @@
+"""Compare runs: two saved runs side by side, differences with their uncertainty."""
+
+from hexeval_ui.compare_view import render_compare_picker
+from hexeval_ui.components import page_header
+from hexeval_ui.runs_view import all_runs, run_label
+
+page_header("Compare runs",
+            "Pick two saved runs to see which settings differ and how metrics, ratings and recommendations moved — "
+            "with how much of each change is within the uncertainty.")
+render_compare_picker({str(r.path): run_label(r, with_title=True) for r in all_runs()})
