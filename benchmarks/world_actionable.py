@@ -1,7 +1,11 @@
 """World 3: a model only actionable features can flip, and a stakeholder who needs to act.
 
-The data has five features: ``savings`` and ``hours_trained`` (actionable), ``birth_region``
-(immutable), ``scan_finding`` (not actionable) and ``years_in_role`` (increase_only). The label
+The data has ten features: ``savings`` and ``hours_trained`` (actionable), ``birth_region``
+(immutable), ``scan_finding`` and five lab markers (not actionable) and ``years_in_role``
+(increase_only). There are more features than an attribution explanation shows (five): with only
+five features, every attribution explanation -- Random's included -- names every feature, so Random's
+claim is the whole model (claim sufficiency and comprehensiveness 1 by construction) and no method
+can beat it on what it claims. The label
 and the model (a scikit-learn logistic-regression pipeline saved with skops) depend only on the two
 actionable ones: ``y = 1`` iff ``savings + hours_trained > 1``. A single end-user persona weighs
 actionability and decision support only. The known answers: DiCE changes only actionable
@@ -23,8 +27,15 @@ import numpy as np
 import pandas as pd
 import yaml
 
+#: Findings the model was trained on that do not move the decision (fixed: the person cannot change them).
+DISTRACTORS = ("lab_marker_a", "lab_marker_b", "lab_marker_c", "lab_marker_d", "lab_marker_e")
 ACTIONABILITY = {"savings": "actionable", "hours_trained": "actionable", "birth_region": "immutable",
-                 "scan_finding": "not_actionable", "years_in_role": "increase_only"}
+                 "scan_finding": "not_actionable", "years_in_role": "increase_only",
+                 **{f: "not_actionable" for f in DISTRACTORS}}
+#: Shared cases per seed. The "beats Random" gate is a paired test with a multiplicity correction over
+#: the methods; at 20 cases a real lead of ~0.14 (SHAP at seed 5) can still miss it, so the world
+#: evaluates enough cases for the gate to decide, rather than loosening the gate.
+CASES = 40
 PERSONA = {
     "name": "Kai Morrow", "role": "Applicant who wants to act", "audience": "end_user", "experience_years": 0,
     "risk_profile": "Wants to know what to do next.", "decision_style": "Practical.",
@@ -47,7 +58,8 @@ def build(folder: Path, *, seed: int = 0, rows: int = 600) -> dict:
     rng = np.random.default_rng(seed)
     X = pd.DataFrame({"savings": rng.uniform(0, 1, rows), "hours_trained": rng.uniform(0, 1, rows),
                       "birth_region": rng.integers(0, 4, rows).astype(float),
-                      "scan_finding": rng.uniform(0, 1, rows), "years_in_role": rng.uniform(0, 20, rows).round(1)})
+                      "scan_finding": rng.uniform(0, 1, rows), "years_in_role": rng.uniform(0, 20, rows).round(1),
+                      **{f: rng.uniform(0, 1, rows) for f in DISTRACTORS}})
     y = (X["savings"] + X["hours_trained"] > 1).astype(int)
     model = make_pipeline(StandardScaler(), LogisticRegression(C=100.0, max_iter=2000)).fit(X, y)
     folder.mkdir(parents=True, exist_ok=True)
@@ -59,8 +71,8 @@ def build(folder: Path, *, seed: int = 0, rows: int = 600) -> dict:
     config = {
         "data": {"target": "approved"},
         "actionability": {"default": "actionable", "features": ACTIONABILITY},
-        "evaluation": {"sample_size": 20, "explainers": {"anchor": {"max_instances": 20},
-                                                         "dice": {"max_instances": 20}},
+        "evaluation": {"sample_size": CASES, "explainers": {"anchor": {"max_instances": CASES},
+                                                         "dice": {"max_instances": CASES}},
                        "sanity": {"randomisation_check": False}},
         "personas": {"file": str(paths["personas"]), "sample_instances": 12},
         "narratives": {"enabled": False},
@@ -97,7 +109,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         paths = build(Path(tmp))
         rows = [run(paths, s) for s in args.seeds]
-    print("reference: world 3 (only actionable features flip the decision); settings: 600 rows, 20 shared cases, "
+    print(f"reference: world 3 (only actionable features flip the decision); settings: 600 rows, {CASES} shared cases, "
           "simulated personas on 12 cases, persona weights actionability 0.5 + decision support 0.5")
     print(f"{'seed':>4} {'pick':7} {'lead':14} {'DiCE validity':>13} {'DiCE beats Random':>17} "
           f"{'all beat Random':>15} {'features DiCE changed':28} load")
