@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
+
+from hexeval_engine.errors import HexevalError
+from hexeval_engine.vocabulary import plural
 
 from . import state
 from .components import CONFIGURE_PAGE
+from .engine import persona_entries
+
+log = logging.getLogger(__name__)
 
 QUESTION = ("HEXEval answers one question for a tabular model: **which explanation — SHAP, LIME, Anchor rules, DiCE "
             "counterfactuals or a plain-language story — should each stakeholder see?**")
@@ -14,9 +22,8 @@ HOW = ("It explains the same cases with every method, measures how faithful, sma
        "method per stakeholder with the evidence beside it.")
 
 #: What each bundled use case is about, in one line for a newcomer (its data caveats are on Use Case Details).
-PITCH = {"heart": "Should a patient be referred for cardiac work-up? Four stakeholders, from the cardiologist to "
-                  "the patient.",
-         "credit_risk": "Should a loan be approved? Four stakeholders, from the loan officer to the applicant."}
+PITCH = {"heart": ("Should a patient be referred for cardiac work-up?", "the cardiologist", "the patient"),
+         "credit_risk": ("Should a loan be approved?", "the loan officer", "the applicant")}
 
 
 def render_landing(usecases) -> None:
@@ -28,13 +35,13 @@ def render_landing(usecases) -> None:
     for col, uc in zip(cols, usecases):
         with col.container(border=True):
             st.markdown(f"**{uc.title}**")
-            st.caption(PITCH.get(uc.name, _first_sentence(uc.description)))
+            st.caption(_pitch(uc))
             if st.button("Open this use case", key=f"open_{uc.name}", type="primary", icon=":material/play_arrow:",
                          on_click=_choose, args=(uc.name,), width="stretch"):
                 st.switch_page(CONFIGURE_PAGE)
     with cols[len(usecases) % len(cols)].container(border=True):
         st.markdown("**Your own model**")
-        st.caption("Upload a model file (skops or XGBoost JSON) and the CSV it was trained on.")
+        st.caption("Upload a model file (skops, XGBoost JSON or ONNX) and the CSV it was trained on.")
         if st.button("Upload my model", key="open_custom", icon=":material/upload:", on_click=_choose,
                      args=(state.CUSTOM,), width="stretch"):
             st.switch_page(CONFIGURE_PAGE)
@@ -45,6 +52,19 @@ def _choose(name: str) -> None:
     """Point the sidebar's use case at ``name`` (a callback: it runs before the sidebar widget is drawn)."""
     st.session_state[state.USECASE] = name
     st.session_state[state.VIEWED_RUN] = state.LATEST
+
+
+def _pitch(uc) -> str:
+    """The use case's question and how many stakeholders it has, counted from its persona file."""
+    if uc.name not in PITCH:
+        return _first_sentence(uc.description)
+    question, first, last = PITCH[uc.name]
+    try:
+        n = len(persona_entries(uc.personas_path))
+    except HexevalError as err:  # a broken persona file is shown on Use Case Details; here the question suffices
+        log.warning("Persona file of %s unreadable for the start page: %s", uc.name, err)
+        return question
+    return f"{question} {plural(n, 'stakeholder').capitalize()}, from {first} to {last}."
 
 
 def _first_sentence(text: str) -> str:

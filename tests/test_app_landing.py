@@ -31,3 +31,13 @@ def test_one_click_opens_the_credit_risk_use_case_on_configure_and_run():
     assert at.session_state["usecase"] == "credit_risk"
     assert any(b.label == "Run evaluation" for b in at.button), "one click lands where the run starts"
     assert any("Credit Risk" in m.value for m in at.markdown)
+
+
+def test_each_use_case_card_counts_the_stakeholders_in_its_persona_file():
+    import yaml
+
+    at = _start()
+    captions = "\n".join(c.value for c in at.caption)
+    for name, question in (("heart", "cardiac work-up"), ("credit_risk", "loan be approved")):
+        n = len(yaml.safe_load((ROOT / "configs" / name / "personas.yaml").read_text())["personas"])
+        assert any(question in line and f"{n} stakeholders" in line for line in captions.splitlines()), captions
