@@ -84,6 +84,8 @@ def _shot(page, name: str) -> None:
 
 
 def _open_sidebar(page) -> None:
+    # right after a page load neither may be drawn yet: wait for the open navigation or the button that opens it
+    page.locator("[data-testid='stSidebarNav']:visible, [data-testid='stExpandSidebarButton']:visible").first.wait_for()
     if not page.get_by_test_id("stSidebarNav").is_visible():  # phone: the sidebar is collapsed behind its button
         page.get_by_test_id("stExpandSidebarButton").click()
         page.get_by_test_id("stSidebarNav").wait_for()
