@@ -120,22 +120,14 @@ class _WeightedMoments:
 
     def forward_selection(self, num_features: int):
         """LIME's forward selection with ``Ridge(alpha=0)`` fits, all candidates of a step at once."""
-        p = self.X.shape[1]
         if np.linalg.cond(self.G) > MAX_CONDITION:  # bounds every principal submatrix's condition too
             return self.forward_selection_svd(num_features)
-        used: list[int] = []
-        for _ in range(min(num_features, p)):
-            candidates = np.array([f for f in range(p) if f not in used])
-            idx = np.column_stack([np.tile(used, (len(candidates), 1)).astype(int), candidates])
+
+        def solve(idx):
             A = self.G[idx[:, :, None], idx[:, None, :]]
-            rhs = self.b[idx]
-            coefs = np.linalg.solve(A, rhs[..., None])[..., 0]
-            intercepts = self.y_offset - np.einsum("ck,ck->c", self.x_offset[idx], coefs)
-            scores = self._r2_sets(idx, coefs, intercepts)
-            if not np.all(np.isfinite(scores)):
-                return None
-            used.append(int(candidates[int(np.argmax(scores))]))
-        return np.array(used)
+            return np.linalg.solve(A, self.b[idx][..., None])[..., 0]
+
+        return self._select(num_features, solve)
 
     def forward_selection_svd(self, num_features: int):
         """Forward selection where the Gram matrix is (near) singular: each candidate fit by SVD.
@@ -145,17 +137,26 @@ class _WeightedMoments:
         :data:`SVD_CUTOFF` (scikit-learn's ``_solve_svd`` at ``alpha=0``); scores and the choice of
         the first highest candidate are as in :meth:`forward_selection`.
         """
-        p = self.X.shape[1]
         root = np.sqrt(self.w)
         Xs = (self.X - self.x_offset) * root[:, None]
         ys = (self.y - self.y_offset) * root
+
+        def solve(idx):
+            U, s, Vt = np.linalg.svd(np.moveaxis(Xs[:, idx], 1, 0), full_matrices=False)
+            inverse = np.divide(1.0, s, out=np.zeros_like(s), where=s > SVD_CUTOFF)
+            return np.einsum("cjk,cj->ck", Vt, inverse * np.einsum("cnj,n->cj", U, ys))
+
+        return self._select(num_features, solve)
+
+    def _select(self, num_features: int, solve):
+        """The greedy loop both selections share: ``solve(idx)`` gives each candidate set's coefficients;
+        the first candidate with the highest weighted R² joins; ``None`` when a score is not finite."""
+        p = self.X.shape[1]
         used: list[int] = []
         for _ in range(min(num_features, p)):
             candidates = np.array([f for f in range(p) if f not in used])
             idx = np.column_stack([np.tile(used, (len(candidates), 1)).astype(int), candidates])
-            U, s, Vt = np.linalg.svd(np.moveaxis(Xs[:, idx], 1, 0), full_matrices=False)
-            inverse = np.divide(1.0, s, out=np.zeros_like(s), where=s > SVD_CUTOFF)
-            coefs = np.einsum("cjk,cj->ck", Vt, inverse * np.einsum("cnj,n->cj", U, ys))
+            coefs = solve(idx)
             intercepts = self.y_offset - np.einsum("ck,ck->c", self.x_offset[idx], coefs)
             scores = self._r2_sets(idx, coefs, intercepts)
             if not np.all(np.isfinite(scores)):
