@@ -20,7 +20,11 @@ from .target import encode_target, find_target
 
 @dataclass
 class Dataset:
-    """A binary-classification dataset split into train and test, in raw CSV columns."""
+    """A classification dataset split into train and test, in raw CSV columns.
+
+    ``y_train``/``y_test`` hold class indices into ``class_labels``: ``(negative, positive)`` for a
+    binary target, the K sorted labels for a multi-class one.
+    """
 
     X_train: pd.DataFrame
     X_test: pd.DataFrame
@@ -40,6 +44,11 @@ class Dataset:
     @property
     def positive_label(self):
         return self.class_labels[1]
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes of the target (2 for a binary target)."""
+        return len(self.class_labels)
 
     @property
     def X_all(self) -> pd.DataFrame:
@@ -70,6 +79,7 @@ def load_data(
     plausible_ranges: dict | None = None,
     implausible_values: str = "keep",
     value_labels: dict | None = None,
+    task: str = "auto",
 ) -> Dataset:
     """Load a CSV for evaluation.
 
@@ -93,6 +103,8 @@ def load_data(
     implausible_values : {"keep", "exclude", "clip"}
         What to do with implausible values before splitting: leave them, drop their rows, or clip
         them to the nearest plausible value of their column (reported in ``quality.remedies``).
+    task : {"auto", "binary", "multiclass", "regression"}
+        What the target holds (``data.task``); ``auto`` decides from its values (see ``encode_target``).
     """
     if not 0 < test_size < 1:
         raise DataError(f"test_size must be between 0 and 1 (exclusive); got {test_size}. Use e.g. 0.2.")
@@ -105,7 +117,7 @@ def load_data(
     features = [c for c in frame.columns if c != target]
     categorical, numeric = _split_kinds(frame, features, categorical_features)
     _check_features(frame, features)
-    y_all, labels = encode_target(frame[target], positive_label)
+    y_all, labels = encode_target(frame[target], positive_label, task=task)
     quality = assess(frame, target, numeric, plausible_ranges)
     quality.encoding, quality.delimiter, quality.notes = content.encoding, content.delimiter, list(content.notes)
     frame = treat_implausible(frame, plausible_bounds(frame, numeric, plausible_ranges or {}), implausible_values, quality)

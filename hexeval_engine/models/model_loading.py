@@ -44,7 +44,7 @@ TRUSTED_SKOPS_TYPES = frozenset({
 
 
 def load_model(path, *, allow_pickle: bool = False, threshold: float | None = None, data=None) -> HexevalModel:
-    """Load a binary classifier and wrap it so it predicts on raw CSV columns.
+    """Load a classifier (binary or multi-class) and wrap it so it predicts on raw CSV columns.
 
     Parameters
     ----------
@@ -80,7 +80,8 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
         raise ModelError(f"Unsupported model file type '{suffix or path.name}'. Use .skops (scikit-learn pipelines), "
                          ".json/.ubj (XGBoost), .onnx (any framework exported to ONNX), or .pkl/.joblib where the operator allows pickles.")
     return HexevalModel.from_artefact(artefact, source=str(path), kind=kind, sha256=file_sha256(path), threshold=threshold,
-                                      target_note=describe_target(data))
+                                      target_note=describe_target(data),
+                                      data_classes=data.n_classes if data is not None else None)
 
 
 def file_sha256(path) -> str:
@@ -153,13 +154,10 @@ def _load_xgboost(path: Path, target_note: str = ""):
     objective = str(json.loads(booster.save_config())["learner"]["objective"]["name"])
     if objective.startswith("reg:"):
         raise ModelError(f"'{path.name}' is an XGBoost regressor ({objective}): it predicts a number, not the "
-                         f"probabilities of classes{target_note}. HEXEval evaluates binary classifiers; train an "
-                         "XGBClassifier (binary:logistic) on this target.")
+                         f"probabilities of classes{target_note}. HEXEval evaluates classifiers; train an "
+                         "XGBClassifier (binary:logistic or multi:softprob) on this target.")
     clf = xgb.XGBClassifier()
-    clf.load_model(path)  # the same bytes the booster just read
-    if objective.startswith("multi:") or (getattr(clf, "n_classes_", 2) or 2) > 2:
-        raise ModelError(f"'{path.name}' is a multi-class XGBoost model ({objective}){target_note}. HEXEval evaluates "
-                         "binary classifiers only; train a binary:logistic model on this target.")
+    clf.load_model(path)  # the same bytes the booster just read; a K-class model is checked against the data later
     return clf
 
 
