@@ -64,7 +64,14 @@ def test_target_class_problems(tmp_path):
         load_data(one, "target")
     df["target"] = np.arange(n) % 3
     df.to_csv(one, index=False)
-    with pytest.raises(DataError, match=r"3 classes.*Multi-class targets are not supported yet"):
+    three = load_data(one, "target")  # a multi-class target: class indices in sorted-label order
+    assert three.n_classes == 3 and three.class_labels == (0, 1, 2)
+    assert sorted(three.y_train.unique().tolist() + three.y_test.unique().tolist()) == [0, 0, 1, 1, 2, 2]
+    with pytest.raises(DataError, match=r"3 classes \(0, 1 and 2\) but data.task is binary.*Set data.task to multiclass"):
+        load_data(one, "target", task="binary")
+    df["target"] = np.linspace(0.1, 7.3, n)
+    df.to_csv(one, index=False)
+    with pytest.raises(DataError, match=r"looks like a measurement.*regression models are not supported yet"):
         load_data(one, "target")
     df["target"] = [None] + [i % 2 for i in range(n - 1)]
     df.to_csv(one, index=False)
