@@ -56,6 +56,11 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     if counts:
         st.caption((f"Methods are compared on the **{shared} cases every method explained**. " if shared else "")
                    + "Cases explained per method: " + " · ".join(f"{m} {n}" for m, n in counts.items()) + ".")
+    task = m.get("task") or {}
+    if task.get("kind") == "multiclass":
+        st.caption(f"**{task.get('description', 'Multi-class classification')}** "
+                   f"({', '.join(task.get('class_names', []))}): each case is explained for the class the model "
+                   "predicts, against its strongest rival.")
     rater_badge(run)
     if explain_simulated and has_ratings(run) and is_simulated(run):
         st.caption("Persona ratings in this run come from the **simulated** rater, not from an LLM or real people: "
