@@ -299,6 +299,11 @@ def _name_outcomes(config: HexevalConfig, data) -> HexevalConfig:
     so explanations, persona prompts and reports say what the model predicts instead of "positive outcome"."""
     domain = config.domain
     target = humanise(data.target).lower()
+    if data.is_regression:  # each explanation names its case's prediction and band (technical.class_groups)
+        words = {key: text for key, text in (("positive_outcome", f"{target} stays at the predicted level"),
+                                             ("negative_outcome", f"{target} moves beyond the band"))
+                 if key not in domain.model_fields_set}
+        return config.model_copy(update={"domain": domain.model_copy(update=words)}) if words else config
     if data.n_classes > 2:  # each explanation names its own class (technical.class_groups)
         words = {key: text for key, text in (("positive_outcome", f"{target} is the class the explanation is for"),
                                              ("negative_outcome", f"{target} is another class"))

@@ -55,6 +55,10 @@ class DataSettings(Section):
     class_names: dict[str, str] = Field(
         default_factory=dict, description="target value -> the name texts use for that class (multi-class), "
                                           "e.g. {0: Barolo, 1: Grignolino, 2: Barbera}")
+    regression_band: float = Field(
+        0.25, gt=0, le=5, description="regression: the band around a case's prediction, as a share of the target's "
+                                      "standard deviation: Anchor's rule keeps the prediction within it, DiCE's "
+                                      "counterfactuals move the prediction beyond it")
     counterfactual_target: str | int | None = Field(
         None, description="multi-class: the class DiCE's counterfactuals aim for (a target value); default the "
                           "runner-up class of each case")

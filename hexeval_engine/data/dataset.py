@@ -47,8 +47,13 @@ class Dataset:
 
     @property
     def n_classes(self) -> int:
-        """Number of classes of the target (2 for a binary target)."""
+        """Number of classes of the target (2 for a binary target, 0 for a regression target)."""
         return len(self.class_labels)
+
+    @property
+    def is_regression(self) -> bool:
+        """The target is a number the model predicts (no classes)."""
+        return not self.class_labels
 
     @property
     def X_all(self) -> pd.DataFrame:
@@ -118,7 +123,7 @@ def load_data(
     categorical, numeric = _split_kinds(frame, features, categorical_features)
     _check_features(frame, features)
     y_all, labels = encode_target(frame[target], positive_label, task=task)
-    quality = assess(frame, target, numeric, plausible_ranges)
+    quality = assess(frame, target, numeric, plausible_ranges, classes=bool(labels))
     quality.encoding, quality.delimiter, quality.notes = content.encoding, content.delimiter, list(content.notes)
     frame = treat_implausible(frame, plausible_bounds(frame, numeric, plausible_ranges or {}), implausible_values, quality)
     y_all = y_all.loc[frame.index]
@@ -164,6 +169,11 @@ def _check_features(frame, features) -> None:
 
 
 def _split(X, y, test_size, random_state, target):
+    if pd.api.types.is_float_dtype(y):  # a regression target: a plain random split
+        if len(y) < 10:
+            raise DataError(f"Too few rows for a train/test split: {len(y)} rows in '{target}'. Add rows.")
+        parts = train_test_split(X, y, test_size=test_size, random_state=random_state)
+        return [p.reset_index(drop=True) for p in parts]
     counts = y.value_counts()
     n_test = int(round(len(y) * test_size)) if test_size < 1 else int(test_size)
     if counts.min() < 2 or n_test < 2 or len(y) - n_test < 2:

@@ -43,11 +43,13 @@ MAX_CLASSES = 20
 
 
 def encode_target(y: pd.Series, positive_label=None, *, task: str = "auto") -> tuple[pd.Series, tuple]:
-    """Map the target to class indices; return it and the class labels in index order.
+    """Map the target to class indices (or numbers); return it and the class labels in index order.
 
     A two-valued target becomes 0/1 with labels ``(negative, positive)``. With ``task`` ``"multiclass"``
     (or ``"auto"`` and 3 to :data:`MAX_CLASSES` whole-number or text values) each value becomes its
-    index among the sorted labels ``(label_0, ..., label_K-1)`` (scikit-learn's ``classes_`` order).
+    index among the sorted labels ``(label_0, ..., label_K-1)`` (scikit-learn's ``classes_`` order). A
+    regression target (``task`` ``"regression"``, or ``"auto"`` and numbers with fractions or more than
+    :data:`MAX_CLASSES` values) stays numeric, with no class labels: ``(y as float, ())``.
     """
     name = y.name
     missing = int(y.isna().sum())
@@ -59,10 +61,20 @@ def encode_target(y: pd.Series, positive_label=None, *, task: str = "auto") -> t
     if len(values) == 1:
         raise DataError(f"Target column '{name}' has only one class ({show(values[0])}). A binary classifier needs two classes; "
                         "check that you picked the right column and that the file is not a filtered subset.")
-    if task == "regression" or (len(values) > 2 and _is_measurement(y)) or len(values) > MAX_CLASSES:
-        raise DataError(f"Target column '{name}' has {len(values)} different values ({show_all(values)}): it looks like a "
-                        "measurement, not a class. HEXEval evaluates classifiers (two or more classes); regression "
-                        "models are not supported yet. Choose the column with the classes the model predicts.")
+    numeric = pd.api.types.is_numeric_dtype(y) and not pd.api.types.is_bool_dtype(y)
+    if task == "regression" or (task == "auto" and numeric and (_is_measurement(y) or len(values) > MAX_CLASSES)):
+        if not numeric:
+            raise DataError(f"Target column '{name}' holds text ({show_all(values[:5])} …) but data.task is regression. "
+                            "A regression target must be numbers; set data.task to auto or multiclass.")
+        return y.astype(float), ()
+    if _is_measurement(y):
+        raise DataError(f"Target column '{name}' has {len(values)} different values ({show_all(values[:5])} …) with "
+                        f"fractions: it looks like a measurement, but data.task is {task}. Set data.task to regression "
+                        "(or auto) for a model that predicts this number.")
+    if len(values) > MAX_CLASSES:
+        raise DataError(f"Target column '{name}' has {len(values)} different values ({show_all(values[:5])} …): "
+                        f"HEXEval evaluates classifiers with at most {MAX_CLASSES} classes and regressors of a numeric "
+                        "target (data.task: regression). Choose the column the model predicts.")
     if len(values) > 2 and task == "binary":
         raise DataError(f"Target column '{name}' has {len(values)} classes ({show_all(values)}) but data.task is binary. "
                         "Set data.task to multiclass (or auto), or choose a target with two values.")

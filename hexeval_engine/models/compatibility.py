@@ -50,6 +50,9 @@ def validate_model_data_compatibility(model: HexevalModel, data: Dataset) -> dic
 def _check_predictions(model, data, errors, warnings, checks) -> None:
     sample = data.X_test.head(SAMPLE_ROWS)
     try:
+        if model.regression:
+            _check_values(model, data, sample, errors, warnings, checks)
+            return
         proba = model.class_probabilities(sample)
     except HexevalError as err:
         errors.append(str(err))
@@ -80,6 +83,27 @@ def _check_predictions(model, data, errors, warnings, checks) -> None:
     if accuracy < 0.5:
         warnings.append(f"Accuracy on the test sample is {accuracy:.0%}, worse than chance: the positive label may be "
                         "reversed or the model may belong to other data.")
+
+
+def _check_values(model, data, sample, errors, warnings, checks) -> None:
+    """The regression checks: finite predictions that vary, closer to the truth than the training mean."""
+    values = model.predict_value(sample)
+    checks["sample_rows"] = len(sample)
+    if not np.all(np.isfinite(values)):
+        errors.append("The model returned missing or infinite predictions on the test sample; check its "
+                      "missing-value handling.")
+        return
+    if np.ptp(values) == 0:
+        errors.append(f"The model predicts the same value for every one of {len(sample)} test rows, so there is "
+                      "nothing to explain. Check that the model matches the data (same target).")
+        return
+    y = data.y_test.head(SAMPLE_ROWS).to_numpy(dtype=float)
+    error = float(np.mean((values - y) ** 2))
+    baseline = float(np.mean((float(data.y_train.mean()) - y) ** 2))
+    checks["sample_r2"] = 1 - error / baseline if baseline else float("nan")
+    if error >= baseline:
+        warnings.append(f"On the test sample the model's squared error ({error:.3g}) is no smaller than predicting the "
+                        f"training mean ({baseline:.3g}): it may belong to other data or another target.")
 
 
 def _check_class_predictions(model, data, sample, errors, warnings, checks) -> None:

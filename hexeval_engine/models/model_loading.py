@@ -65,7 +65,8 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
     if suffix == ".skops":
         artefact, kind = _load_skops(path), "skops"
     elif suffix in (".json", ".ubj"):
-        artefact, kind = _load_xgboost(path, describe_target(data)), "xgboost"
+        artefact, kind = _load_xgboost(path, describe_target(data),
+                                       regression=data is not None and data.is_regression), "xgboost"
     elif suffix == ".onnx":
         artefact, kind = load_onnx(path), "onnx"
     elif suffix in PICKLE_SUFFIXES:
@@ -139,7 +140,7 @@ def _looks_like(path: Path) -> str:
     return ""
 
 
-def _load_xgboost(path: Path, target_note: str = ""):
+def _load_xgboost(path: Path, target_note: str = "", *, regression: bool = False):
     import xgboost as xgb  # loaded only for XGBoost's own model files
 
     booster = xgb.Booster()
@@ -152,10 +153,17 @@ def _load_xgboost(path: Path, target_note: str = ""):
                 " If it is an XGBoost model, save it again with model.save_model('model.json').")
         raise ModelError(f"'{path.name}' is not a readable XGBoost model file.{hint}") from err
     objective = str(json.loads(booster.save_config())["learner"]["objective"]["name"])
+    if objective.startswith("reg:") and regression:
+        reg = xgb.XGBRegressor()
+        reg.load_model(path)
+        return reg
     if objective.startswith("reg:"):
         raise ModelError(f"'{path.name}' is an XGBoost regressor ({objective}): it predicts a number, not the "
                          f"probabilities of classes{target_note}. HEXEval evaluates classifiers; train an "
                          "XGBClassifier (binary:logistic or multi:softprob) on this target.")
+    if regression:
+        raise ModelError(f"'{path.name}' is an XGBoost classifier ({objective}){target_note}. Train an XGBRegressor "
+                         "(reg:squarederror) on this target, or choose the target column the model predicts.")
     clf = xgb.XGBClassifier()
     clf.load_model(path)  # the same bytes the booster just read; a K-class model is checked against the data later
     return clf

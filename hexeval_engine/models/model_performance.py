@@ -27,6 +27,10 @@ def held_out_performance(model, data) -> dict:
         ``accuracy``, ``roc_auc``, ``n_train``, ``n_test``, ``threshold``, ``leaking_test_rows``, and the
         positive class's ``test_precision``/``test_recall``/``test_f1`` (the keys older cards use).
     """
+    if data.is_regression:
+        return value_performance(data.y_test.to_numpy(dtype=float), model.predict_value(data.X_test),
+                                 y_train=data.y_train.to_numpy(dtype=float), n_train=len(data.X_train),
+                                 leaking_test_rows=data.quality.duplicates_crossing_split)
     if data.n_classes > 2:
         return class_performance(data.y_test.to_numpy(), model.class_probabilities(data.X_test),
                                  class_labels=data.class_labels, n_train=len(data.X_train),
@@ -103,4 +107,35 @@ def class_performance(y, proba, *, class_labels: tuple, n_train: int, leaking_te
         "test_recall": float(np.mean(recall)),
         "test_f1": float(np.mean(f1)),
         "majority_rate_test": float(np.bincount(y, minlength=len(labels)).max() / max(len(y), 1)),
+    }
+
+
+def value_performance(y, predicted, *, y_train, n_train: int, leaking_test_rows: int = 0) -> dict:
+    """:func:`held_out_performance` of a regressor: MAE, RMSE and R² on the test rows, the residuals'
+    quantiles (actual - predicted), and the same errors of predicting the training mean (the baseline a
+    model must beat)."""
+    y, predicted = np.asarray(y, dtype=float), np.asarray(predicted, dtype=float)
+    residuals = y - predicted
+    mean_only = y - float(np.mean(y_train))
+    total = float(np.sum((y - np.mean(y)) ** 2))
+    r2 = 1 - float(np.sum(residuals ** 2)) / total if total else float("nan")
+    quantiles = np.quantile(residuals, [0.05, 0.25, 0.5, 0.75, 0.95])
+    return {
+        "task": "regression",
+        "n_train": int(n_train),
+        "n_test": int(len(y)),
+        "threshold": None,
+        "mae": float(np.mean(np.abs(residuals))),
+        "rmse": float(np.sqrt(np.mean(residuals ** 2))),
+        "r2": r2,
+        "residuals": {"mean": float(np.mean(residuals)), "std": float(np.std(residuals)),
+                      **{f"q{int(q * 100):02d}": float(v) for q, v in zip((0.05, 0.25, 0.5, 0.75, 0.95), quantiles)}},
+        "mean_prediction_mae": float(np.mean(np.abs(mean_only))),
+        "mean_prediction_rmse": float(np.sqrt(np.mean(mean_only ** 2))),
+        "class_labels": [],
+        "per_class": [],
+        "leaking_test_rows": int(leaking_test_rows),
+        "test_mae": float(np.mean(np.abs(residuals))),
+        "test_rmse": float(np.sqrt(np.mean(residuals ** 2))),
+        "test_r2": r2,
     }

@@ -37,6 +37,7 @@ class HexevalModel:
     sha256: str = ""
     input_codes: dict | None = None  # text column -> categories in code order (data.categorical_encoding)
     class_order: tuple | None = None  # multi-class: the model's column of each data class (set by align_to)
+    regression: bool = False  # a regressor: predict_value, no probabilities
     calls: int = 0
     rows: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
@@ -57,7 +58,11 @@ class HexevalModel:
             preprocessor = artefact.get("preprocessor")
             names = list(artefact["feature_names"]) if artefact.get("feature_names") is not None else None
             art_threshold = artefact.get("threshold")
-        _check_estimator(estimator, source, target_note, data_classes)
+        regression = data_classes == 0
+        if regression:
+            _check_regressor(estimator, source, target_note)
+        else:
+            _check_estimator(estimator, source, target_note, data_classes)
         if names is None:
             raw_in = preprocessor if preprocessor is not None else estimator
             fitted = getattr(raw_in, "feature_names_in_", None)
@@ -68,9 +73,9 @@ class HexevalModel:
         thr = threshold if threshold is not None else (art_threshold if art_threshold is not None else 0.5)
         if not 0 < float(thr) < 1:
             raise ModelError(f"Decision threshold {thr} is outside (0, 1). Use a probability such as 0.5.")
-        labels = tuple(getattr(estimator, "classes_", (0, 1)))
+        labels = () if regression else tuple(getattr(estimator, "classes_", (0, 1)))
         _single_threaded(estimator)
-        return cls(estimator, preprocessor, names, float(thr), labels, source, kind, sha256)
+        return cls(estimator, preprocessor, names, float(thr), labels, source, kind, sha256, regression=regression)
 
     @property
     def type_name(self) -> str:
@@ -83,7 +88,9 @@ class HexevalModel:
 
     @property
     def n_classes(self) -> int:
-        """Number of classes the model predicts (2 when it does not record its classes)."""
+        """Number of classes the model predicts (2 when it does not record its classes, 0 for a regressor)."""
+        if self.regression:
+            return 0
         classes = getattr(self.estimator, "classes_", None)
         return len(classes) if classes is not None else 2
 
@@ -142,6 +149,17 @@ class HexevalModel:
             return proba[:, ::-1] if self.positive_index == 0 else proba
         order = list(self.class_order) if self.class_order is not None else list(range(proba.shape[1]))
         return proba[:, order]
+
+    def predict_value(self, X: pd.DataFrame) -> np.ndarray:
+        """A regressor's predictions for raw rows, shape (n,)."""
+        X = self._columns(X)
+        inputs = self._as_input(X)
+        inputs = self.preprocessor.transform(inputs) if self.preprocessor is not None else inputs
+        values = np.asarray(self.estimator.predict(inputs), dtype=float).reshape(len(X), -1)[:, 0]
+        with self._lock:
+            self.calls += 1
+            self.rows += len(X)
+        return values
 
     def predict_class(self, X: pd.DataFrame) -> np.ndarray:
         """Index of the predicted class per raw row: the threshold for a binary model, the most probable class
@@ -260,6 +278,10 @@ def describe_target(data) -> str:
     """``", but the target 'num' has 2 classes (0, 1)"`` for a refusal message ('' without data)."""
     if data is None:
         return ""
+    if data.is_regression:
+        values = pd.concat([data.y_train, data.y_test])
+        return (f", but the target '{data.target}' is a number ({values.nunique()} different values from "
+                f"{show(values.min())} to {show(values.max())})")
     return f", but the target '{data.target}' has {len(data.class_labels)} classes ({show_all(data.class_labels)})"
 
 
@@ -281,6 +303,19 @@ def _check_estimator(est, source, target_note: str = "", data_classes: int | Non
         raise ModelError(f"{where} was trained on {len(classes)} classes ({show_all(classes)}){target_note}. "
                          f"Use a model trained on this {data_classes}-class target, or choose the target column the "
                          "model predicts.")
+
+
+def _check_regressor(est, source, target_note: str = "") -> None:
+    """A model for a numeric target must predict numbers: a regressor, not a classifier."""
+    where = f"The model in {PurePath(source).name if source else 'the file'} ({type(est).__name__})"
+    classes = getattr(est, "classes_", None)
+    if classes is not None or (hasattr(est, "predict_proba") and not _is_regressor(est)):
+        count = f" of {len(classes)} classes ({show_all(classes)})" if classes is not None else ""
+        raise ModelError(f"{where} is a classifier{count}{target_note}. Train a regressor on this target (e.g. "
+                         "LinearRegression, RandomForestRegressor or XGBRegressor), or choose the target column with "
+                         "the classes the model predicts.")
+    if not hasattr(est, "predict"):
+        raise ModelError(f"{where} has no predict method{target_note}. Save a fitted regressor.")
 
 
 def _is_regressor(est) -> bool:

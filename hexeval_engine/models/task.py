@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..plain_values import plain, show
-from ..vocabulary import humanise, join_words
+from ..vocabulary import format_number, humanise, join_words
 
 _NUMBER_WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
 
@@ -29,16 +29,23 @@ class Task:
     Attributes
     ----------
     kind : str
-        ``"binary"`` or ``"multiclass"``.
+        ``"binary"``, ``"multiclass"`` or ``"regression"``.
     class_labels : tuple
         The target's values in class-index order.
     class_names : tuple of str
         The name each class has in texts (``data.class_names``, else the target and its value).
+    quantity : str
+        Regression: what the model predicts, in words (``domain.feature_descriptions`` of the target, else
+        its name).
+    unit : str
+        Regression: the unit of the prediction (``domain.units`` of the target), or ``""``.
     """
 
     kind: str
     class_labels: tuple
     class_names: tuple
+    quantity: str = ""
+    unit: str = ""
 
     @property
     def n_classes(self) -> int:
@@ -48,9 +55,20 @@ class Task:
     def is_multiclass(self) -> bool:
         return self.kind == "multiclass"
 
+    @property
+    def is_regression(self) -> bool:
+        return self.kind == "regression"
+
     def describe(self) -> str:
-        """``"binary classification"`` or ``"3-class classification"``."""
+        """``"binary classification"``, ``"3-class classification"`` or ``"regression"``."""
+        if self.kind == "regression":
+            return "regression"
         return "binary classification" if self.kind == "binary" else f"{self.n_classes}-class classification"
+
+    def value_text(self, value: float) -> str:
+        """A predicted value with the quantity and unit: ``"disease progression 212 (score)"``."""
+        unit = f" ({self.unit})" if self.unit else ""
+        return f"{self.quantity} {format_number(value)}{unit}"
 
     def name(self, k: int) -> str:
         """The name of class index ``k``."""
@@ -65,13 +83,17 @@ class Task:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "description": self.describe(),
-                "class_labels": [str(plain(c)) for c in self.class_labels], "class_names": list(self.class_names)}
+                "class_labels": [str(plain(c)) for c in self.class_labels], "class_names": list(self.class_names),
+                **({"quantity": self.quantity, "unit": self.unit} if self.is_regression else {})}
 
 
 def task_of(data, config) -> Task:
     """The task of ``data`` (its number of classes), with the class names of ``config.data.class_names`` (else
     the target's value labels in ``domain.value_labels``, else the target's name and the value)."""
     labels = tuple(data.class_labels)
+    if not labels:
+        quantity = config.domain.feature_descriptions.get(data.target) or humanise(data.target).lower()
+        return Task("regression", (), (), quantity, config.domain.units.get(data.target, ""))
     kind = "multiclass" if len(labels) > 2 else "binary"
     named = {**config.domain.value_labels.get(data.target, {}), **config.data.class_names}
     target = humanise(data.target).lower()

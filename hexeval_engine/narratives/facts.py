@@ -90,7 +90,11 @@ def build_facts(explanation: Explanation, row: dict, data, domain: Domain, *, au
     case = tuple((f, wording.feature_label(f, domain), wording.value_text(f, row.get(f), data.coder))
                  for f in data.feature_names)
     view = explanation.extra.get("class_view")
-    if view:  # a multi-class model: the explained class against its rivals (technical.class_groups)
+    value = explanation.extra.get("value_view")
+    if value:  # a regressor: the prediction, explained on one side of its band (technical.class_groups)
+        outcome, probability = value["prediction_text"], float("nan")
+        other = f"{value['quantity']} {'below' if value['direction'] > 0 else 'above'} the band"
+    elif view:  # a multi-class model: the explained class against its rivals (technical.class_groups)
         outcome, other, probability = view["name"], view["rivals"], float(view["probability"])
     else:
         outcome = wording.outcome_text(explanation.predicted_class, domain)

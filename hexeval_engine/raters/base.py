@@ -41,6 +41,7 @@ class Case:
     probability_positive: float
     threshold: float = 0.5
     classes: tuple = ()  # multi-class: the names of all classes (the prediction is the most probable one)
+    value: float | None = None  # regression: the predicted value (``outcome`` words it)
 
     def description_of(self, feature: str) -> str:
         for f in self.features:

@@ -129,6 +129,8 @@ def _mentioned(explanation) -> list[str]:
 
 def render_prediction(case: Case, domain: Domain) -> str:
     """The model's prediction and probability in words."""
+    if case.value is not None:
+        return f"The system's prediction: {case.outcome}."
     if case.classes:
         return (f"The system's prediction: {case.outcome} (estimated probability {case.probability_positive:.0%}). "
                 f"It chooses the most probable of {len(case.classes)} classes: {join_words(case.classes)}.")

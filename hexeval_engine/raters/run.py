@@ -155,8 +155,9 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
     narratives = [_with_metrics(e, metrics.get((e.extra.get("source_method", config.narratives.source), e.instance_id)))
                   for e in narratives]  # a narrative retells its source: the source's measured faithfulness
     methods = methods + [NARRATIVE_METHOD] * bool(narratives)  # written for each persona's audience
-    cases = build_cases(model, data, config.domain, ids,
-                        class_names=task_of(data, config).class_names if data.n_classes > 2 else ())
+    task = task_of(data, config)
+    cases = build_cases(model, data, config.domain, ids, class_names=task.class_names if data.n_classes > 2 else (),
+                        quantity=task.value_text)
     labels = {m: method_label(m, show_method_names=settings.show_method_names) for m in methods}
 
     slots, tasks = [], []

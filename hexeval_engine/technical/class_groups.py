@@ -24,9 +24,11 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explainers.render import render_into, row_dicts
+from ..models.band_view import band_view
 from ..models.class_view import class_view
 from ..models.task import Task, task_of
 from ..plain_values import plain, show, show_all
+from ..vocabulary import format_number
 
 
 @dataclasses.dataclass
@@ -47,7 +49,10 @@ class CaseGroup:
     task : Task or None
         The task (``None``: binary).
     probabilities : ndarray or None
-        Each case's probability of the explained class (multi-class), for texts.
+        Each case's probability of the explained class (multi-class) or its predicted value (regression),
+        for texts.
+    direction, edge :
+        Regression: +1 to explain "why this high", -1 "why this low"; the band's edge on that side.
     """
 
     model: object
@@ -60,6 +65,8 @@ class CaseGroup:
     reached: int | None = None
     task: Task | None = None
     probabilities: np.ndarray | None = None
+    direction: int = 0
+    edge: float = 0.0
 
     def view_of(self, method: str) -> tuple:
         """``(model, config)`` that ``method`` explains and is measured with."""
@@ -71,6 +78,8 @@ class CaseGroup:
 def case_groups(model, data, config, ids) -> list[CaseGroup]:
     """The sample ``ids`` in groups (one group for a binary model); groups keep the sample's order inside."""
     ids = [int(i) for i in ids]
+    if data.is_regression:
+        return _value_groups(model, data, config, ids)
     if data.n_classes == 2:
         return [CaseGroup(model, data, config, model, config, ids)]
     task = task_of(data, config)
@@ -101,6 +110,9 @@ def label_explanations(explanations, group: CaseGroup, X_raw: pd.DataFrame) -> N
     """
     if group.task is None:
         return
+    if group.task.is_regression:
+        _label_values(explanations, group, X_raw)
+        return
     task, c = group.task, group.explained
     probability = dict(zip(group.ids, group.probabilities))
     rows = dict(zip(group.ids, row_dicts(X_raw)))
@@ -112,6 +124,65 @@ def label_explanations(explanations, group: CaseGroup, X_raw: pd.DataFrame) -> N
                                  "target": task.name(group.reached) if e.method == "DiCE" else None}
         if e.ok:
             render_into(e, rows[e.instance_id], group.data, group.view_of(e.method)[1])
+
+
+def _value_groups(model, data, config, ids) -> list[CaseGroup]:
+    """A regressor: one group per case, explained on its band view (``models.band_view``).
+
+    Cases predicted at or above the training rows' mean prediction are explained as "why this high" (the
+    prediction stays at or above its value minus the band), the others as "why this low". The band is
+    ``data.regression_band`` times the target's standard deviation on the training rows; DiCE's
+    counterfactuals move the prediction beyond it.
+    """
+    task = task_of(data, config)
+    features = list(data.feature_names)
+    train = model.predict_value(data.X_train[features])
+    values = model.predict_value(data.X_test.iloc[ids][features]) if ids else np.array([])
+    band = float(config.data.regression_band * np.std(data.y_train.to_numpy(dtype=float)))
+    scale = float(np.ptp(np.concatenate([train, values])) + 2 * band) or 1.0
+    middle = float(np.mean(train))
+    groups = []
+    for i, value in zip(ids, values):
+        direction = 1 if value >= middle else -1
+        view = band_view(model, centre=value, band=band, scale=scale, direction=direction)
+        edge = value - direction * band
+        view_data = _value_data(data, train, model, edge, direction)
+        words = _value_config(config, task, value, edge, direction)
+        groups.append(CaseGroup(view, view_data, words, view, words, [int(i)], task=task,
+                                probabilities=np.array([value]), direction=direction, edge=edge))
+    return groups
+
+
+def _value_data(data, train_values, model, edge: float, direction: int):
+    """The data with the outcome "the value is on the explained side of ``edge``" (training: the model's
+    predictions; test: the actual values, as for classes)."""
+    side = (lambda v: v >= edge) if direction > 0 else (lambda v: v <= edge)
+    return dataclasses.replace(data, y_train=pd.Series(side(train_values).astype(int), name=data.target),
+                               y_test=side(data.y_test.astype(float)).astype(int), class_labels=("beyond", "within"))
+
+
+def _value_config(config, task: Task, value: float, edge: float, direction: int):
+    """The config whose outcome words are "at least / at most the edge" of the band."""
+    words = ("at least", "below") if direction > 0 else ("at most", "above")
+    domain = config.domain.model_copy(update={
+        "positive_outcome": f"{task.quantity} {words[0]} {format_number(edge)}",
+        "negative_outcome": f"{task.quantity} {words[1]} {format_number(edge)}"})
+    return config.model_copy(update={"domain": domain})
+
+
+def _label_values(explanations, group: CaseGroup, X_raw: pd.DataFrame) -> None:
+    """Regression: record the predicted value and the explained side on each explanation, word the texts."""
+    task, (iid,), value = group.task, group.ids, float(group.probabilities[0])
+    view = {"prediction": value, "prediction_text": task.value_text(value), "direction": group.direction,
+            "edge": group.edge, "quantity": task.quantity,
+            "side": f"{'at least' if group.direction > 0 else 'at most'} {format_number(group.edge)}"}
+    (row,) = row_dicts(X_raw)
+    for e in explanations:
+        if e.instance_id != iid:
+            continue
+        e.extra["value_view"] = dict(view)
+        if e.ok:
+            render_into(e, row, group.data, group.config)
 
 
 def _target_index(config, task: Task) -> int | None:

@@ -72,6 +72,9 @@ def signal_check(model, data, config) -> dict:
     """
     settings = config.evaluation.sanity
     X = data.X_test[list(data.feature_names)]
+    if data.is_regression:
+        return _value_signal_check(model.predict_value(X), data.y_test.to_numpy(dtype=float),
+                                   float(data.y_train.mean()), config)
     if data.n_classes > 2:
         return _class_signal_check(model.class_probabilities(X), data.y_test.to_numpy().astype(int), config)
     proba = model.predict_proba(X)[:, 1]
@@ -147,6 +150,35 @@ def _class_signal_check(proba: np.ndarray, y: np.ndarray, config) -> dict:
             if reasons else ""}
 
 
+def _value_signal_check(predicted: np.ndarray, y: np.ndarray, train_mean: float, config) -> dict:
+    """The no-signal check of a regressor: is it closer to the truth than predicting the training mean?
+
+    The paired difference of squared errors (mean prediction minus model) per test row, with a percentile
+    bootstrap interval: no signal when the interval includes 0 or lies below it. Also reports R² and the
+    spread of the predictions (``probability_std`` holds it, for the same key as classifiers)."""
+    settings = config.evaluation.sanity
+    gain = (y - train_mean) ** 2 - (y - predicted) ** 2
+    rng = np.random.default_rng(config.evaluation.random_state)
+    means = [float(np.mean(gain[rng.integers(0, y.size, y.size)])) for _ in range(settings.auc_resamples)]
+    alpha = (1 - config.evaluation.confidence_level) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha]) if len(means) >= 10 else (math.nan, math.nan)
+    total = float(np.sum((y - np.mean(y)) ** 2))
+    r2 = 1 - float(np.sum((y - predicted) ** 2)) / total if total else math.nan
+    level = f"{config.evaluation.confidence_level:.0%}"
+    reasons = []
+    if math.isfinite(low) and low <= 0:
+        reasons.append(f"its squared error is not reliably smaller than predicting the training mean (gain per row "
+                       f"{np.mean(gain):.3g}, {level} interval {low:.3g} to {high:.3g}; test R² {r2:.2f})")
+    std = float(np.std(predicted))
+    if std == 0:
+        reasons.append(f"it predicts the same value for all {y.size} test rows")
+    return {"r2": r2, "gain_over_mean": float(np.mean(gain)), "gain_ci_low": float(low), "gain_ci_high": float(high),
+            "roc_auc": None, "roc_auc_ci_low": None, "roc_auc_ci_high": None, "probability_std": std,
+            "n_test": int(y.size), "has_signal": not reasons, "criterion": "squared error against the training mean",
+            "reason": ("The model shows no usable signal on the held-out rows: " + "; ".join(reasons) + ".")
+            if reasons else ""}
+
+
 def _refittable(model):
     """The scikit-learn-style object to clone, or ``None`` with the reason it cannot be re-fitted."""
     from sklearn.base import clone  # only refittable models reach this line
@@ -177,7 +209,7 @@ def _randomised_model(model, data, config):
         return None, f"re-fitting the model on permuted labels failed ({type(err).__name__}: {err})"
     randomised = HexevalModel(estimator=fresh, preprocessor=model.preprocessor, feature_names=model.feature_names,
                               threshold=model.threshold, class_labels=model.class_labels, source="randomised copy",
-                              kind=model.kind)
+                              kind=model.kind, regression=model.regression)
     if data.n_classes > 2:  # fitted on class indices: its columns are the data's classes in order
         randomised.class_order = tuple(range(data.n_classes))
     return randomised, ""
