@@ -116,6 +116,12 @@ def _case_ratings(run, iid: int, method: str, persona: str) -> pd.DataFrame:
 
 def _prediction(methods: dict, domain: dict) -> None:
     exp = next(iter(methods.values()))
+    value = (exp.get("extra") or {}).get("value_view")
+    if value:  # a regressor: every explanation is of why the prediction is this high (or low)
+        side = "high" if value["direction"] > 0 else "low"
+        st.markdown(f"**Model prediction:** {escape_markdown(value['prediction_text'])}. Every explanation below "
+                    f"explains why the prediction is this {side} ({escape_markdown(value['side'])}).")
+        return
     view = (exp.get("extra") or {}).get("class_view")
     if view:  # a multi-class model: every explanation is of the predicted class against its rivals
         st.markdown(f"**Model prediction:** {escape_markdown(view['name'])}, with probability "

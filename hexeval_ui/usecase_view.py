@@ -32,6 +32,11 @@ def _metric(card: dict, name: str):
 def render_model_card(card: dict, domain, *, features: bool = True) -> None:
     """Held-out performance (overall, per class, confusion matrix) and, optionally, the feature list."""
     n_train, n_test = card.get("n_train"), card.get("n_test")
+    if card.get("task") == "regression":
+        _render_value_card(card)
+        if features and card.get("features"):
+            st.dataframe(_feature_table(card, domain), hide_index=True)
+        return
     labels = card.get("class_labels") or ["0", "1"]
     many = len(labels) > 2
     decision = (f"{len(labels)}-class classification, the most probable class is predicted" if many
@@ -85,6 +90,26 @@ _MULTI_CLASS_METRICS = (
     ("precision", "Macro precision", "Per class: of the rows predicted as it, the share that are; averaged."),
     ("recall", "Macro recall", "Per class: of its rows, the share the model finds; averaged."),
     ("f1", "Macro F1", "Per class: harmonic mean of precision and recall; averaged."))
+
+
+def _render_value_card(card: dict) -> None:
+    """A regressor's card: MAE, RMSE and R² on held-out rows beside predicting the training mean, and the
+    residuals (actual minus predicted)."""
+    st.markdown(f"**{card.get('model_type', 'Model')}** · regression · trained on {_count(card.get('n_train'))} rows, "
+                f"tested on {_count(card.get('n_test'))} held-out rows")
+    cols = st.columns(3)
+    for col, (name, label, help_) in zip(cols, (
+            ("mae", "MAE", "Mean absolute error on the held-out rows."),
+            ("rmse", "RMSE", "Root mean squared error on the held-out rows."),
+            ("r2", "R²", "Share of the target's variance the model explains (0 = no better than the mean)."))):
+        baseline = card.get(f"mean_prediction_{name}")
+        col.metric(label, _metric(card, name), help=help_, border=True,
+                   delta=f"mean only: {baseline:.3g}" if isinstance(baseline, float) else None, delta_color="off")
+    residuals = card.get("residuals") or {}
+    if residuals:
+        st.caption("Residuals (actual − predicted): " + ", ".join(
+            f"{label} {residuals[key]:.3g}" for key, label in (("q05", "5%"), ("q25", "25%"), ("q50", "median"),
+                                                              ("q75", "75%"), ("q95", "95%")) if key in residuals))
 
 
 def confusion_table(matrix: list[list[int]], labels: list[str]) -> pd.DataFrame:

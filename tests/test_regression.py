@@ -23,6 +23,7 @@ from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
+from app_helpers import app, open_page, texts
 from hexeval_engine import ModelError, evaluate
 from hexeval_engine.cli.main import main as cli
 from hexeval_engine.config import load_config
@@ -208,3 +209,14 @@ def test_regression_band_is_configurable(tmp_path):
     for group, value in zip(groups, fitted.predict(data.X_test.iloc[[0, 1, 2]])):
         direction = 1 if value >= middle else -1
         assert group.direction == direction and group.edge == pytest.approx(value - direction * band)
+
+
+def test_dashboard_results_and_recommendations_of_a_regression_run(linear):
+    _, result = linear
+    at = open_page(app(viewed_run=str(result.output_path)), "pages/results.py")
+    shown = texts(at)
+    assert "**Regression** of y: each case is explained on one side of a band around its prediction" in shown
+    assert "**Model prediction:** y " in shown and "Every explanation below explains why the prediction is this" in shown
+    assert "squared error smaller than predicting the training mean" in shown
+    at = open_page(at, "pages/recommendations.py")
+    assert "**Regression** of y" in texts(at)
