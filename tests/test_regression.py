@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 import skops.io as sio
 from scipy.stats import wilcoxon
+from skl2onnx import to_onnx
 from sklearn.datasets import load_diabetes
 from sklearn.dummy import DummyRegressor
 from sklearn.ensemble import RandomForestClassifier
@@ -28,6 +29,7 @@ from hexeval_engine import ModelError, evaluate
 from hexeval_engine.cli.main import main as cli
 from hexeval_engine.config import load_config
 from hexeval_engine.data.dataset import load_data
+from hexeval_engine.models.model_loading import load_model
 from hexeval_engine.models.model_wrapper import HexevalModel
 from hexeval_engine.technical.class_groups import case_groups
 from hexeval_engine.technical.sanity import signal_check
@@ -220,3 +222,28 @@ def test_dashboard_results_and_recommendations_of_a_regression_run(linear):
     assert "squared error smaller than predicting the training mean" in shown
     at = open_page(at, "pages/recommendations.py")
     assert "**Regression** of y" in texts(at)
+
+
+def test_onnx_export_of_a_regressor(diabetes, tmp_path):
+    X, y, csv = diabetes
+    fitted = make_pipeline(StandardScaler(), LinearRegression()).fit(X.to_numpy(np.float32), y)
+    path = tmp_path / "diabetes.onnx"
+    path.write_bytes(to_onnx(fitted, X.to_numpy(np.float32)[:1]).SerializeToString())
+    data = load_data(csv, "progression")
+    model = load_model(path, data=data)
+    assert model.regression
+    np.testing.assert_allclose(model.predict_value(X), fitted.predict(X.to_numpy(np.float32)), rtol=1e-4)
+    quick = {"evaluation": {"sample_size": 3, "bootstrap_resamples": 100,
+                            "explainers": {"shap": {"background_size": 20}, "anchor": {"max_instances": 3},
+                                           "dice": {"max_instances": 3},
+                                           "lime": {"num_samples": 200, "stability_subset": 2}},
+                            "stability": {"repeats": 2}, "sanity": {"randomisation_check": False}},
+             "personas": {"enabled": False}}
+    result = evaluate(path, csv, "progression", save=False, config_overrides=quick)
+    assert (result.technical.metrics["error"].fillna("") == "").all()
+    assert result.manifest["task"]["kind"] == "regression"
+    with pytest.raises(ModelError, match="no numeric output"):
+        classifier = tmp_path / "clf.onnx"
+        clf = RandomForestClassifier(n_estimators=3).fit(X.to_numpy(np.float32), y > 140)
+        classifier.write_bytes(to_onnx(clf, X.to_numpy(np.float32)[:1]).SerializeToString())
+        load_model(classifier, data=data)

@@ -68,7 +68,7 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
         artefact, kind = _load_xgboost(path, describe_target(data),
                                        regression=data is not None and data.is_regression), "xgboost"
     elif suffix == ".onnx":
-        artefact, kind = load_onnx(path), "onnx"
+        artefact, kind = load_onnx(path, regression=data is not None and data.is_regression), "onnx"
     elif suffix in PICKLE_SUFFIXES:
         if not allow_pickle:
             raise ModelError(
