@@ -5,13 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 # Page files, registered in app.py; st.page_link and st.switch_page take these paths.
-HOME_PAGE = "pages/home.py"
-CONFIGURE_PAGE = "pages/configure_run.py"
-DETAILS_PAGE = "pages/usecase_details.py"
-RESULTS_PAGE = "pages/results.py"
-RECOMMENDATIONS_PAGE = "pages/recommendations.py"
-DOCS_PAGE = "pages/documentation.py"
-COMPARE_PAGE = "pages/compare.py"
+HOME_PAGE = "app_pages/home.py"
+CONFIGURE_PAGE = "app_pages/configure_run.py"
+DETAILS_PAGE = "app_pages/usecase_details.py"
+RESULTS_PAGE = "app_pages/results.py"
+RECOMMENDATIONS_PAGE = "app_pages/recommendations.py"
+DOCS_PAGE = "app_pages/documentation.py"
+COMPARE_PAGE = "app_pages/compare.py"
 
 
 #: Layout fixes Streamlit's theme leaves open: titles wrap between words, never inside one ("Recommendation / s"),

@@ -17,7 +17,7 @@ def app(**state) -> AppTest:
     """
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/configure_run.py").run()
+    at.switch_page("app_pages/configure_run.py").run()
     for key, value in state.items():
         at.session_state[key] = value
     if state:

@@ -10,7 +10,7 @@ from hexeval_engine import evaluate
 from hexeval_ui.ratings_view import escape_markdown
 from test_evaluate_e2e import small_config
 
-RESULTS = "pages/results.py"
+RESULTS = "app_pages/results.py"
 
 
 @pytest.fixture

@@ -95,7 +95,7 @@ def test_two_participants_at_once_resume_and_the_run_shows_their_evidence(run_co
     assert sorted(humans["participant_id"].value_counts().to_dict().items()) == [("p1", total), ("p2", total)]
     recommendations = json.loads((run_copy / "recommendations.json").read_text())
     assert recommendations["evidence"] == "people" and recommendations["picks"]["Patient"]["n_people"] == 2
-    at = open_page(app(viewed_run=str(run_copy)), "pages/results.py")
+    at = open_page(app(viewed_run=str(run_copy)), "app_pages/results.py")
     shown = texts(at)
     assert any(h.value == "Real people: study answers and calibration" for h in at.header) and "2 people, " in shown
     table = next(d.value for d in at.dataframe if "People among themselves (Krippendorff's α)" in d.value.columns)
