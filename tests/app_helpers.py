@@ -53,5 +53,5 @@ def chart_titles(at: AppTest) -> list[str]:
 
 
 def frame_with(at: AppTest, column: str):
-    """The first dataframe on the page that has ``column``."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    """The first data frame or table on the page that has ``column``."""
+    return next(d.value for d in [*at.dataframe, *at.table] if column in d.value.columns)

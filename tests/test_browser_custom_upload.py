@@ -105,7 +105,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         _settle(page)
         page.get_by_text(re.compile(r"^As .* read it$")).first.wait_for()  # the heading names who read it
         page.get_by_text(re.compile("^Values of case")).first.wait_for()  # always shown since issue 23 (no expander)
-        page.locator("[data-testid='stDataFrame']:visible").first.wait_for()  # the case's feature values
+        page.locator("[data-testid='stTable']:visible").first.wait_for()  # the case's feature values (a table that wraps)
         _settle(page)
         assert page.get_by_text("Feature values are not available").count() == 0  # read from the run's copy
         _no_exception(page)
