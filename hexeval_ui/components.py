@@ -23,9 +23,33 @@ h1, h2, h3 { overflow-wrap: normal; word-break: normal; hyphens: none; }
 </style>"""
 
 
+#: Width (px) up to which Streamlit's sidebar lies over the page instead of beside it (its ``md`` breakpoint).
+OVERLAY_SIDEBAR_MAX_WIDTH = 768
+
+#: Close the sidebar after a page is chosen in it when it lies over the page. Streamlit 1.67 does so only for a
+#: phone's user agent (``deviceType == "mobile"``); a narrow desktop window or a tablet kept it open over the new
+#: page. One listener per browser tab; a constant script (no user input reaches it).
+_CLOSE_SIDEBAR_AFTER_NAVIGATION = """<script>
+(function () {
+  if (window.hexevalClosesSidebar) { return; }
+  window.hexevalClosesSidebar = true;
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest('[data-testid="stSidebarNavLink"]') : null;
+    if (!link || window.innerWidth > %d) { return; }
+    var sidebar = document.querySelector('[data-testid="stSidebar"]');
+    if (!sidebar || sidebar.getAttribute("data-collapsed") === "true") { return; }
+    var close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (close) { close.click(); }
+  });
+})();
+</script>""" % OVERLAY_SIDEBAR_MAX_WIDTH
+
+
 def page_style() -> None:
-    """The few CSS rules every page needs (see ``_STYLE``)."""
+    """The few CSS rules every page needs (see ``_STYLE``), and the sidebar closing after navigation on a
+    narrow screen (see ``_CLOSE_SIDEBAR_AFTER_NAVIGATION``)."""
     st.html(_STYLE)
+    st.html(_CLOSE_SIDEBAR_AFTER_NAVIGATION, unsafe_allow_javascript=True)
 
 
 def page_header(title: str, caption: str) -> None:
