@@ -19,7 +19,8 @@ from .forward import persona_answers
 from .human_table import human_ratings
 from .recommend import recommend_with_humans
 from .sources import load_sources
-from .storage import amend, read_study
+from ..runs.amendments import record_amendment
+from .storage import read_study
 
 HUMAN_RATINGS = "human_ratings.csv"
 CALIBRATION = "study/calibration.json"
@@ -65,7 +66,7 @@ def refresh_evidence(run_dir) -> dict:
     if not simulated_path.exists():
         files[SIMULATED] = original
     n_people = humans["participant_id"].nunique()
-    amend(run_dir, what=f"study evidence: {plural(len(humans), 'rating')} by {plural(n_people, 'person', 'people')}, "
+    record_amendment(run_dir, what=f"study evidence: {plural(len(humans), 'rating')} by {plural(n_people, 'person', 'people')}, "
                         "calibration and recommendations with human evidence", files=files)
     return calibration
 
