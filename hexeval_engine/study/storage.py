@@ -46,8 +46,9 @@ def read_study(run_dir) -> dict:
                        "Create a new study on a fresh run.") from err
 
 
-def write_study(run_dir, study: dict, *, what: str) -> None:
-    record_amendment(run_dir, what=what, files={STUDY_FILE: json.dumps(study, indent=2)})
+def write_study(run_dir, study: dict, *, what: str, also: dict | None = None) -> None:
+    """Record the study file (and ``also``: more ``{relpath: text}`` of the same change) as one amendment."""
+    record_amendment(run_dir, what=what, files={STUDY_FILE: json.dumps(study, indent=2), **(also or {})})
 
 
 def is_link_id(participant_id: str) -> bool:
