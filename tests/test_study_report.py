@@ -63,3 +63,24 @@ def test_report_shows_the_calibration_with_intervals_and_escapes_participant_tex
     assert set(humans.loc[humans["participant_id"] == "p2", "role"]) == {"'" + FORMULA}
     assert set(humans.loc[humans["participant_id"] == "p2", "comment"]) == {"'" + FORMULA}
     assert not humans.map(lambda c: c[:1] in ("=", "+", "-", "@")).to_numpy().any()
+
+
+def test_results_page_shows_what_if_answers_against_random_and_the_judge_checks(run_copy, tmp_path):
+    from app_helpers import app, open_page, texts
+
+    create_study(run_copy, cases=2, participants=1)
+    study = json.loads((run_copy / "study/study.json").read_text())
+    rows = [{"participant_id": f"r{p}", "role": "Patient", "explanation_type": item["method"],
+             "instance_index": item["instance_index"], **{d: 3 for d in DIMENSIONS}, "comment": SCRIPT,
+             "simulation_answer": item["what_if"]["answer"] if item["method"] == "SHAP" else ""}
+            for p in range(2) for item in study["items"]]
+    pd.DataFrame(rows).to_csv(tmp_path / "r.csv", index=False)
+    import_ratings(run_copy, tmp_path / "r.csv")
+    at = open_page(app(viewed_run=str(run_copy)), "pages/results.py")
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "People: difference from Random" in d.value.columns)
+    shap = table.set_index("Explanation").loc["SHAP"]
+    assert shap["People answering right"].startswith("100% of 4")
+    assert shap["People: difference from Random"] == "–"  # nobody answered Random's what-if: nothing to pair
+    shown = texts(at)
+    assert "label-swap check does not apply" in shown and "Test-retest does not apply" in shown
