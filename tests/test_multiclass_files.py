@@ -16,7 +16,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
-from hexeval_engine import DataError, ModelError, evaluate
+from hexeval_engine import ModelError, evaluate
 from hexeval_engine.cli.main import main as cli
 from hexeval_engine.models.model_loading import load_model
 
@@ -97,6 +97,7 @@ def test_task_mismatches_name_both_sides_and_the_fix(iris, tmp_path, capsys):
     assert code == 1 and "is a regressor" in message and "the target 'species' has 3 classes" in message
     measured = tmp_path / "measured.csv"
     X.to_csv(measured, index=False)
-    with pytest.raises(DataError, match=r"'sepal_length' has \d+ different values.*looks like a measurement.*"
-                                        "Choose the column with the classes"):
+    with pytest.raises(ModelError, match=r"is a classifier of 2 classes \(False and True\), but the target "
+                                         r"'sepal_length' is a number \(35 different values from 4.3 to 7.9\)\. "
+                                         "Train a regressor on this target"):
         evaluate(two, measured, "sepal_length", save=False)

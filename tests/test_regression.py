@@ -215,12 +215,12 @@ def test_regression_band_is_configurable(tmp_path):
 
 def test_dashboard_results_and_recommendations_of_a_regression_run(linear):
     _, result = linear
-    at = open_page(app(viewed_run=str(result.output_path)), "pages/results.py")
+    at = open_page(app(viewed_run=str(result.output_path)), "app_pages/results.py")
     shown = texts(at)
     assert "**Regression** of y: each case is explained on one side of a band around its prediction" in shown
     assert "**Model prediction:** y " in shown and "Every explanation below explains why the prediction is this" in shown
     assert "squared error smaller than predicting the training mean" in shown
-    at = open_page(at, "pages/recommendations.py")
+    at = open_page(at, "app_pages/recommendations.py")
     assert "**Regression** of y" in texts(at)
 
 
