@@ -8,6 +8,7 @@ for the model card, and the band computed here from the training target.
 from __future__ import annotations
 
 import json
+import shutil
 
 import joblib
 import numpy as np
@@ -213,9 +214,13 @@ def test_regression_band_is_configurable(tmp_path):
         assert group.direction == direction and group.edge == pytest.approx(value - direction * band)
 
 
-def test_dashboard_results_and_recommendations_of_a_regression_run(linear):
+def test_dashboard_results_and_recommendations_of_a_regression_run(linear, tmp_path):
     _, result = linear
-    at = open_page(app(viewed_run=str(result.output_path)), "app_pages/results.py")
+    run = tmp_path / "outputs" / result.output_path.parent.name / result.output_path.name  # the app's runs root
+    shutil.copytree(result.output_path, run)
+    at = app(usecase="custom")  # an upload's run: the sidebar lists it once "Custom Upload" is chosen
+    at.session_state["viewed_run"] = str(run)
+    at = open_page(at, "app_pages/results.py")
     shown = texts(at)
     assert "**Regression** of y: each case is explained on one side of a band around its prediction" in shown
     assert "**Model prediction:** y " in shown and "Every explanation below explains why the prediction is this" in shown
