@@ -9,6 +9,8 @@ rule scenario, counterfactual metrics on the counterfactual scenario).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -225,3 +227,35 @@ def test_fidelity_baseline_setting_reaches_the_metrics():
         long = compute_instance_metrics(skewed.model, skewed.data, explanations, cfg)
         defined[baseline] = long[long["metric"] == "fidelity_combined"]["value"].notna().mean()
     assert defined["other_class_average"] == 1.0 > defined["training_average"] + 0.2
+
+
+def test_shared_training_predictions_change_no_value_and_predict_the_training_rows_once(case, config):
+    """Metric passes that share one TrainPredictions give the tables they give alone, with one training-set call."""
+    from hexeval_engine.metrics.train_predictions import TrainPredictions
+
+    attributions, _, _ = _attribution_scenario(case, config)
+    passes = [attributions, _cf_scenario(case)]  # both need the training rows' classes (baseline, manifold)
+    alone = [compute_instance_metrics(case.model, case.data, p, config) for p in passes]
+    alone_claims = claim_rows(case.model, case.data, attributions, config)
+    train_rows = len(case.data.X_train)
+    shared = TrainPredictions(case.model, case.data)
+    seen = []
+    predict = case.model.predict_proba
+
+    def counting(X):
+        seen.append(len(X))
+        return predict(X)
+
+    case.model.predict_proba = counting
+    try:
+        together = [compute_instance_metrics(case.model, case.data, p, config, train=shared) for p in passes]
+        together_claims = claim_rows(case.model, case.data, attributions, config, train=shared)
+    finally:
+        del case.model.predict_proba
+    for a, b in zip(alone, together):
+        pd.testing.assert_frame_equal(a, b)
+    assert together_claims == alone_claims
+    assert config.evaluation.fidelity.baseline == "other_class_average"
+    assert seen.count(train_rows) == 1  # three passes, one prediction of the training rows
+    copied = copy.copy(case.data)  # equal content, another object: a pass given it predicts its own
+    assert not TrainPredictions(case.model, copied).belongs_to(case.model, case.data)

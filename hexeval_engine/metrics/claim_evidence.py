@@ -2,7 +2,7 @@
 
 Public interface (stable)
 -------------------------
-``claim_rows(model, data, explanations, config, *, neighbours=200, replace_share=0.3) -> list[tuple]``
+``claim_rows(model, data, explanations, config, *, neighbours=200, replace_share=0.3, train=None) -> list[tuple]``
 ``CLAIM_METRICS``  the per-instance metric names this module writes
 ``technical_claim_score(sufficiency, accuracy) -> ndarray``
 
@@ -36,6 +36,7 @@ from .claim_sufficiency import claim_sufficiency
 from .claims import named_features, ranked_features
 from .masking import MaskedRows
 from .readers import make_reader, reader_accuracy, reader_neighbours, reader_scores
+from .train_predictions import TrainPredictions
 
 CLAIM_METRICS = ("claim_comprehensiveness", "claim_sufficiency",
                  "claim_comprehensiveness_at_rule_k", "claim_sufficiency_at_rule_k",
@@ -68,7 +69,8 @@ def _claims(explanations, features, top_k):
     return claims, sizes
 
 
-def claim_rows(model, data, explanations, config, *, neighbours: int = 200, replace_share: float = 0.3) -> list:
+def claim_rows(model, data, explanations, config, *, neighbours: int = 200, replace_share: float = 0.3,
+               train: TrainPredictions | None = None) -> list:
     """Per-instance rows ``(method, instance_id, metric, value, derived=False)`` for the metrics above.
 
     Parameters
@@ -82,6 +84,9 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
         ``personas.top_k_features`` (what an attribution explanation shows).
     neighbours, replace_share : int, float
         The reader's test: neighbours per case and the share of features each one redraws.
+    train : TrainPredictions, optional
+        The model's classes of the training rows, shared with the other metric passes (predicted
+        here when omitted or when it belongs to another model or data set).
     """
     ev = config.evaluation
     features = list(data.feature_names)
@@ -90,7 +95,9 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
     if not claims:
         return []
     if ev.fidelity.baseline == "other_class_average":
-        base = make_class_baselines(data, model.predict(data.X_train[features]))
+        if train is None or not train.belongs_to(model, data):
+            train = TrainPredictions(model, data)
+        base = make_class_baselines(data, train.get())
     else:
         base = make_baseline(data)
     masked = MaskedRows(data.X_test[features], base)

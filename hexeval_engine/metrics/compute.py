@@ -2,8 +2,8 @@
 
 Public interface (stable)
 -------------------------
-``compute_instance_metrics(model, data, explanations, config, *, perturbed=None, seed_runs=None)
--> pandas.DataFrame`` with columns ``method``, ``instance_id``, ``metric``, ``value``, ``derived``
+``compute_instance_metrics(model, data, explanations, config, *, perturbed=None, seed_runs=None,
+train=None) -> pandas.DataFrame`` with columns ``method``, ``instance_id``, ``metric``, ``value``, ``derived``
 ``INSTANCE_COLUMNS``  that column list
 ``relevance_vector(explanation, feature_names) -> ndarray``  what the vector metrics rank
 
@@ -24,7 +24,8 @@ Public interface (stable)
 
 Model calls: one (chunked) for all masked rows; one on ``X_test`` when there are rules; one on
 ``X_train`` when there are counterfactuals or ``evaluation.fidelity.baseline`` is
-``other_class_average``; one on the noisy copies when ``perturbed`` is given.
+``other_class_average`` (none when a ``train`` object that already holds them is passed); one on the
+noisy copies when ``perturbed`` is given.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_preci
 from .sensitivity import local_lipschitz, max_sensitivity, standardised_distances
 from .soft_removal import SoftRemoval
 from .stability import explanation_vector, instance_stability, noisy_copies, seed_agreement
+from .train_predictions import TrainPredictions
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +55,8 @@ _PARSIMONY = {"num_important_features": num_important_features, "gini_sparseness
               "entropy_complexity": entropy_complexity}
 
 
-def compute_instance_metrics(model, data, explanations, config, *, perturbed=None, seed_runs=None) -> pd.DataFrame:
+def compute_instance_metrics(model, data, explanations, config, *, perturbed=None, seed_runs=None,
+                             train: TrainPredictions | None = None) -> pd.DataFrame:
     """Per-instance metric values for a list of explanations.
 
     Parameters
@@ -73,6 +76,10 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
     perturbed, seed_runs : dict, optional
         ``{(method, instance_id): [Explanation, ...]}`` for the stability metrics and
         ``lime_seed_agreement``.
+    train : TrainPredictions, optional
+        The model's classes of the training rows, shared with other metric passes of the same model
+        and data so they are predicted once (a new one is made when omitted or when it belongs to
+        another model or data set).
 
     Returns
     -------
@@ -81,7 +88,8 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
         for that instance (documented per metric).
     """
     ok = [e for e in explanations if e.error is None]
-    train = _TrainPredictions(model, data)
+    if train is None or not train.belongs_to(model, data):
+        train = TrainPredictions(model, data)
     rows: list[tuple] = []
     rows += _vector_rows(model, data, [e for e in ok if _has_vector(e)], config, train)
     rows += _rule_rows(model, data, [e for e in ok if e.rule is not None])
@@ -95,18 +103,6 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
         rows.append((method, iid, "lime_seed_agreement", seed_agreement(runs, data.feature_names), False))
     frame = pd.DataFrame(rows, columns=INSTANCE_COLUMNS)
     return frame.astype({"value": float, "derived": bool})
-
-
-class _TrainPredictions:
-    """The model's predicted class of every training row, computed once per call and only if needed."""
-
-    def __init__(self, model, data):
-        self.model, self.data, self._value = model, data, None
-
-    def get(self) -> np.ndarray:
-        if self._value is None:
-            self._value = self.model.predict(self.data.X_train[list(self.data.feature_names)])
-        return self._value
 
 
 def _has_vector(e) -> bool:
@@ -133,7 +129,7 @@ def _importance(explanation, feature_names) -> np.ndarray:
     return np.array([abs(float(weights.get(f, 0.0))) for f in feature_names])
 
 
-def _vector_rows(model, data, explanations, config, train: _TrainPredictions) -> list[tuple]:
+def _vector_rows(model, data, explanations, config, train: TrainPredictions) -> list[tuple]:
     if not explanations:
         return []
     ev = config.evaluation
@@ -177,7 +173,7 @@ def _rule_rows(model, data, explanations) -> list[tuple]:
     return out
 
 
-def _counterfactual_rows(data, explanations, config, train: _TrainPredictions) -> list[tuple]:
+def _counterfactual_rows(data, explanations, config, train: TrainPredictions) -> list[tuple]:
     if not explanations:
         return []
     ev = config.evaluation
