@@ -229,16 +229,22 @@ def test_fidelity_baseline_setting_reaches_the_metrics():
     assert defined["other_class_average"] == 1.0 > defined["training_average"] + 0.2
 
 
-def test_shared_training_predictions_change_no_value_and_predict_the_training_rows_once(case, config):
-    """Metric passes that share one TrainPredictions give the tables they give alone, with one training-set call."""
-    from hexeval_engine.metrics.train_predictions import TrainPredictions
+def test_shared_inputs_change_no_value_and_are_computed_once(case, config):
+    """Metric passes sharing one SharedInputs give the tables they give alone; the training rows and the
+    noisy copies go to the model once."""
+    from hexeval_engine.metrics.shared_inputs import SharedInputs
 
-    attributions, _, _ = _attribution_scenario(case, config)
-    passes = [attributions, _cf_scenario(case)]  # both need the training rows' classes (baseline, manifold)
-    alone = [compute_instance_metrics(case.model, case.data, p, config) for p in passes]
+    attributions, perturbed, _ = _attribution_scenario(case, config)
+    good = [e for e in attributions if e.method == "Good"]
+    bad = [e for e in attributions if e.method == "Bad"]
+    stab = {m: {k: v for k, v in perturbed.items() if k[0] == m} for m in ("Good", "Bad")}
+    # each pass needs the training rows' classes (baseline, manifold); the first two the same noisy copies
+    passes = [(good, stab["Good"]), (bad, stab["Bad"]), (_cf_scenario(case), None)]
+    assert stab["Good"] and stab["Bad"]
+    alone = [compute_instance_metrics(case.model, case.data, p, config, perturbed=s) for p, s in passes]
     alone_claims = claim_rows(case.model, case.data, attributions, config)
-    train_rows = len(case.data.X_train)
-    shared = TrainPredictions(case.model, case.data)
+    train_rows, copy_rows = len(case.data.X_train), 3 * len({iid for _, iid in stab["Good"]})
+    shared = SharedInputs(case.model, case.data)
     seen = []
     predict = case.model.predict_proba
 
@@ -248,14 +254,17 @@ def test_shared_training_predictions_change_no_value_and_predict_the_training_ro
 
     case.model.predict_proba = counting
     try:
-        together = [compute_instance_metrics(case.model, case.data, p, config, train=shared) for p in passes]
-        together_claims = claim_rows(case.model, case.data, attributions, config, train=shared)
+        together = [compute_instance_metrics(case.model, case.data, p, config, perturbed=s, shared=shared)
+                    for p, s in passes]
+        together_claims = claim_rows(case.model, case.data, attributions, config, shared=shared)
     finally:
         del case.model.predict_proba
     for a, b in zip(alone, together):
         pd.testing.assert_frame_equal(a, b)
     assert together_claims == alone_claims
     assert config.evaluation.fidelity.baseline == "other_class_average"
-    assert seen.count(train_rows) == 1  # three passes, one prediction of the training rows
-    copied = copy.copy(case.data)  # equal content, another object: a pass given it predicts its own
-    assert not TrainPredictions(case.model, copied).belongs_to(case.model, case.data)
+    assert seen.count(train_rows) == 1  # four passes, one prediction of the training rows
+    assert seen.count(copy_rows) == 1  # two methods measured for stability, one prediction of the copies
+    assert {e.method for e in good} == {"Good"} and alone[0]["metric"].eq("local_lipschitz").any()
+    copied = copy.copy(case.data)  # equal content, another object: a pass given it computes its own
+    assert not SharedInputs(case.model, copied).belongs_to(case.model, case.data)

@@ -2,7 +2,7 @@
 
 Public interface (stable)
 -------------------------
-``claim_rows(model, data, explanations, config, *, neighbours=200, replace_share=0.3, train=None) -> list[tuple]``
+``claim_rows(model, data, explanations, config, *, neighbours=200, replace_share=0.3, shared=None) -> list[tuple]``
 ``CLAIM_METRICS``  the per-instance metric names this module writes
 ``technical_claim_score(sufficiency, accuracy) -> ndarray``
 
@@ -30,13 +30,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .baseline import make_baseline, make_class_baselines
 from .claim_comprehensiveness import claim_comprehensiveness
 from .claim_sufficiency import claim_sufficiency
 from .claims import named_features, ranked_features
 from .masking import MaskedRows
 from .readers import make_reader, reader_accuracy, reader_neighbours, reader_scores
-from .train_predictions import TrainPredictions
+from .shared_inputs import SharedInputs
 
 CLAIM_METRICS = ("claim_comprehensiveness", "claim_sufficiency",
                  "claim_comprehensiveness_at_rule_k", "claim_sufficiency_at_rule_k",
@@ -70,7 +69,7 @@ def _claims(explanations, features, top_k):
 
 
 def claim_rows(model, data, explanations, config, *, neighbours: int = 200, replace_share: float = 0.3,
-               train: TrainPredictions | None = None) -> list:
+               shared: SharedInputs | None = None) -> list:
     """Per-instance rows ``(method, instance_id, metric, value, derived=False)`` for the metrics above.
 
     Parameters
@@ -84,9 +83,9 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
         ``personas.top_k_features`` (what an attribution explanation shows).
     neighbours, replace_share : int, float
         The reader's test: neighbours per case and the share of features each one redraws.
-    train : TrainPredictions, optional
-        The model's classes of the training rows, shared with the other metric passes (predicted
-        here when omitted or when it belongs to another model or data set).
+    shared : SharedInputs, optional
+        The baseline (and the training rows' classes it needs), shared with the other metric passes
+        (computed here when omitted or when it belongs to another model or data set).
     """
     ev = config.evaluation
     features = list(data.feature_names)
@@ -94,12 +93,9 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
     claims, sizes = _claims(explanations, features, top_k)
     if not claims:
         return []
-    if ev.fidelity.baseline == "other_class_average":
-        if train is None or not train.belongs_to(model, data):
-            train = TrainPredictions(model, data)
-        base = make_class_baselines(data, train.get())
-    else:
-        base = make_baseline(data)
+    if shared is None or not shared.belongs_to(model, data):
+        shared = SharedInputs(model, data)
+    base = shared.baseline(ev.fidelity.baseline)
     masked = MaskedRows(data.X_test[features], base)
     jobs = []  # (explanation, metric suffix, named set, removed slice, kept slice, baseline slice)
     for e, named in claims:
