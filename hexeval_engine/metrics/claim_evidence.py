@@ -34,7 +34,7 @@ from .claim_comprehensiveness import claim_comprehensiveness
 from .claim_sufficiency import claim_sufficiency
 from .claims import named_features, ranked_features
 from .masking import MaskedRows
-from .readers import make_reader, reader_accuracy, reader_neighbours, reader_scores
+from .readers import make_reader, reader_accuracy, reader_neighbourhoods, reader_scores
 from .shared_inputs import SharedInputs
 
 CLAIM_METRICS = ("claim_comprehensiveness", "claim_sufficiency",
@@ -133,7 +133,7 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
 
 def _reader_rows(model, data, explanations, top_k, own_values, random_state, n, replace_share) -> list:
     iids = sorted({int(e.instance_id) for e in explanations})
-    hoods = {i: reader_neighbours(data, i, n=n, replace_share=replace_share, random_state=random_state) for i in iids}
+    hoods = reader_neighbourhoods(data, iids, n=n, replace_share=replace_share, random_state=random_state)
     stacked = pd.concat([hoods[i] for i in iids], ignore_index=True)
     predicted = np.asarray(model.predict(stacked), dtype=int).reshape(len(iids), n)
     actual = {i: predicted[k] for k, i in enumerate(iids)}
