@@ -154,7 +154,7 @@ def child_dashboard_heart() -> dict:
         os.chdir(ROOT)
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
         at.run()
-        at.switch_page("pages/configure_run.py").run()
+        at.switch_page("app_pages/configure_run.py").run()
         at.session_state["usecase"] = "heart"
         at.session_state["rater_kind"] = "simulated"
         at.run()
@@ -163,7 +163,7 @@ def child_dashboard_heart() -> dict:
         try:
             def click_to_results():
                 run_button.click().run()
-                at.switch_page("pages/results.py").run()
+                at.switch_page("app_pages/results.py").run()
             timed = _timed(click_to_results)
         finally:
             engine.evaluate = evaluate
