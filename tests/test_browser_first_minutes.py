@@ -226,3 +226,59 @@ def test_upload_messages_show_no_server_path(browser, server, tmp_path):
             assert "/tmp/" not in shown and "hexeval-upload-" not in shown and str(ROOT) not in shown, shown[-1500:]
     finally:
         context.close()
+
+
+#: For one Plotly chart: whether its toolbar's box meets the box of its title (JavaScript, run on the chart).
+_TOOLBAR_OVER_TITLE = """(plot) => {
+  const box = (e) => { if (!e) return null; const b = e.getBoundingClientRect();
+                       return b.width && b.height ? {x: b.left, y: b.top, w: b.width, h: b.height} : null; };
+  const meet = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  const bar = box(plot.querySelector('.modebar'));
+  const titles = [...plot.querySelectorAll('.g-gtitle text')].map(box).filter(Boolean);
+  return {bar: !!bar, titles: titles.length, covered: !!bar && titles.some(t => meet(t, bar))};
+}"""
+
+
+def _toolbar_covers_no_title(page, where: str) -> int:
+    """Hover every visible chart (its toolbar appears) and assert the toolbar covers no title; returns the count."""
+    plots = page.locator(".js-plotly-plot:visible")
+    for i in range(plots.count()):
+        plot = plots.nth(i)
+        plot.scroll_into_view_if_needed()
+        box = plot.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(400)
+        seen = plot.evaluate(_TOOLBAR_OVER_TITLE)
+        assert seen["bar"] and seen["titles"], f"{where} chart {i}: {seen}"  # else the check below proves nothing
+        assert not seen["covered"], f"Plotly's toolbar covers the title of {where} chart {i}"
+    return plots.count()
+
+
+@pytest.mark.parametrize("width, height", [(1440, 900), (390, 844)])
+def test_the_plotly_toolbar_covers_no_chart_title(browser, server, width, height):
+    context, page = _page(browser, width, height)
+    try:
+        _load_saved_run(page, server)
+        page.locator(".js-plotly-plot").first.wait_for()
+        charts = _toolbar_covers_no_title(page, "Technical metrics")
+        page.get_by_role("tab", name="Persona ratings").click()
+        page.locator(".js-plotly-plot .polar").first.wait_for()
+        _settle(page)
+        charts += _toolbar_covers_no_title(page, "Persona ratings")
+        page.get_by_role("tab", name="Downloads").click()
+        with page.expect_download() as download:
+            page.get_by_role("button", name="HTML report").click()
+        report = SHOTS / f"report-{width}.html"
+        download.value.save_as(report)
+        _goto(page, "Recommendations")
+        page.locator(".js-plotly-plot").first.wait_for()
+        charts += _toolbar_covers_no_title(page, "Recommendations")
+        assert charts >= 5
+        view = context.new_page()
+        view.goto(report.as_uri())
+        view.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        view.locator(".js-plotly-plot .polar").first.wait_for()
+        view.wait_for_timeout(1000)
+        assert _toolbar_covers_no_title(view, "report") >= 5
+    finally:
+        context.close()
