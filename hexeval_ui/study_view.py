@@ -7,7 +7,8 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine.ratings_summary import DIMENSIONS
-from hexeval_engine.study.calibration import estimate_text
+from hexeval_engine.explanation import BASELINE_METHOD
+from hexeval_engine.study.calibration import estimate_text, signed_text
 from hexeval_engine.study.evidence import read_calibration
 from hexeval_engine.vocabulary import dimension_label, plural
 
@@ -36,19 +37,42 @@ def render_study(run) -> None:
                                      for d in DIMENSIONS]
                               for key, label in MEASURES.items()}, index=[dimension_label(d) for d in DIMENSIONS])
         st.dataframe(table)
-        people = block["forward_accuracy"]["people"]
-        personas = calibration.get("forward_accuracy_personas", {})
-        rows = [{"Explanation": m, "People answering the what-if correctly": _share(people.get(m)),
-                 "Simulated readers answering it correctly": _share(personas.get(m))}
-                for m in sorted(set(people) | set(personas))]
-        if rows:
-            st.dataframe(pd.DataFrame(rows), hide_index=True)
+        forward = block.get("forward_accuracy") or {}
+        table = forward_table(forward, calibration.get("persona_kind", "simulated"))
+        if len(table):
+            st.markdown("**Questions with a right answer** (what the model would predict after one change): share "
+                        "answered right, and the paired difference from the Random explanation on the same cases.")
+            st.dataframe(table, hide_index=True)
+            st.markdown(escape_markdown(block.get("forward_sentence", "")))
+    checks = calibration.get("judge_checks") or {}
+    if checks:
+        st.subheader("Checks of the personas that need no people")
+        st.markdown(escape_markdown(checks.get("test_retest_text", "")))
+        st.markdown(escape_markdown(checks.get("label_swap_text", "")))
     picks = (run.recommendations or {}).get("picks") or {}
     if picks:
         st.subheader("Who would pick what")
         st.dataframe(pd.DataFrame([{"Stakeholder": role, "People's pick": p.get("people_pick") or "–",
                                     "People": p.get("n_people", 0), "Personas' pick": p.get("personas_pick") or "–",
                                     "Personas": p.get("n_personas", 0)} for role, p in picks.items()]), hide_index=True)
+
+
+def forward_table(forward: dict, persona_kind: str) -> pd.DataFrame:
+    """What-if accuracy of people and personas per method, each paired against Random (texts, not numbers)."""
+    personas = "simulated readers" if persona_kind == "simulated" else "LLM personas"
+    methods = sorted(set(forward.get("people", {})) | set(forward.get("personas", {})))
+    return pd.DataFrame([{"Explanation": m,
+                          "People answering right": _share(forward.get("people", {}).get(m)),
+                          "People: difference from Random": _versus(forward.get("people_vs_random", {}), m),
+                          f"{personas.capitalize()} answering right": _share(forward.get("personas", {}).get(m)),
+                          f"{personas.capitalize()}: difference from Random": _versus(forward.get("personas_vs_random", {}), m)}
+                         for m in methods])
+
+
+def _versus(entries: dict, method: str) -> str:
+    if method == BASELINE_METHOD:
+        return "(the baseline)"
+    return signed_text(entries.get(method) or {}) if entries.get(method) else "–"
 
 
 def _share(entry) -> str:

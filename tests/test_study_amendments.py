@@ -1,16 +1,16 @@
-"""record_amendment (the run-integrity contract) and the study's run lock."""
+"""record_amendment (the run-integrity contract) and the run lock it takes for every amendment writer."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import multiprocessing
+import threading
 
 import pytest
 
 from hexeval_engine.errors import RunError
 from hexeval_engine.runs.amendments import record_amendment
-from hexeval_engine.study.storage import amend
 
 
 def _run(tmp_path):
@@ -45,7 +45,7 @@ def test_amendment_refuses_paths_outside_the_run_or_the_manifest(tmp_path, bad):
 
 def _amend_many(run, who, n):
     for i in range(n):
-        amend(run, what=f"{who} {i}", files={f"study/answers/{who}.json": str(i)})
+        record_amendment(run, what=f"{who} {i}", files={f"study/answers/{who}.json": str(i)})
 
 
 def test_concurrent_amendments_lose_no_entry(tmp_path):
@@ -60,3 +60,15 @@ def test_concurrent_amendments_lose_no_entry(tmp_path):
     entries = json.loads((run / "run.json").read_text())["amendments"]
     assert len(entries) == 30
     assert {e["what"] for e in entries} == {f"{w} {i}" for w in ("p1", "p2") for i in range(15)}
+
+
+def test_concurrent_amendments_from_threads_of_one_process_lose_no_entry(tmp_path):
+    # one Streamlit server serves several participants on threads: the lock must hold between threads too
+    run = _run(tmp_path)
+    workers = [threading.Thread(target=_amend_many, args=(run, who, 15)) for who in ("p1", "p2", "p3")]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(60)
+    entries = json.loads((run / "run.json").read_text())["amendments"]
+    assert sorted(e["what"] for e in entries) == sorted(f"{w} {i}" for w in ("p1", "p2", "p3") for i in range(15))

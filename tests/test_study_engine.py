@@ -139,14 +139,18 @@ def test_malformed_import_names_every_problem_and_changes_nothing(run_copy, tmp_
     good = {"participant_id": "r1", "role": study["roles"][0], "explanation_type": item["method"],
             "instance_index": item["instance_index"], **{d: 3 for d in DIMENSIONS}, "comment": "", "simulation_answer": 1}
     bad = pd.DataFrame([{**good, "explanation_type": "Explanation Q"}, {**good, "trust": 7},
-                        {**good, "role": "Astronaut"}])
+                        {**good, "role": "Astronaut"}, {**good, "participant_id": "p1"}, {**good, "participant_id": "P7"}])
     bad.to_csv(tmp_path / "bad.csv", index=False)
     with pytest.raises(ImportProblems) as err:
         import_ratings(run_copy, tmp_path / "bad.csv")
     problems = err.value.problems
-    assert len(problems) == 3
+    assert len(problems) == 5
     assert "row 2, column explanation_type: 'Explanation Q'" in problems[0]
     assert "row 3, column trust: '7'" in problems[1] and "row 4, column role: 'Astronaut'" in problems[2]
+    # ids of the study's links (present p1, or a future one: p7) would merge imported answers with a link's
+    assert "row 5, column participant_id: 'p1' is an id of this study's participant links" in problems[3]
+    assert "rename it, e.g. r1" in problems[3]
+    assert "row 6, column participant_id: 'P7' has the form of an id" in problems[4]
     bad.drop(columns=["comment"]).to_csv(tmp_path / "missing.csv", index=False)
     with pytest.raises(ImportProblems, match="column 'comment' is missing"):
         import_ratings(run_copy, tmp_path / "missing.csv")

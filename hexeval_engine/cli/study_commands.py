@@ -13,7 +13,8 @@ from ..paths import NAME_PATTERN, default_outputs_root, shown
 from ..ratings_summary import DIMENSIONS
 from ..study import (ImportProblems, add_participants, close_study, create_study, import_ratings,
                      read_calibration, refresh_evidence, template)
-from ..study.calibration import estimate_text
+from ..explanation import BASELINE_METHOD
+from ..study.calibration import estimate_text, signed_text
 from ..study.human_table import human_ratings
 from ..study.storage import read_study
 from ..vocabulary import dimension_label, plural
@@ -136,6 +137,31 @@ def _print_calibration(cal: dict) -> None:
             row = block["dimensions"][d]
             cells = [estimate_text(row[key]) for key in ("spearman", "alpha_humans", "alpha_personas_humans")]
             print(f"  {dimension_label(d):<20} {cells[0]:>22} {cells[1]:>22} {cells[2]:>24}")
+        _print_forward(block, cal.get("persona_kind", "simulated"))
+    checks = cal.get("judge_checks") or {}
+    if checks:
+        print("\nJudge checks without people:")
+        print(f"  {checks.get('test_retest_text', '')}")
+        print(f"  {checks.get('label_swap_text', '')}")
+
+
+def _print_forward(block: dict, persona_kind: str) -> None:
+    """What-if accuracy per method, and paired against the Random explanation on the same cases."""
+    forward = block.get("forward_accuracy") or {}
+    methods = sorted(set(forward.get("people", {})) | set(forward.get("personas", {})))
+    if not methods:
+        return
+    personas = "simulated readers" if persona_kind == "simulated" else "LLM personas"
+    print(f"  What-if answers against the Random explanation (share right; paired difference, 95% interval, pairs):")
+    print(f"  {'explanation':<12} {'people right':>22} {'people - Random':>30} {personas + ' right':>24} "
+          f"{personas + ' - Random':>30}")
+    for m in methods:
+        cells = [estimate_text(forward.get("people", {}).get(m, {})),
+                 signed_text(forward.get("people_vs_random", {}).get(m, {})) if m != BASELINE_METHOD else "baseline",
+                 estimate_text(forward.get("personas", {}).get(m, {})),
+                 signed_text(forward.get("personas_vs_random", {}).get(m, {})) if m != BASELINE_METHOD else "baseline"]
+        print(f"  {m:<12} {cells[0]:>22} {cells[1]:>30} {cells[2]:>24} {cells[3]:>30}")
+    print(f"  {block.get('forward_sentence', '')}")
 
 
 def close_cmd(args) -> int:

@@ -18,6 +18,7 @@ from plotly.offline import get_plotlyjs
 
 from .. import charts
 from ..recommend.verdict import clear_lead_rule, verdict_line
+from .calibration import calibration_section
 from .narratives import narratives_section
 from .warnings import warnings_section
 from .sections import (esc, examples_section, metrics_section, model_data_section, rater_note,
@@ -167,6 +168,7 @@ def render_report(run) -> str:
         _folded("Charts", _charts_section(run)),
         _folded("Technical metrics", metrics_section(run.technical_metrics, run.technical_metrics_long)),
         ratings_section(run.persona_ratings),
+        calibration_section(run_dir, run.recommendations),  # a study's people, when the run has them
         _folded("What the personas read", examples_section(getattr(run, "explanations", None))),
         _folded("Narratives", narratives_section(run)),
         "</section><section id='configuration'><h2>Configuration</h2>",

@@ -7,14 +7,22 @@ with a new entry ``{"what", "when", "files": {relpath: sha256}}`` in its ``"amen
 expected hash of a file is its last listing in ``amendments``, else in ``files`` (the integrity check
 of :mod:`hexeval_engine.runs.integrity` reads them so), so HEXEval's own amendments are never
 flagged as edits while an edit made outside HEXEval is.
+
+Every amendment writer goes through :func:`record_amendment`, which holds :func:`run_lock` (an
+exclusive ``flock`` on the run folder's own descriptor) for the whole read-add-write of ``run.json``:
+two writers at the same moment (two study participants, an import while a participant answers) take
+turns, so no amendment entry is lost and no file it listed would look edited. The lock is on the
+folder itself, so no extra file appears in the run.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import os
 import tempfile
+from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 
@@ -80,7 +88,34 @@ def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str]) -> di
         The folder is not a run, or a path points outside it.
     """
     run_dir = Path(run_dir)
-    return _record(run_dir, what, files)
+    with run_lock(run_dir):
+        return _record(run_dir, what, files)
+
+
+@contextmanager
+def run_lock(run_dir):
+    """Hold an exclusive lock on ``run_dir`` for the ``with`` block (blocks until it is free).
+
+    ``flock`` locks belong to an open file description, so two threads of one process (two
+    participants served by one Streamlit server) exclude each other as two processes do.
+
+    Raises
+    ------
+    RunError
+        The folder cannot be opened.
+    """
+    run_dir = Path(run_dir)
+    try:
+        fd = os.open(run_dir, os.O_RDONLY)
+    except OSError as err:
+        raise RunError(f"Run {shown(run_dir.name)} cannot be opened ({(err.strerror or type(err).__name__).lower()}). "
+                       "Pick a run listed by `hexeval runs list`.") from err
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
 
 
 def _record(run_dir: Path, what: str, files: dict) -> dict:

@@ -16,8 +16,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from ..explanation import BASELINE_METHOD
+from ..paired_stats import mean_ci, paired_difference
 from ..ratings_summary import DIMENSIONS
 from ..vocabulary import plural
+from .forward import answer_scores
 from .krippendorff import ordinal_alpha
 
 RESAMPLES = 1000
@@ -86,16 +89,53 @@ def _role_dimension(humans: pd.DataFrame, personas: pd.DataFrame, dimension: str
     return result
 
 
-def _accuracy(frame: pd.DataFrame, rng) -> dict:
+def _accuracy(frame: pd.DataFrame, scores: np.ndarray, *, seed: int) -> dict:
+    """Per method: the mean what-if score with its bootstrap interval and the real n of answers."""
     out = {}
-    for method, group in frame.groupby("explanation_type"):
-        correct = group["simulation_correct"].dropna().astype(float).to_numpy()
-        if not len(correct):
+    methods = frame["explanation_type"].astype(str).to_numpy()
+    for method in sorted(set(methods)):
+        values = scores[(methods == method) & np.isfinite(scores)]
+        if not len(values):
             continue
-        boots = [float(correct[rng.integers(len(correct), size=len(correct))].mean()) for _ in range(RESAMPLES)]
-        lo, hi = _ci(boots)
-        out[str(method)] = {"value": float(correct.mean()), "ci_low": lo, "ci_high": hi, "n": int(len(correct))}
+        mean, lo, hi = mean_ci(values, n_resamples=RESAMPLES, confidence=LEVEL, seed=seed)
+        out[method] = {"value": mean, "ci_low": _finite(lo), "ci_high": _finite(hi), "n": int(len(values))}
     return out
+
+
+def _versus_random(frame: pd.DataFrame, scores: np.ndarray, units: list[str], *, seed: int) -> dict:
+    """Per method: the paired difference of its what-if score minus the Random explanation's on the same
+    units (a person or persona and a case), with its bootstrap interval and the real n of pairs."""
+    if not len(frame):
+        return {}
+    table = frame[units + ["explanation_type"]].astype(str).assign(score=scores)
+    wide = table.pivot_table(index=units, columns="explanation_type", values="score", aggfunc="mean")
+    if BASELINE_METHOD not in wide:
+        return {}
+    out = {}
+    for method in wide.columns:
+        if method == BASELINE_METHOD:
+            continue
+        diff = paired_difference(wide[method].to_numpy(dtype=float), wide[BASELINE_METHOD].to_numpy(dtype=float),
+                                 n_resamples=RESAMPLES, confidence=LEVEL, seed=seed)
+        if diff.n:
+            out[str(method)] = {"value": _finite(diff.mean), "ci_low": _finite(diff.ci_low),
+                                "ci_high": _finite(diff.ci_high), "n": diff.n}
+    return out
+
+
+def forward_block(people: pd.DataFrame, personas: pd.DataFrame, *, seed: int) -> dict:
+    """What-if accuracy of people and personas per method, and paired against Random."""
+    people_scores = people["simulation_correct"].map(
+        lambda v: np.nan if pd.isna(v) else float(bool(v))).to_numpy(dtype=float)
+    persona_scores = answer_scores(personas) if len(personas) else np.array([])
+    return {"people": _accuracy(people, people_scores, seed=seed),
+            "personas": _accuracy(personas, persona_scores, seed=seed) if len(personas) else {},
+            "people_vs_random": _versus_random(people, people_scores, ["participant_id", "instance_index"], seed=seed),
+            "personas_vs_random": _versus_random(personas, persona_scores, ["persona_name", "instance_index"],
+                                                 seed=seed) if len(personas) else {},
+            "n_people_answers": int(np.isfinite(people_scores).sum()),
+            "n_persona_answers": int(np.isfinite(persona_scores).sum()),
+            "n_persona_failures": int((personas["status"].astype(str) != "ok").sum()) if len(personas) else 0}
 
 
 def estimate_text(entry: dict, *, no_interval: str = "") -> str:
@@ -103,7 +143,7 @@ def estimate_text(entry: dict, *, no_interval: str = "") -> str:
 
     ``no_interval`` is appended when the estimate has no interval (too few cases to bootstrap).
     """
-    if entry.get("value") is None:
+    if not entry or entry.get("value") is None:
         return "not measurable"
     if entry.get("ci_low") is None:
         return f"{entry['value']:.2f}{no_interval}"
@@ -116,15 +156,50 @@ def sentence(role: str, n_people: int, block: dict) -> str:
     between = [block["dimensions"][d]["alpha_personas_humans"]["value"] for d in DIMENSIONS]
     pairs = [(a, b) for a, b in zip(among, between) if a is not None and b is not None]
     people = plural(n_people, "person", "people")
-    if n_people < 2 or not pairs:
+    if n_people < 2:
         return (f"For {role}, {people} answered: too few to measure how well people agree with each other, so "
                 "the personas cannot be compared with that ceiling yet.")
+    if not pairs:
+        return (f"For {role}, {people} answered, but their ratings vary too little (or too few items were rated by "
+                "two of them) to measure how well people agree with each other, so the personas cannot be compared "
+                "with that ceiling.")
     gap = float(np.mean([a - b for a, b in pairs]))
     how = "about as well as" if abs(gap) < 0.1 else ("much less than" if gap > 0.3 else
                                                       "less than" if gap > 0 else "better than")
     return (f"The personas agree with the {people} in the role {role} {how} those people agree with each other "
             f"(mean Krippendorff's alpha over the six questions: personas with people {np.mean([b for _, b in pairs]):.2f}, "
             f"people among themselves {np.mean([a for a, _ in pairs]):.2f}).")
+
+
+def signed_text(entry: dict) -> str:
+    """A paired difference in words: ``+0.25 [0.05, 0.45], 12 pairs``."""
+    if not entry or entry.get("value") is None:
+        return "not measurable"
+    interval = f" [{entry['ci_low']:+.2f}, {entry['ci_high']:+.2f}]" if entry.get("ci_low") is not None else ""
+    return f"{entry['value']:+.2f}{interval}, {plural(entry['n'], 'pair')}"
+
+
+def forward_sentence(role: str, forward: dict, persona_kind: str) -> str:
+    """One sentence: which methods let the people of a role (and the personas) anticipate the model better
+    than the Random explanation, paired on the same cases."""
+    parts = []
+    for who, key in ((f"people in the role {role}", "people_vs_random"),
+                     ("the simulated readers" if persona_kind == "simulated" else "the LLM personas",
+                      "personas_vs_random")):
+        entries = forward.get(key) or {}
+        if not entries:
+            parts.append(f"for {who} the what-if answers cannot be paired against the Random explanation")
+            continue
+        better = [m for m, e in entries.items() if e.get("ci_low") is not None and e["ci_low"] > 0]
+        n = max(e["n"] for e in entries.values())
+        if better:
+            parts.append(f"{who} anticipated the model better than with the Random explanation with "
+                         + ", ".join(f"{m} ({signed_text(entries[m])})" for m in better))
+        else:
+            parts.append(f"no method let {who} anticipate the model better than the Random explanation beyond "
+                         f"chance (up to {plural(n, 'pair')} per method)")
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
 
 
 def calibration_from(humans: pd.DataFrame, personas: pd.DataFrame, persona_answers: pd.DataFrame, *,
@@ -139,16 +214,19 @@ def calibration_from(humans: pd.DataFrame, personas: pd.DataFrame, persona_answe
         ``persona_ratings`` rows with status ok (``persona_role``, ``explanation_type``,
         ``instance_index``, the six dimensions).
     persona_answers : DataFrame
-        :func:`~hexeval_engine.study.forward.persona_answers`.
+        ``study/persona_answers.csv`` (:data:`~hexeval_engine.study.forward.ANSWER_COLUMNS`).
     """
     rng = np.random.default_rng(seed)
     roles = {}
+    answers_role = persona_answers["persona_role"].fillna("").astype(str) if len(persona_answers) else pd.Series([], dtype=str)
     for role, of_role in humans.groupby("role"):
         personas_of_role = personas[personas["persona_role"].astype(str) == str(role)]
+        # simulated readers carry no role (the same reader for every role); LLM personas answer as their role
+        answers_of_role = persona_answers[(answers_role == str(role)) | (answers_role == "")]
         n_people = int(of_role["participant_id"].nunique())
         block = {"n_people": n_people, "n_ratings": int(len(of_role)), "persona_kind": persona_kind,
                  "n_persona_ratings": int(len(personas_of_role)), "dimensions": {},
-                 "forward_accuracy": {"people": _accuracy(of_role, rng)}}
+                 "forward_accuracy": forward_block(of_role, answers_of_role, seed=seed)}
         for d in DIMENSIONS:
             block["dimensions"][d] = _role_dimension(of_role, personas_of_role, d, rng) if len(personas_of_role) else {
                 "n_items": 0, **{k: {"value": None, "ci_low": None, "ci_high": None}
@@ -156,6 +234,6 @@ def calibration_from(humans: pd.DataFrame, personas: pd.DataFrame, persona_answe
         if len(personas_of_role) == 0:
             block["note"] = "No persona of the run has this role: the people's ratings are not compared with personas."
         block["sentence"] = sentence(str(role), n_people, block)
+        block["forward_sentence"] = forward_sentence(str(role), block["forward_accuracy"], persona_kind)
         roles[str(role)] = block
-    return {"roles": roles, "forward_accuracy_personas": _accuracy(persona_answers, rng),
-            "resamples": RESAMPLES, "level": LEVEL}
+    return {"roles": roles, "resamples": RESAMPLES, "level": LEVEL, "persona_kind": persona_kind}

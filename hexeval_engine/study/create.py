@@ -20,6 +20,7 @@ from ..raters.prompt import DIMENSION_QUESTIONS, render_case, render_prediction
 from ..ratings_summary import DIMENSIONS
 from ..runs.store import load_run
 from ..vocabulary import Vocabulary, plural
+from .persona_evidence import persona_files
 from .sources import load_sources
 from .storage import has_study, read_study, write_study
 from .tokens import new_token, token_hash
@@ -42,6 +43,9 @@ def create_study(run, *, cases: int = 3, participants: int = 2, seed: int | None
         Seed for the cases, the what-ifs, orders and labels (default: the run's seed).
     base_url : str
         Where ``hexeval study serve`` is reachable; links are ``base_url/?token=...``.
+
+    The run's personas answer the study's what-if questions now (simulated ones through the readers,
+    LLM ones through the LLM, with the label-swap check): see :mod:`.persona_evidence`.
 
     Raises
     ------
@@ -96,7 +100,8 @@ def create_study(run, *, cases: int = 3, participants: int = 2, seed: int | None
              "items": items, "participants": {}}
     links = _add_participants(study, participants, rng)
     write_study(run_dir, study, what=f"study created: {plural(len(items), 'item')} on {plural(cases, 'case')}, "
-                                     f"{plural(participants, 'participant')}")
+                                     f"{plural(participants, 'participant')}; the personas' what-if answers",
+                also=persona_files(data, study, sources))
     return links
 
 

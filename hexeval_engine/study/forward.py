@@ -1,16 +1,16 @@
-"""Simulated personas answer the what-if questions by reading the explanation they were shown.
+"""Simulated personas answer the what-if questions through the reader of the explanation they saw.
 
-The contract is the reader of ``hexeval_engine.metrics.readers`` (``make_reader(explanation, *,
-data) -> Reader`` with ``Reader.predict(rows) -> class index or -1``). Until that module is on
-``main``, :func:`offline_reader` implements the same interface here, one rule per family:
+One reader per explanation family, the one the fair-evidence metrics use
+(:func:`hexeval_engine.metrics.readers.make_reader`): an attribution reader (SHAP, LIME, Random)
+subtracts the shown contributions of the features the what-if changes from the shown probability; a
+rule reader (Anchor) gives the rule's class while the changed row still meets the rule and abstains
+outside it; a counterfactual reader (DiCE) expects the other class when the change follows a shown
+counterfactual. A narrative retells its source explanation, so it is read through that source.
 
-* attributions (SHAP, LIME, Random, a narrative's source): a reader expects the prediction to flip
-  only when the what-if changes one of the 3 features the explanation names first *and* that
-  feature spoke for the current prediction; otherwise the prediction stays.
-* a rule (Anchor): while the changed row still meets every condition the rule's class is expected;
-  a row that breaks a condition leaves the reader unable to say (-1, counted as wrong).
-* counterfactuals (DiCE): a change of a feature a counterfactual changes, towards its value, is
-  expected to flip the prediction; any other change keeps it.
+The simulated reader is the same for every role (it knows only the explanation), so its answers carry
+no role. An abstention (answer ``-1``) is neither right nor wrong: it scores as a guess at chance
+(0.5), as :func:`hexeval_engine.metrics.readers.reader_accuracy` counts it. A what-if whose
+explanation cannot be read (it failed) is recorded as a failure with its reason, never answered.
 """
 
 from __future__ import annotations
@@ -18,95 +18,103 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-TOP_K = 3
+from ..explanation import NARRATIVE_METHOD, Condition, Counterfactual, Explanation, Rule
+from ..metrics.readers import ABSTAIN, make_reader
+
+ANSWER_COLUMNS = ["persona_name", "persona_role", "instance_index", "explanation_type", "simulation_answer",
+                  "simulation_correct", "status", "error"]
+"""Columns of ``study/persona_answers.csv`` (simulated readers and LLM personas alike)."""
+
+CHANCE = 0.5
+"""Score of an abstention on a two-option question."""
 
 
-class OfflineReader:
-    """What a reader of one explanation expects the model to predict for changed rows."""
-
-    def __init__(self, record: dict, original_row: pd.Series):
-        self.record = record
-        self.original = original_row
-        self.predicted = int(record.get("predicted_class", 0))
-
-    def predict(self, rows: pd.DataFrame) -> np.ndarray:
-        return np.array([self._one(row) for _, row in rows.iterrows()], dtype=int)
-
-    def _changed(self, row: pd.Series) -> list[str]:
-        return [f for f in row.index if str(row[f]) != str(self.original[f])]
-
-    def _one(self, row: pd.Series) -> int:
-        changed = self._changed(row)
-        rec = self.record
-        attributions = rec.get("attributions") or (rec.get("extra") or {}).get("source_attributions")
-        if rec.get("rule"):
-            return self._rule(row)
-        if rec.get("counterfactuals"):
-            return self._counterfactual(row, changed)
-        if attributions:
-            top = sorted(attributions, key=lambda f: -abs(float(attributions[f])))[:TOP_K]
-            # attributions are towards class 1: a positive value speaks for class 1
-            supports = [f for f in changed if f in top and (float(attributions[f]) > 0) == (self.predicted == 1)]
-            return 1 - self.predicted if supports else self.predicted
-        return -1
-
-    def _rule(self, row: pd.Series) -> int:
-        for cond in self.record["rule"].get("conditions", []):
-            if not _holds(row.get(cond["feature"]), cond.get("op"), cond.get("value")):
-                return -1
-        return self.predicted
-
-    def _counterfactual(self, row: pd.Series, changed: list[str]) -> int:
-        for cf in self.record["counterfactuals"]:
-            for f, change in (cf.get("changes") or {}).items():
-                if f in changed and _towards(self.original[f], row[f], change[-1] if isinstance(change, list) else change):
-                    return 1 - self.predicted
-        return self.predicted
+def explanation_from_record(record: dict) -> Explanation:
+    """The :class:`~hexeval_engine.explanation.Explanation` a line of ``explanations.jsonl`` was made from."""
+    rule = record.get("rule")
+    cfs = record.get("counterfactuals")
+    return Explanation(
+        method=str(record["method"]), instance_id=int(record["instance_id"]),
+        predicted_class=int(record["predicted_class"]), probability=float(record["probability"]),
+        attributions=record.get("attributions"),
+        rule=None if rule is None else Rule([Condition(**c) for c in rule.get("conditions", [])],
+                                            float(rule.get("precision", float("nan"))),
+                                            float(rule.get("coverage", float("nan")))),
+        counterfactuals=None if cfs is None else [
+            Counterfactual({f: tuple(v) for f, v in (cf.get("changes") or {}).items()}, float(cf.get("probability", 0.0)),
+                           bool(cf.get("flips")), dict(cf.get("row") or {})) for cf in cfs],
+        text=str(record.get("text") or ""), error=record.get("error"), extra=dict(record.get("extra") or {}))
 
 
-def _number(value):
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+def source_record(item: dict, by_key: dict) -> dict | None:
+    """The explanation record an item's reader reads: its own, or a narrative's source explanation."""
+    key = (item["method"], int(item["instance_index"]))
+    record = by_key.get(key)
+    if item["method"] == NARRATIVE_METHOD and record is not None:
+        source = (record.get("extra") or {}).get("source_method")
+        return by_key.get((str(source), key[1]))
+    return record
 
 
-def _holds(value, op, bound) -> bool:
-    a, b = _number(value), _number(bound)
-    if op in ("=", "==") or a is None or b is None:
-        return str(value) == str(bound) if (a is None or b is None) else a == b
-    return {"<=": a <= b, "<": a < b, ">=": a >= b, ">": a > b, "!=": a != b}.get(op, False)
+def changed_row(data, item: dict) -> pd.DataFrame:
+    """The case of an item with its what-if applied (one raw row)."""
+    row = data.X_test.iloc[[int(item["instance_index"])]].copy()
+    row[item["what_if"]["feature"]] = item["what_if"]["value"]  # the whole column: its dtype follows the value
+    return row
 
 
-def _towards(old, new, target) -> bool:
-    o, n, t = _number(old), _number(new), _number(target)
-    if o is None or n is None or t is None:
-        return str(new) == str(target)
-    return abs(n - t) < abs(o - t)
+def reader_answers(study: dict, explanations: list[dict], data, *, top_k: int) -> pd.DataFrame:
+    """Each item's what-if answered by the reader of its explanation (columns :data:`ANSWER_COLUMNS`).
 
-
-def offline_reader(record: dict, *, data) -> OfflineReader:
-    """The reader of one saved explanation record (``explanations.jsonl``) of test row ``instance_id``."""
-    return OfflineReader(record, data.X_test.iloc[int(record["instance_id"])])
-
-
-def persona_answers(study: dict, explanations: list[dict], data) -> pd.DataFrame:
-    """Each simulated reader's answer to each item's what-if: ``instance_index, explanation_type,
-    simulation_answer, simulation_correct`` (unanswerable: answer -1, counted wrong)."""
-    by_key = {(r["method"], int(r["instance_id"])): r for r in explanations if not r.get("error")}
+    Parameters
+    ----------
+    study : dict
+        The study (its items carry the what-if and the model's answer).
+    explanations : list of dict
+        The run's ``explanations.jsonl`` records.
+    data : Dataset
+        The run's data (``instance_index`` is a row of ``data.X_test``).
+    top_k : int
+        How many attributions or counterfactuals the explanation showed (``personas.top_k_features``).
+    """
+    by_key = {(str(r["method"]), int(r["instance_id"])): r for r in explanations}
     rows = []
     for item in study["items"]:
-        wi = item.get("what_if")
-        record = by_key.get((item["method"], int(item["instance_index"])))
-        if record is None and item["method"] == "Narrative":
-            source = next((r for (m, i), r in by_key.items() if m == "SHAP" and i == int(item["instance_index"])), None)
-            record = source
-        if wi is None or record is None:
+        what_if = item.get("what_if")
+        if what_if is None:
             continue
-        reader = offline_reader(record, data=data)
-        changed = data.X_test.iloc[[int(item["instance_index"])]].copy()
-        changed[wi["feature"]] = wi["value"]
-        answer = int(reader.predict(changed)[0])
-        rows.append({"instance_index": int(item["instance_index"]), "explanation_type": item["method"],
-                     "simulation_answer": answer, "simulation_correct": answer == int(wi["answer"])})
-    return pd.DataFrame(rows, columns=["instance_index", "explanation_type", "simulation_answer", "simulation_correct"])
+        base = {"persona_name": "", "persona_role": "", "instance_index": int(item["instance_index"]),
+                "explanation_type": item["method"]}
+        record = source_record(item, by_key)
+        try:
+            if record is None:
+                raise ValueError(f"the run has no {item['method']} explanation of case {item['instance_index']}")
+            reader = make_reader(explanation_from_record(record), data=data, top_k=top_k)
+        except ValueError as err:
+            rows.append({**base, "simulation_answer": pd.NA, "simulation_correct": pd.NA, "status": "failed",
+                         "error": str(err)})
+            continue
+        answer = int(reader.predict(changed_row(data, item))[0])
+        rows.append({**base, "simulation_answer": answer,
+                     "simulation_correct": pd.NA if answer == ABSTAIN else answer == int(what_if["answer"]),
+                     "status": "ok", "error": ""})
+    return pd.DataFrame(rows, columns=ANSWER_COLUMNS)
+
+
+def answer_scores(frame: pd.DataFrame) -> np.ndarray:
+    """Per answer: 1 right, 0 wrong, :data:`CHANCE` for an abstention, NaN for a failure or no answer."""
+    answer = pd.to_numeric(frame["simulation_answer"], errors="coerce").to_numpy(dtype=float)
+    scores = frame["simulation_correct"].map(_truth).to_numpy(dtype=float, copy=True)
+    scores[answer == ABSTAIN] = CHANCE
+    if "status" in frame:
+        scores[frame["status"].astype(str).to_numpy() != "ok"] = np.nan
+    return scores
+
+
+def _truth(value) -> float:
+    """1.0/0.0 for a stored truth value (``True``, ``"True"``, 1 ...), NaN when missing."""
+    if value is None or (not isinstance(value, str) and pd.isna(value)):
+        return np.nan
+    if isinstance(value, str):
+        return {"true": 1.0, "false": 0.0, "1": 1.0, "0": 0.0}.get(value.strip().lower(), np.nan)
+    return float(bool(value))

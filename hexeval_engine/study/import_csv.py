@@ -16,7 +16,7 @@ from ..ratings_summary import DIMENSIONS
 from ..vocabulary import plural
 from .cells import csv_text
 from .human_table import TEMPLATE_COLUMNS
-from .storage import read_study, write_study
+from .storage import is_link_id, read_study, write_study
 
 
 class ImportProblems(HexevalError):
@@ -55,6 +55,11 @@ def check_rows(frame: pd.DataFrame, study: dict) -> tuple[list[dict], list[str]]
                   "explanation_type": str(row["explanation_type"]).strip()}
         if not record["participant_id"] or record["participant_id"] == "nan":
             problems.append(f"{where}, column participant_id: empty; give each respondent an id such as r1")
+        elif is_link_id(record["participant_id"]):
+            taken = "is" if record["participant_id"] in study["participants"] else "has the form of"
+            problems.append(f"{where}, column participant_id: '{shown(record['participant_id'])}' {taken} an id of this "
+                            "study's participant links (p1, p2, ...), so imported answers would mix with a link's; "
+                            f"rename it, e.g. r{record['participant_id'][1:]}")
         if record["role"] not in roles:
             problems.append(f"{where}, column role: '{shown(row['role'])}' is not a stakeholder of this run; use one of "
                             f"{', '.join(sorted(roles))}")

@@ -14,7 +14,6 @@ from pathlib import Path
 from ..errors import RunError
 from ..paths import shown
 from ..runs.amendments import record_amendment
-from .run_lock import run_lock
 
 STUDY_FILE = "study/study.json"
 ANSWERS_DIR = "study/answers"
@@ -47,14 +46,18 @@ def read_study(run_dir) -> dict:
                        "Create a new study on a fresh run.") from err
 
 
-def write_study(run_dir, study: dict, *, what: str) -> None:
-    amend(run_dir, what=what, files={STUDY_FILE: json.dumps(study, indent=2)})
+def write_study(run_dir, study: dict, *, what: str, also: dict | None = None) -> None:
+    """Record the study file (and ``also``: more ``{relpath: text}`` of the same change) as one amendment."""
+    record_amendment(run_dir, what=what, files={STUDY_FILE: json.dumps(study, indent=2), **(also or {})})
 
 
-def amend(run_dir, *, what: str, files: dict) -> None:
-    """:func:`~hexeval_engine.runs.amendments.record_amendment` under the run's lock."""
-    with run_lock(run_dir):
-        record_amendment(run_dir, what=what, files=files)
+def is_link_id(participant_id: str) -> bool:
+    """Whether ``participant_id`` has the form of a participant link's id (``p1`` ... ``p9999``).
+
+    Those ids are reserved for links, present and future (``add_participants`` numbers on): an
+    imported respondent with such an id would be merged with a link's participant.
+    """
+    return bool(_PARTICIPANT.match(str(participant_id).strip().lower()))
 
 
 def answers_relpath(participant_id: str) -> str:
@@ -89,5 +92,5 @@ def all_answers(run_dir) -> list[dict]:
 def write_answers(run_dir, record: dict) -> None:
     """Save one participant's record atomically and record it in the run's manifest."""
     pid = record["participant_id"]
-    amend(run_dir, what=f"study answers of participant {pid} ({len(record.get('answers', {}))} items)",
+    record_amendment(run_dir, what=f"study answers of participant {pid} ({len(record.get('answers', {}))} items)",
                      files={answers_relpath(pid): json.dumps(record, indent=2)})
