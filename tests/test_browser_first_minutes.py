@@ -92,6 +92,17 @@ def _goto(page, title: str) -> None:
     _settle(page)
 
 
+#: Cells of the case's values table (Feature, Value) that end beyond the window or hide part of their text.
+_CUT_VALUE_CELLS = """() => {
+  const table = [...document.querySelectorAll('[data-testid="stTable"]')].find(t => t.innerText.includes('Feature'));
+  if (!table) { return ['no values table']; }
+  const cells = [...table.querySelectorAll('th, td')];
+  if (cells.length < 4) { return ['fewer than two rows']; }
+  return cells.filter(c => c.getBoundingClientRect().right > window.innerWidth + 1 || c.scrollWidth > c.clientWidth + 1)
+              .map(c => c.innerText);
+}"""
+
+
 def _verdict(page):
     return page.locator(".st-key-verdict_line")
 
@@ -122,6 +133,8 @@ def test_start_recommendations_and_case_explorer(browser, server, width, height,
         _settle(page)
         page.get_by_text("Values of case").first.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"{name}-3-case-explorer.png"))
+        cut = page.evaluate(_CUT_VALUE_CELLS)
+        assert cut == [], f"cells of the case's values cut off at {width} px: {cut}"
     finally:
         context.close()
 
