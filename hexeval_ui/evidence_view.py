@@ -8,6 +8,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from hexeval_engine.report.warnings import run_warnings as recorded_warnings
 from hexeval_engine.vocabulary import plural
 
 from .components import section
@@ -16,11 +17,9 @@ _YES, _NO = "yes", "no"
 
 
 def run_warnings(run) -> list[dict]:
-    """The run's warnings (``model_has_no_signal`` …), from the manifest or the recommendations."""
-    manifest = getattr(run, "manifest", None) or {}
-    recs = getattr(run, "recommendations", None) or {}
-    found = manifest.get("warnings") or recs.get("warnings") or []
-    return [w for w in found if isinstance(w, dict) and w.get("message")]
+    """The run's warnings (``model_has_no_signal`` …), from the manifest or the recommendations (the
+    report reads the same list)."""
+    return recorded_warnings(getattr(run, "manifest", None), getattr(run, "recommendations", None))
 
 
 def render_warnings(run) -> None:

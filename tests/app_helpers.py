@@ -17,7 +17,7 @@ def app(**state) -> AppTest:
     """
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
     at.run()
-    at.switch_page("pages/configure_run.py").run()
+    at.switch_page("app_pages/configure_run.py").run()
     for key, value in state.items():
         at.session_state[key] = value
     if state:
@@ -53,5 +53,5 @@ def chart_titles(at: AppTest) -> list[str]:
 
 
 def frame_with(at: AppTest, column: str):
-    """The first dataframe on the page that has ``column``."""
-    return next(d.value for d in at.dataframe if column in d.value.columns)
+    """The first data frame or table on the page that has ``column``."""
+    return next(d.value for d in [*at.dataframe, *at.table] if column in d.value.columns)

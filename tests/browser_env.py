@@ -38,3 +38,17 @@ def playwright_sync_api():
                         "so the browser tests run instead of being skipped.", pytrace=False)
         pytest.skip("the Playwright package is not installed (make browser-deps)", allow_module_level=True)
     return sync_api
+
+
+#: Where the browser tests save screenshots (git-ignored) so a person can look at what the browser saw.
+ARTIFACTS = Path(__file__).resolve().parents[1] / "test-artifacts"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def settle(page) -> None:
+    """Wait until the script run has finished and no placeholder skeletons remain."""
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
+        " && !document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')")
+    page.wait_for_timeout(700)  # let charts and fonts settle

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,42 @@ def llm_server():
     server = FakeLLMServer().start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """One headless Chromium for every browser test of the session (each test opens its own contexts)."""
+    from browser_env import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, playwright_sync_api  # here: only browser tests need it
+
+    sync_api = playwright_sync_api()
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def real_runs(tmp_path_factory) -> Path:
+    """A runs root holding real runs made by the engine (simulated personas) for the browser tests that read
+    them: heart at its use case's defaults with narratives, and a 5-case credit-risk run."""
+    import subprocess
+    import sys
+
+    root = tmp_path_factory.mktemp("real-runs")
+    for args in (["--usecase", "heart", "--narratives"], ["--usecase", "credit_risk", "--sample-size", "5"]):
+        proc = subprocess.run([sys.executable, "-m", "hexeval_engine", "evaluate", *args, "--output", str(root),
+                               "--quiet"], cwd=ROOT, capture_output=True, text=True,
+                              env=os.environ | {"PYTHONPATH": str(ROOT)})
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    return root
+
+
+@pytest.fixture(scope="session")
+def dashboard(tmp_path_factory, real_runs):
+    """One dashboard server over :func:`real_runs` for the browser tests that share it: (url, log file)."""
+    from local_server import streamlit_app
+
+    log = tmp_path_factory.mktemp("streamlit") / "server.log"
+    with streamlit_app(real_runs, log) as url:
+        yield url, log

@@ -10,7 +10,7 @@ from hexeval_engine import evaluate
 from hexeval_ui.ratings_view import escape_markdown
 from test_evaluate_e2e import small_config
 
-RESULTS = "pages/results.py"
+RESULTS = "app_pages/results.py"
 
 
 @pytest.fixture
@@ -58,6 +58,6 @@ def test_attribution_numbers_carry_the_features_plain_labels(heart_run):
     assert "the prediction)" in body
     for raw in ("exang", "oldpeak", "thalach", "trestbps", "_"):
         assert raw not in body, f"raw column name {raw!r} in: {body}"
-    values = [d.value for d in at.dataframe if list(d.value.columns) == ["Feature", "Value"]]
+    values = [t.value for t in at.table if list(t.value.columns) == ["Feature", "Value"]]
     assert values and len(values[0]) == 13, "the case's 13 values are on the page, not in a collapsed expander"
     assert not any(e.label.startswith("Feature values of case") for e in at.expander)

@@ -15,8 +15,8 @@ from app_helpers import app, open_page
 from ui_run_fixtures import save_fixture_run
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["pages/configure_run.py", "pages/usecase_details.py", "pages/results.py", "pages/recommendations.py",
-         "pages/documentation.py"]
+PAGES = ["app_pages/configure_run.py", "app_pages/usecase_details.py", "app_pages/results.py", "app_pages/recommendations.py",
+         "app_pages/documentation.py"]
 
 
 
@@ -29,7 +29,7 @@ def test_every_page_renders_in_the_empty_state(page, usecase):
     assert not at.error, [e.value for e in at.error]
 
 
-@pytest.mark.parametrize("page", ["pages/results.py", "pages/recommendations.py"])
+@pytest.mark.parametrize("page", ["app_pages/results.py", "app_pages/recommendations.py"])
 def test_result_pages_say_what_to_do_when_there_is_no_run(page):
     at = open_page(app(), page)
     assert any("run an evaluation on Configure & Run" in i.value for i in at.info)
@@ -38,7 +38,7 @@ def test_result_pages_say_what_to_do_when_there_is_no_run(page):
 
 def test_use_case_details_shows_the_heart_model_card():
     card = json.loads(get_usecase("heart").model_card_path.read_text())
-    at = open_page(app(usecase="heart"), "pages/usecase_details.py")
+    at = open_page(app(usecase="heart"), "app_pages/usecase_details.py")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Test ROC-AUC"] == f"{card['test_roc_auc']:.3f}"
     assert metrics["F1"] == f"{card['test_f1']:.3f}"
@@ -54,12 +54,12 @@ def test_sidebar_choices_survive_page_switches():
         open_page(at, page)
         assert at.session_state["usecase"] == "credit_risk"
         assert at.session_state["rater_kind"] == "compatible"
-    open_page(at, "pages/usecase_details.py")
+    open_page(at, "app_pages/usecase_details.py")
     assert at.header[0].value == "Credit Risk (Finance)"
 
 
 def test_documentation_renders_every_markdown_file():
-    at = open_page(app(), "pages/documentation.py")
+    at = open_page(app(), "app_pages/documentation.py")
     titles = [t.label for t in at.tabs]
     for md in (ROOT / "docs").glob("*.md"):
         first = md.read_text(encoding="utf-8").splitlines()[0]
@@ -152,7 +152,7 @@ def test_a_saved_run_is_listed_and_loads_into_results(tmp_path, monkeypatch):
     next(b for b in at.button if b.label == "Load").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["viewed_run"] == str(folder)
-    for page in ("pages/results.py", "pages/recommendations.py"):
+    for page in ("app_pages/results.py", "app_pages/recommendations.py"):
         open_page(at, page)
         assert not at.error, [e.value for e in at.error]
         assert not any("No results yet" in i.value or "No recommendations yet" in i.value for i in at.info)
@@ -164,5 +164,5 @@ def test_a_saved_run_is_listed_and_loads_into_results(tmp_path, monkeypatch):
 def test_a_deleted_run_shows_the_engine_error_not_a_traceback(tmp_path, monkeypatch):
     monkeypatch.setenv("HEXEVAL_OUTPUTS", str(tmp_path / "runs"))
     at = app(usecase="heart", session_runs={"heart": str(tmp_path / "runs" / "heart" / "gone")})
-    open_page(at, "pages/results.py")
+    open_page(at, "app_pages/results.py")
     assert any("does not exist" in e.value for e in at.error), [e.value for e in at.error]

@@ -13,7 +13,7 @@ from hexeval_ui.compare_view import BETTER, WORSE, change_style
 from hexeval_engine.runs import store as runs
 from ui_run_fixtures import save_fixture_run
 
-RESULTS, RECS, CONFIGURE = "pages/results.py", "pages/recommendations.py", "pages/configure_run.py"
+RESULTS, RECS, CONFIGURE = "app_pages/results.py", "app_pages/recommendations.py", "app_pages/configure_run.py"
 
 
 
@@ -161,7 +161,7 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     b = save_fixture_run(outputs, shift=-2, failed="DiCE", created="2026-01-03T03:04:05+00:00")
     at = app()
     assert not any(b.label == "Compare" for b in at.button)  # compare has its own page, linked from here
-    open_page(at, "pages/compare.py")
+    open_page(at, "app_pages/compare.py")
     assert next(b for b in at.button if b.label == "Compare").disabled  # nothing is compared until two runs are chosen
     at.selectbox(key="compare_a").set_value(str(a)).run()
     at.selectbox(key="compare_b").set_value(str(b)).run()
@@ -189,7 +189,7 @@ def test_compare_warns_when_the_runs_used_different_models(outputs):
     a = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
     b = save_fixture_run(outputs, created="2026-01-03T03:04:05+00:00", model_sha256="cd" * 32)
     at = app()
-    open_page(at, "pages/compare.py")
+    open_page(at, "app_pages/compare.py")
     at.selectbox(key="compare_a").set_value(str(a)).run()
     at.selectbox(key="compare_b").set_value(str(b)).run()
     button(at, "Compare").click().run()
@@ -279,7 +279,7 @@ def test_compare_runs_of_different_use_cases_lists_one_sided_stakeholders(output
     at = app()
     assert any("compare" in str(link.proto.page) for link in at.get("page_link"))  # Configure & Run links to it
     assert "compare_a" not in [s.key for s in at.selectbox]
-    open_page(at, "pages/compare.py")
+    open_page(at, "app_pages/compare.py")
     at.selectbox(key="compare_a").set_value(str(heart.path)).run()
     at.selectbox(key="compare_b").set_value(str(credit)).run()
     button(at, "Compare").click().run()

@@ -56,18 +56,18 @@ def test_run_heart_with_the_simulated_rater_shows_results_and_recommendations(tm
     _run(at)
     run_dir = Path(at.session_state["session_runs"]["heart"])
     assert run_dir.parent.parent == tmp_path / "outputs" and (run_dir / "run.json").exists()
-    open_page(at, "pages/results.py")
+    open_page(at, "app_pages/results.py")
     assert not at.error, [e.value for e in at.error]
     assert "Ratings on six dimensions (all personas)" in chart_titles(at)
     assert "Simulated ratings" in texts(at) and "5 instances" in texts(at)
-    open_page(at, "pages/recommendations.py")
+    open_page(at, "app_pages/recommendations.py")
     assert sorted(m.value for m in at.markdown if m.value.startswith("#### ")) == [
         "#### Hospital Administrator", "#### Lead Cardiologist", "#### Medical Researcher and Data Scientist",
         "#### Patient"]
     assert any(t.startswith("Combined score per stakeholder") for t in chart_titles(at))
     # Switching pages never re-runs the evaluation: still exactly one run on disk.
-    open_page(at, "pages/configure_run.py")
-    open_page(at, "pages/results.py")
+    open_page(at, "app_pages/configure_run.py")
+    open_page(at, "app_pages/results.py")
     assert len([p for p in run_dir.parent.iterdir() if not p.name.startswith(".")]) == 1
 
 
@@ -80,7 +80,7 @@ def test_run_with_the_llm_rater_against_a_local_server(llm_server):
     at.run()
     _run(at)
     assert len(llm_server.requests) >= 16  # 4 personas x 4 methods x 1 instance
-    open_page(at, "pages/results.py")
+    open_page(at, "app_pages/results.py")
     page = texts(at)
     assert "LLM personas: test-model via http://127.0.0.1" in page
     assert "Simulated ratings" not in page
@@ -101,15 +101,15 @@ def test_a_real_saved_run_renders_every_section_and_compares(real_run, tmp_path)
     at.selectbox(key="saved_run_choice").set_value(str(copy))
     button(at, "Load").click().run()
     assert not at.exception and at.session_state["viewed_run"] == str(copy)
-    open_page(at, "pages/results.py")
+    open_page(at, "app_pages/results.py")
     assert not at.error, [e.value for e in at.error]
     assert {"Fidelity: deletion vs insertion", "Parsimony (↑ higher is better, ↓ lower is better)",
             "Ratings on six dimensions (all personas)"} <= {t.split("<br>")[0] for t in chart_titles(at)}
     values = frame_with(at, "Feature").set_index("Feature")["Value"]
     assert values["Chest pain type"] in {"typical angina", "atypical angina", "non-anginal pain", "asymptomatic"}
-    open_page(at, "pages/recommendations.py")
+    open_page(at, "app_pages/recommendations.py")
     assert not at.error and len(at.metric) == 4
-    open_page(at, "pages/compare.py")
+    open_page(at, "app_pages/compare.py")
     at.selectbox(key="compare_a").set_value(str(copy)).run()
     at.selectbox(key="compare_b").set_value(str(other)).run()
     button(at, "Compare").click().run()

@@ -1,6 +1,7 @@
 """Real-browser acceptance test of a custom upload's whole life: upload a model and a CSV, remedy the leak,
 run, restart the server, reopen the run from the sidebar, open the case explorer, compare it with a bundled
-run, and delete it. Uses the server/browser set-up of ``test_browser_e2e``; screenshots go to test-artifacts/."""
+run, and delete it. The server comes from ``local_server``, the browser from the session's ``chromium``
+fixture; screenshots go to test-artifacts/."""
 
 from __future__ import annotations
 
@@ -8,29 +9,26 @@ import re
 from contextlib import contextmanager
 
 from browser_env import browser_marks, playwright_sync_api
-from test_browser_e2e import (ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _goto, _no_exception, _settle, _shot,
-                              streamlit_app)
+from local_server import streamlit_app
+from test_browser_e2e import _goto, _no_exception, _settle, _shot
 
 pytestmark = browser_marks()
 sync_api = playwright_sync_api()
 
 
 @contextmanager
-def _browser(url):
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        context = browser.new_context(viewport={"width": 1440, "height": 1600})
-        page = context.new_page()
-        page.set_default_timeout(30_000)
-        page.goto(url)  # the app opens on Start; these steps begin on Configure & Run
-        page.get_by_test_id("stSidebarNav").get_by_text("Configure & Run", exact=True).click()
-        page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
-        try:
-            yield page
-        finally:
-            context.close()
-            browser.close()
+def _session(chromium, url):
+    """A new browser session (its own cookies and storage) on Configure & Run."""
+    context = chromium.new_context(viewport={"width": 1440, "height": 1600})
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    page.goto(url)  # the app opens on Start; these steps begin on Configure & Run
+    page.get_by_test_id("stSidebarNav").get_by_text("Configure & Run", exact=True).click()
+    page.get_by_role("heading", name="Configure & Run", level=1).wait_for()
+    try:
+        yield page
+    finally:
+        context.close()
 
 
 def _pick(page, label: str, option) -> None:
@@ -61,7 +59,7 @@ def _small_settings(page) -> None:
     _settle(page)
 
 
-def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path):
+def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path, chromium):
     from hexeval_engine import get_usecase
     from hexeval_engine.runs.store import list_runs
     from ui_run_fixtures import save_fixture_run
@@ -76,7 +74,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
     csv.write_bytes(heart.data_path.read_bytes())
     log = tmp_path / "server.log"
 
-    with streamlit_app(outputs, log) as url, _browser(url) as page:
+    with streamlit_app(outputs, log) as url, _session(chromium, url) as page:
         _pick(page, "Use case", "Custom Upload")
         _upload(page, "Model file", model)
         _upload(page, "Data (CSV", csv)
@@ -97,7 +95,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
     (custom,) = [r for r in list_runs(root=outputs) if r.usecase.startswith("custom-")]
     assert custom.usecase == "custom-ward-check" and (custom.path / "input_data.csv").is_file()
 
-    with streamlit_app(outputs, log) as url, _browser(url) as page:  # a restarted server, a new session
+    with streamlit_app(outputs, log) as url, _session(chromium, url) as page:  # a restarted server, a new session
         _pick(page, "Use case", "Custom Upload")
         _pick(page, "Run being viewed", re.compile("Ward check"))
         _goto(page, "Results")
@@ -105,7 +103,7 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path)
         _settle(page)
         page.get_by_text(re.compile(r"^As .* read it$")).first.wait_for()  # the heading names who read it
         page.get_by_text(re.compile("^Values of case")).first.wait_for()  # always shown since issue 23 (no expander)
-        page.locator("[data-testid='stDataFrame']:visible").first.wait_for()  # the case's feature values
+        page.locator("[data-testid='stTable']:visible").first.wait_for()  # the case's feature values (a table that wraps)
         _settle(page)
         assert page.get_by_text("Feature values are not available").count() == 0  # read from the run's copy
         _no_exception(page)

@@ -7,49 +7,18 @@ either one missing fails the run instead (a CI job must not pass by skipping its
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
-from browser_env import CHROMIUM, browser_marks, playwright_sync_api
-
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+from browser_env import ARTIFACTS, browser_marks, playwright_sync_api, settle
+from local_server import streamlit_app
 
 # Skipped only on a developer machine without Chromium or Playwright; in CI (CI=true) either missing fails.
 pytestmark = browser_marks()
 sync_api = playwright_sync_api()
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with code {proc.returncode} before becoming healthy")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as resp:
-                if resp.status == 200:
-                    return
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.3)  # not listening yet
-    raise TimeoutError(f"streamlit did not answer {url}/_stcore/health within {timeout:.0f} s")
+_settle = settle  # the name the other browser tests import
 
 
 @pytest.fixture(scope="module")
@@ -63,29 +32,6 @@ def outputs_dir(tmp_path_factory) -> Path:
     return root
 
 
-@contextmanager
-def streamlit_app(outputs: Path, log: Path):
-    """``streamlit run app.py`` on a free port with ``outputs`` as the runs root, its output appended to ``log``;
-    yields the URL once healthy and stops the server on exit."""
-    port = _free_port()
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=os.environ | {"HEXEVAL_OUTPUTS": str(outputs)}, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory, outputs_dir):
     with streamlit_app(outputs_dir, tmp_path_factory.mktemp("streamlit") / "server.log") as url:
@@ -93,26 +39,14 @@ def app_url(tmp_path_factory, outputs_dir):
 
 
 @pytest.fixture(scope="module")
-def page(app_url):
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        context = browser.new_context(viewport={"width": 1440, "height": 1600})
-        pg = context.new_page()
-        pg.set_default_timeout(30_000)
-        pg.goto(app_url)  # the app opens on Start; these tests begin on Configure & Run
-        pg.get_by_test_id("stSidebarNav").get_by_text("Configure & Run", exact=True).click()
-        yield pg
-        context.close()
-        browser.close()
-
-
-def _settle(page) -> None:
-    """Wait until the script run has finished and no placeholder skeletons remain."""
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
-        " && !document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')")
-    page.wait_for_timeout(700)  # let charts and fonts settle
+def page(app_url, chromium):
+    context = chromium.new_context(viewport={"width": 1440, "height": 1600})
+    pg = context.new_page()
+    pg.set_default_timeout(30_000)
+    pg.goto(app_url)  # the app opens on Start; these tests begin on Configure & Run
+    pg.get_by_test_id("stSidebarNav").get_by_text("Configure & Run", exact=True).click()
+    yield pg
+    context.close()
 
 
 def _shot(page, name: str) -> None:

@@ -1,4 +1,4 @@
-"""The first five minutes in a real browser (one server, one browser, a few contexts).
+"""The first five minutes in a real browser (the shared dashboard server and browser, a few contexts).
 
 * the verdict line is in view without scrolling at 1440x900 and 390x844, on Recommendations and on
   Configure & Run right after a run;
@@ -15,50 +15,39 @@ from __future__ import annotations
 import io
 import os
 import re
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from test_browser_e2e import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _settle, streamlit_app
+from browser_env import ARTIFACTS, browser_marks, playwright_sync_api
+from browser_env import settle as _settle
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = Path(os.environ.get("HEXEVAL_SHOTS") or ARTIFACTS / "first-minutes")
 REPORT_LIMIT = 8000  # px at 1440 px wide (issue 23)
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow,
-              pytest.mark.skipif(not Path(CHROMIUM).exists() and not os.environ.get("CI"),
-                                 reason="Chromium is not installed (make browser-deps)")]
-sync_api = pytest.importorskip("playwright.sync_api")
+pytestmark = browser_marks()
+sync_api = playwright_sync_api()
 
 
 @pytest.fixture(scope="module")
-def outputs(tmp_path_factory) -> Path:
-    """A runs root with one heart run at the use case's default settings, narratives on, simulated personas."""
-    root = tmp_path_factory.mktemp("outputs")
-    proc = subprocess.run([sys.executable, "-m", "hexeval_engine", "evaluate", "--usecase", "heart", "--narratives",
-                           "--output", str(root), "--quiet"], cwd=ROOT, capture_output=True, text=True,
-                          env=os.environ | {"PYTHONPATH": str(ROOT)})
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return root
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory, outputs):
-    with streamlit_app(outputs, tmp_path_factory.mktemp("streamlit") / "server.log") as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
+def outputs(real_runs) -> Path:
+    """The shared runs root (conftest ``real_runs``): a heart run at the use case's default settings with
+    narratives and simulated personas, and a credit-risk run."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    return real_runs
+
+
+@pytest.fixture(scope="module")
+def server(dashboard):
+    return dashboard[0]
+
+
+@pytest.fixture(scope="module")
+def browser(chromium):
+    return chromium
 
 
 def _page(browser, width: int, height: int, scheme: str = "light"):
@@ -138,7 +127,7 @@ def test_start_recommendations_and_case_explorer(browser, server, width, height,
 
 
 def test_narrative_column_shows_the_selected_personas_text(browser, server, outputs):
-    ratings = pd.read_csv(next(outputs.rglob("persona_ratings.csv")), keep_default_na=False)
+    ratings = pd.read_csv(min((outputs / "heart").rglob("persona_ratings.csv")), keep_default_na=False)
     stories = ratings[(ratings["explanation_type"] == "Narrative") & (ratings["explanation_text"] != "")]
     context, page = _page(browser, 1440, 900)
     try:

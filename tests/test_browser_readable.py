@@ -14,17 +14,14 @@ report, saves a screenshot of each under ``test-artifacts/readable/`` and assert
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from browser_env import browser_marks, playwright_sync_api
-from test_browser_e2e import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, _settle, streamlit_app
+from browser_env import ARTIFACTS, browser_marks, playwright_sync_api
+from browser_env import settle as _settle
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = ARTIFACTS / "readable"
@@ -45,30 +42,16 @@ def raw_codes() -> re.Pattern:
 
 
 @pytest.fixture(scope="module")
-def outputs(tmp_path_factory) -> Path:
-    """A runs root holding one real credit-risk run (5 cases, simulated personas)."""
-    root = tmp_path_factory.mktemp("outputs")
-    proc = subprocess.run([sys.executable, "-m", "hexeval_engine", "evaluate", "--usecase", "credit_risk",
-                           "--sample-size", "5", "--output", str(root), "--quiet"], cwd=ROOT, capture_output=True,
-                          text=True, env=os.environ | {"PYTHONPATH": str(ROOT)})
-    assert proc.returncode == 0, proc.stderr[-2000:]
-    return root
+def server(dashboard):
+    """The shared dashboard (conftest ``dashboard``): its runs root holds a real 5-case credit-risk run
+    (simulated personas) besides a heart run; (url, server log)."""
+    return dashboard
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory, outputs):
-    log = tmp_path_factory.mktemp("streamlit") / "server.log"
-    with streamlit_app(outputs, log) as url:
-        yield url, log
-
-
-@pytest.fixture(scope="module")
-def browser():
+def browser(chromium):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with sync_api.sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        yield chromium
-        chromium.close()
+    return chromium
 
 
 def _shot(page, name: str) -> None:

@@ -5,43 +5,23 @@ answers, the calibration with intervals and a recommendation that uses them (Res
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-from contextlib import contextmanager
 
 import pandas as pd
-import pytest
 
 from app_helpers import app, open_page, texts
+from browser_env import browser_marks
+from local_server import streamlit_server
 from study_fixtures import run_copy, saved_run  # noqa: F401  (fixtures)
-from test_browser_e2e import CHROMIUM, CHROMIUM_ARGS, ROOT, _free_port, _wait_healthy, sync_api
 
 from hexeval_engine.study import create_study
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+pytestmark = browser_marks()
 
 
-@contextmanager
 def study_server(run_dir, log):
-    port = _free_port()
-    with open(log, "ab") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "study_app.py", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
-             "--client.showSidebarNavigation", "false"],
-            cwd=ROOT, env=os.environ | {"HEXEVAL_STUDY_RUN": str(run_dir)}, stdout=out, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, proc)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+    """``study_app.py`` for ``run_dir`` on a free port (see ``local_server``); yields its URL once healthy."""
+    return streamlit_server(log, script="study_app.py", env={"HEXEVAL_STUDY_RUN": str(run_dir)},
+                            args=("--client.showSidebarNavigation", "false"))
 
 
 def _start(page, link: str, role: str) -> None:
@@ -63,18 +43,22 @@ def _answer(page, case: int, total: int, score: str) -> None:
     page.get_by_text(f"Case {case + 1} of {total}" if case < total else "Thank you").wait_for()
 
 
-def test_two_participants_at_once_resume_and_the_run_shows_their_evidence(run_copy, tmp_path):
+def test_two_participants_at_once_resume_and_the_run_shows_their_evidence(run_copy, tmp_path, chromium):
     links = create_study(run_copy, cases=1, participants=2)
     total = len(json.loads((run_copy / "study/study.json").read_text())["items"])
-    with study_server(run_copy, tmp_path / "server.log") as url, sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        stranger = browser.new_context().new_page()
+    contexts = []
+
+    def new_page():
+        contexts.append(chromium.new_context())
+        return contexts[-1].new_page()
+
+    with study_server(run_copy, tmp_path / "server.log") as url:
+        stranger = new_page()
         stranger.goto(f"{url}/?token=guessed-token")
         stranger.get_by_text("This is not a valid study link.").wait_for()
         assert "Explanation" not in stranger.content() and stranger.get_by_test_id("stSidebarNav").count() == 0
-        one = browser.new_context().new_page()
-        two_context = browser.new_context()
-        two = two_context.new_page()
+        one = new_page()
+        two = new_page()
         links_local = {p: link.replace("http://localhost:8502", url) for p, link in links.items()}
         _start(one, links_local["p1"], "Patient")
         _start(two, links_local["p2"], "Patient")
@@ -82,20 +66,21 @@ def test_two_participants_at_once_resume_and_the_run_shows_their_evidence(run_co
         for case in range(1, half + 1):  # both at the same time, interleaved
             _answer(one, case, total, "4")
             _answer(two, case, total, "2")
-        two_context.close()  # p2 closes the tab midway ...
-        two = browser.new_context().new_page()
+        contexts[-1].close()  # p2 closes the tab midway ...
+        two = new_page()
         two.set_default_timeout(120_000)
         two.goto(links_local["p2"])  # ... and reopens the link: it resumes
         two.get_by_text(f"Case {half + 1} of {total}").wait_for()
         for case in range(half + 1, total + 1):
             _answer(one, case, total, "4")
             _answer(two, case, total, "2")
-        browser.close()
+        for context in contexts:
+            context.close()
     humans = pd.read_csv(run_copy / "human_ratings.csv")
     assert sorted(humans["participant_id"].value_counts().to_dict().items()) == [("p1", total), ("p2", total)]
     recommendations = json.loads((run_copy / "recommendations.json").read_text())
     assert recommendations["evidence"] == "people" and recommendations["picks"]["Patient"]["n_people"] == 2
-    at = open_page(app(viewed_run=str(run_copy)), "pages/results.py")
+    at = open_page(app(viewed_run=str(run_copy)), "app_pages/results.py")
     shown = texts(at)
     assert any(h.value == "Real people: study answers and calibration" for h in at.header) and "2 people, " in shown
     table = next(d.value for d in at.dataframe if "People among themselves (Krippendorff's α)" in d.value.columns)

@@ -196,7 +196,7 @@ def test_dashboard_lists_damaged_runs_with_the_reason_and_keeps_working(tmp_path
     good = save_fixture_run(root)
     damage(root)
     (root / "heart" / ".tmp-20261121-000004-eeeeee-999999999").mkdir()  # a killed writer's leftover
-    at = open_page(app(usecase="heart"), "pages/configure_run.py")
+    at = open_page(app(usecase="heart"), "app_pages/configure_run.py")
     shown_text = texts(at)
     assert "Damaged run `20261121-000001-aaaaaa` cannot be loaded" in shown_text and "not UTF-8" in shown_text
     assert "Damaged run `20261121-000002-bbbbbb`" in shown_text

@@ -42,7 +42,7 @@ def test_comparison_marks_exactly_the_disagreeing_cells():
 
 def test_case_explorer_shows_the_narratives_of_a_case(tmp_path):
     result = evaluate(usecase="heart", config_overrides=FAST, output_dir=tmp_path / "outputs")
-    at = open_page(app(viewed_run=str(result.output_path)), "pages/results.py")
+    at = open_page(app(viewed_run=str(result.output_path)), "app_pages/results.py")
     page = texts(at)
     real = result.narratives[~result.narratives["manipulated"]]
     iid = at.selectbox(key="case_pick").value

@@ -9,7 +9,7 @@ from hexeval_engine.raters.run import persona_plan
 
 
 def test_configure_page_shows_the_planned_ratings_and_warns_below_eight_cases():
-    at = open_page(app(usecase="heart"), "pages/configure_run.py")
+    at = open_page(app(usecase="heart"), "app_pages/configure_run.py")
     config = load_config(get_usecase("heart").config_path)
     plan = persona_plan(config, n_personas=4)
     shown = texts(at)

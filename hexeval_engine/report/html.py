@@ -1,6 +1,7 @@
 """One self-contained HTML report of a saved run: opens offline, plotly.js embedded inline.
 
-It reads top-down for a decision maker: a prominent note of who rated the explanations, then the
+It reads top-down for a decision maker: the verdict line, the run's warnings (data quality and the
+run's own, folded when there are many), a prominent note of who rated the explanations, then the
 verdicts (who should see what, with reasons and alternatives), then the evidence (charts, technical
 metrics with intervals and directions, persona ratings and comments, examples of what the personas
 read), then the configuration (use case, model and data, evaluation settings). Keys are shown as
@@ -19,6 +20,7 @@ from .. import charts
 from ..recommend.verdict import clear_lead_rule, verdict_line
 from .calibration import calibration_section
 from .narratives import narratives_section
+from .warnings import warnings_section
 from .sections import (esc, examples_section, metrics_section, model_data_section, rater_note,
                               ratings_section, recommendations_section, settings_section, usecase_section)
 
@@ -60,6 +62,8 @@ caption { text-align: left; color: var(--muted); }
 .rater-note { background: var(--warn-bg); border: 2px solid var(--warn-line); border-radius: 8px;
               padding: 12px 16px; margin: 16px 0; font-size: 16px; }
 .error { color: var(--err); }
+.warnings { border-left: 4px solid var(--warn-line); padding: 2px 12px; margin: 12px 0; }
+.warnings ul { margin: 4px 0; }
 .verdict { font-size: 20px; border-left: 6px solid #0072B2; padding: 8px 14px; background: var(--card); margin: 16px 0 4px; }
 details.comments > summary, details.fold > summary { cursor: pointer; color: var(--muted); margin: 12px 0; }
 .example { white-space: pre-wrap; }
@@ -156,6 +160,7 @@ def render_report(run) -> str:
         f"<header><h1>{esc(title)}</h1><p class='muted'>{meta}</p>{toc}</header>",
         _integrity_note(run),  # before the verdict: an edited run's verdict cannot be trusted
         _verdict(run),
+        warnings_section(manifest, run.recommendations),  # what the dashboard shows above the results
         rater_note(manifest, run.persona_ratings),
         f"<div id='verdicts'>{recommendations_section(run.recommendations)}</div>",
         "<section id='evidence'><h2>Evidence</h2>",
