@@ -76,7 +76,7 @@ def test_results_page_shows_what_if_answers_against_random_and_the_judge_checks(
             for p in range(2) for item in study["items"]]
     pd.DataFrame(rows).to_csv(tmp_path / "r.csv", index=False)
     import_ratings(run_copy, tmp_path / "r.csv")
-    at = open_page(app(viewed_run=str(run_copy)), "pages/results.py")
+    at = open_page(app(viewed_run=str(run_copy)), "app_pages/results.py")
     assert not at.exception
     table = next(d.value for d in at.dataframe if "People: difference from Random" in d.value.columns)
     shap = table.set_index("Explanation").loc["SHAP"]
