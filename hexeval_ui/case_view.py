@@ -22,6 +22,15 @@ ALL_PERSONAS = "All personas"
 WIDE_CASE = 30  # more features than this: the ones this case's explanations mention are listed first
 PER_ROW = 3  # explanations side by side: ~400 px each at 1440 px, one per row on a phone
 TOP_ATTRIBUTIONS = 5  # attribution numbers shown with plain labels
+#: What each method gives, in words, under its name (the library's class name goes in the technical form).
+METHOD_GIVES = {
+    "SHAP": "How much each value pushed this prediction (feature weights).",
+    "LIME": "Feature weights from a simple model fitted around this case.",
+    "Anchor": "An if-then rule under which the model keeps this prediction.",
+    "DiCE": "Changes to this case that would flip the prediction.",
+    "Narrative": "SHAP's feature weights retold as a short story.",
+    "Random": "Random feature weights: a baseline every method should beat.",
+}
 
 
 def case_ids(explanations: list[dict]) -> list[int]:
@@ -167,7 +176,8 @@ def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool, *, labels: d
     method = exp["method"]
     st.markdown(f"<span style='color:{method_color(method)};font-size:1.25rem;font-weight:700'>■</span> "
                 f"**{html.escape(str(method))}**", unsafe_allow_html=True)
-    st.caption(exp.get("algorithm") or "")
+    if METHOD_GIVES.get(method):
+        st.caption(METHOD_GIVES[method])
     if exp.get("error"):
         st.error(f"{method} failed on this case: {exp['error']}", icon=":material/error:")
         return
@@ -188,6 +198,8 @@ def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool, *, labels: d
         st.markdown("**Weights of the largest features**\n" + "\n".join(f"- {escape_markdown(n)}" for n in numbers),
                     help="How much each feature's value moved this prediction, in the model's probability units.")
     with st.expander("Technical form"):
+        if exp.get("algorithm"):
+            st.caption(f"Algorithm: {exp['algorithm']}")
         st.code(exp.get("technical_text") or json.dumps(_structure(exp), indent=1, default=str), language=None,
                 wrap_lines=True)
     ok = ratings[ratings["status"] == "ok"] if len(ratings) else ratings

@@ -49,7 +49,8 @@ def page_style() -> None:
     """The few CSS rules every page needs (see ``_STYLE``), and the sidebar closing after navigation on a
     narrow screen (see ``_CLOSE_SIDEBAR_AFTER_NAVIGATION``)."""
     st.html(_STYLE)
-    st.html(_CLOSE_SIDEBAR_AFTER_NAVIGATION, unsafe_allow_javascript=True)
+    # at the end of the sidebar: a script is drawn as an (empty) element, which would push the page down by a gap
+    st.sidebar.html(_CLOSE_SIDEBAR_AFTER_NAVIGATION, unsafe_allow_javascript=True)
 
 
 def page_header(title: str, caption: str) -> None:

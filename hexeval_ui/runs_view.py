@@ -8,6 +8,7 @@ import streamlit as st
 
 from hexeval_engine import HexevalError
 from hexeval_engine.runs import store as runs
+from hexeval_engine.vocabulary import plural
 
 from . import state
 from .components import empty_state, show_error
@@ -44,9 +45,9 @@ def saved_run_labels(usecase: str) -> dict[str, str]:
 
 
 def run_label(info, *, with_title: bool | None = None) -> str:
-    """``date · rater · n=… · id``; runs of uploads (or ``with_title``) start with their name."""
+    """``date · rater · 20 cases · id``; runs of uploads (or ``with_title``) start with their name."""
     created = info.created[:16].replace("T", " ")
-    size = f"n={info.sample_size}" if info.sample_size else ""
+    size = plural(info.sample_size, "case") if info.sample_size else ""  # words, not the statistician's "n="
     title = getattr(info, "title", "") if (with_title or (with_title is None and info.usecase.startswith(CUSTOM_PREFIX))) \
         else ""
     edited = "edited after the run" if getattr(info, "edited_files", None) else ""

@@ -61,3 +61,16 @@ def test_attribution_numbers_carry_the_features_plain_labels(heart_run):
     values = [t.value for t in at.table if list(t.value.columns) == ["Feature", "Value"]]
     assert values and len(values[0]) == 13, "the case's 13 values are on the page, not in a collapsed expander"
     assert not any(e.label.startswith("Feature values of case") for e in at.expander)
+
+
+def test_each_method_says_what_it_gives_in_words_and_keeps_its_class_name_for_the_technical_form(heart_run):
+    at = open_page(app(viewed_run=str(heart_run)), RESULTS)
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [c.value for c in at.caption]
+    assert "An if-then rule under which the model keeps this prediction." in captions
+    assert "Changes to this case that would flip the prediction." in captions
+    class_names = [c for c in captions if "Explainer" in c]  # TreeExplainer, LimeTabularExplainer, ...
+    assert class_names, "the technical form still names the algorithm"
+    assert all(c.startswith("Algorithm: ") for c in class_names), class_names
+    technical = [e for e in at.expander if e.label == "Technical form"]
+    assert any("Algorithm: " in c.value for e in technical for c in e.caption)

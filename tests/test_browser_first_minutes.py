@@ -92,6 +92,17 @@ def _goto(page, title: str) -> None:
     _settle(page)
 
 
+#: Cells of the case's values table (Feature, Value) that end beyond the window or hide part of their text.
+_CUT_VALUE_CELLS = """() => {
+  const table = [...document.querySelectorAll('[data-testid="stTable"]')].find(t => t.innerText.includes('Feature'));
+  if (!table) { return ['no values table']; }
+  const cells = [...table.querySelectorAll('th, td')];
+  if (cells.length < 4) { return ['fewer than two rows']; }
+  return cells.filter(c => c.getBoundingClientRect().right > window.innerWidth + 1 || c.scrollWidth > c.clientWidth + 1)
+              .map(c => c.innerText);
+}"""
+
+
 def _verdict(page):
     return page.locator(".st-key-verdict_line")
 
@@ -122,6 +133,8 @@ def test_start_recommendations_and_case_explorer(browser, server, width, height,
         _settle(page)
         page.get_by_text("Values of case").first.scroll_into_view_if_needed()
         page.screenshot(path=str(SHOTS / f"{name}-3-case-explorer.png"))
+        cut = page.evaluate(_CUT_VALUE_CELLS)
+        assert cut == [], f"cells of the case's values cut off at {width} px: {cut}"
     finally:
         context.close()
 
@@ -224,5 +237,61 @@ def test_upload_messages_show_no_server_path(browser, server, tmp_path):
             page.get_by_test_id("stAlert").first.wait_for()
             shown = page.get_by_test_id("stMain").inner_text()
             assert "/tmp/" not in shown and "hexeval-upload-" not in shown and str(ROOT) not in shown, shown[-1500:]
+    finally:
+        context.close()
+
+
+#: For one Plotly chart: whether its toolbar's box meets the box of its title (JavaScript, run on the chart).
+_TOOLBAR_OVER_TITLE = """(plot) => {
+  const box = (e) => { if (!e) return null; const b = e.getBoundingClientRect();
+                       return b.width && b.height ? {x: b.left, y: b.top, w: b.width, h: b.height} : null; };
+  const meet = (a, b) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+  const bar = box(plot.querySelector('.modebar'));
+  const titles = [...plot.querySelectorAll('.g-gtitle text')].map(box).filter(Boolean);
+  return {bar: !!bar, titles: titles.length, covered: !!bar && titles.some(t => meet(t, bar))};
+}"""
+
+
+def _toolbar_covers_no_title(page, where: str) -> int:
+    """Hover every visible chart (its toolbar appears) and assert the toolbar covers no title; returns the count."""
+    plots = page.locator(".js-plotly-plot:visible")
+    for i in range(plots.count()):
+        plot = plots.nth(i)
+        plot.scroll_into_view_if_needed()
+        box = plot.bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        page.wait_for_timeout(400)
+        seen = plot.evaluate(_TOOLBAR_OVER_TITLE)
+        assert seen["bar"] and seen["titles"], f"{where} chart {i}: {seen}"  # else the check below proves nothing
+        assert not seen["covered"], f"Plotly's toolbar covers the title of {where} chart {i}"
+    return plots.count()
+
+
+@pytest.mark.parametrize("width, height", [(1440, 900), (390, 844)])
+def test_the_plotly_toolbar_covers_no_chart_title(browser, server, width, height):
+    context, page = _page(browser, width, height)
+    try:
+        _load_saved_run(page, server)
+        page.locator(".js-plotly-plot").first.wait_for()
+        charts = _toolbar_covers_no_title(page, "Technical metrics")
+        page.get_by_role("tab", name="Persona ratings").click()
+        page.locator(".js-plotly-plot .polar").first.wait_for()
+        _settle(page)
+        charts += _toolbar_covers_no_title(page, "Persona ratings")
+        page.get_by_role("tab", name="Downloads").click()
+        with page.expect_download() as download:
+            page.get_by_role("button", name="HTML report").click()
+        report = SHOTS / f"report-{width}.html"
+        download.value.save_as(report)
+        _goto(page, "Recommendations")
+        page.locator(".js-plotly-plot").first.wait_for()
+        charts += _toolbar_covers_no_title(page, "Recommendations")
+        assert charts >= 5
+        view = context.new_page()
+        view.goto(report.as_uri())
+        view.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
+        view.locator(".js-plotly-plot .polar").first.wait_for()
+        view.wait_for_timeout(1000)
+        assert _toolbar_covers_no_title(view, "report") >= 5
     finally:
         context.close()

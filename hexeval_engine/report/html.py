@@ -67,7 +67,8 @@ caption { text-align: left; color: var(--muted); }
 .verdict { font-size: 20px; border-left: 6px solid #0072B2; padding: 8px 14px; background: var(--card); margin: 16px 0 4px; }
 details.comments > summary, details.fold > summary { cursor: pointer; color: var(--muted); margin: 12px 0; }
 .example { white-space: pre-wrap; }
-.chart { min-height: 420px; }
+.chart { min-height: 420px; padding-top: 30px; }
+.chart .modebar-container { top: -30px !important; }  /* Plotly's toolbar in its own strip, never over a title */
 h2 { font-size: 1.5em; } h3 { margin-top: 28px; }
 nav.toc { color: var(--muted); } nav.toc a { color: inherit; margin-right: 12px; }
 .table-wrap { overflow-x: auto; }

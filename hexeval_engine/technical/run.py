@@ -55,6 +55,7 @@ from .timing import MethodClock
 from ..metrics.aggregate import summarise
 from ..metrics.claim_evidence import claim_rows
 from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
+from ..metrics.shared_inputs import SharedInputs
 from ..progress import report
 from .class_groups import CaseGroup, case_groups, label_explanations
 from .stability import stability_explanations
@@ -203,11 +204,14 @@ def _measure_group(group: CaseGroup, sample: _Sample, work: _Work) -> None:
     start, end = work.group_spans.pop(0)
     work.perturbed, work.seed_runs = work.group_noise.pop(0)
     mine = work.explanations[start:end]
+    # computed once per view, for every metric pass that needs them (DiCE's view has its own)
+    shared = {id(group.model): SharedInputs(group.model, group.data)}
     for method in sample.methods:
         model, config = group.view_of(method)
-        _measure_method(model, group.data, config, method, work, explanations=mine)
+        inputs = shared.setdefault(id(model), SharedInputs(model, group.data))
+        _measure_method(model, group.data, config, method, work, inputs, explanations=mine)
     _measure_claims(group.model, group.data, group.config, [m for m in sample.methods if m not in work.failed], work,
-                    explanations=mine)
+                    shared[id(group.model)], explanations=mine)
 
 
 @dataclass
@@ -377,7 +381,7 @@ def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _W
                               "error": f"stability: {type(err).__name__}: {err}"})
 
 
-def _measure_method(model, data, config, method: str, work: _Work, *, explanations) -> None:
+def _measure_method(model, data, config, method: str, work: _Work, shared: SharedInputs, *, explanations) -> None:
     """Per-case metrics of one method's ``explanations`` (skipped if it failed or explained nothing)."""
     mine = [e for e in explanations if e.method == method]
     if method in work.failed or not mine:
@@ -387,18 +391,19 @@ def _measure_method(model, data, config, method: str, work: _Work, *, explanatio
             work.per_instance_parts.append(compute_instance_metrics(
                 model, data, mine, config,
                 perturbed={k: v for k, v in work.perturbed.items() if k[0] == method},
-                seed_runs={k: v for k, v in work.seed_runs.items() if k[0] == method}))
+                seed_runs={k: v for k, v in work.seed_runs.items() if k[0] == method}, shared=shared))
     except Exception as err:
         log.exception("Metrics failed for %s", method)
         work.fail(method, f"metrics: {type(err).__name__}: {err}")
 
 
-def _measure_claims(model, data, config, ok_methods: list[str], work: _Work, *, explanations) -> None:
+def _measure_claims(model, data, config, ok_methods: list[str], work: _Work, shared: SharedInputs, *,
+                    explanations) -> None:
     """Claim-scoped metrics in one pass over every method's ``explanations``, charged to the methods by share."""
     try:  # every method on the same neighbours and baseline: one pass over all explanations, paired per case
         claim_start = time.perf_counter()
         claimed = [e for e in explanations if e.method in ok_methods and e.ok]
-        claims = claim_rows(model, data, claimed, config)
+        claims = claim_rows(model, data, claimed, config, shared=shared)
         _charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
         if claims:
             work.per_instance_parts.append(pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype(
