@@ -56,6 +56,12 @@ class BandEstimator:
         q = 0.5 + self.direction * (np.asarray(values, dtype=float) - self.edge) / (2 * self.scale)
         return np.clip(q, 0.0, 1.0)
 
+    def value_map(self) -> tuple:
+        """``(regressor, slope, offset)`` with ``q = offset + slope * f`` away from the clip: exact SHAP of the
+        prediction maps onto the view (:mod:`hexeval_engine.explainers.value_shap`)."""
+        slope = self.direction / (2 * self.scale)
+        return self.model, slope, 0.5 - slope * self.edge
+
     def predict_proba(self, X) -> np.ndarray:
         """``[1 - q, q]`` for the raw rows ``X``."""
         q = self.probability(self.model.predict_value(X))

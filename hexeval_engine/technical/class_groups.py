@@ -5,6 +5,8 @@ Public interface
 ``CaseGroup``  one group: the views, data and config its cases are explained and measured with
 ``case_groups(model, data, config, ids) -> list[CaseGroup]``
 ``label_explanations(explanations, group, X_raw) -> None``
+``value_reference(groups) -> CaseGroup | None``  one view every regression case's attributions map from
+``map_to_group(explanation, reference, group) -> Explanation``
 
 A binary model gives one group: the model, data and config themselves, every case (the binary path is
 untouched). A multi-class model's cases are grouped by the class ``c`` the model predicts for them and
@@ -53,6 +55,8 @@ class CaseGroup:
         for texts.
     direction, edge :
         Regression: +1 to explain "why this high", -1 "why this low"; the band's edge on that side.
+    scale :
+        Regression: the band views' common scale (``models.band_view``).
     """
 
     model: object
@@ -67,6 +71,7 @@ class CaseGroup:
     probabilities: np.ndarray | None = None
     direction: int = 0
     edge: float = 0.0
+    scale: float = 0.0
 
     def view_of(self, method: str) -> tuple:
         """``(model, config)`` that ``method`` explains and is measured with."""
@@ -149,8 +154,46 @@ def _value_groups(model, data, config, ids) -> list[CaseGroup]:
         view_data = _value_data(data, train, model, edge, direction)
         words = _value_config(config, task, value, edge, direction)
         groups.append(CaseGroup(view, view_data, words, view, words, [int(i)], task=task,
-                                probabilities=np.array([value]), direction=direction, edge=edge))
+                                probabilities=np.array([value]), direction=direction, edge=edge, scale=scale))
     return groups
+
+
+#: Methods whose explanation of a band view is an affine image of the explanation of the prediction.
+AFFINE_METHODS = ("SHAP", "LIME")
+
+
+def value_reference(groups: list[CaseGroup]) -> CaseGroup | None:
+    """Regression: one band view whose attributions every case's view maps from; ``None`` otherwise.
+
+    Every case's view has ``q_i = 0.5 + d_i (f - e_i) / (2 s)`` with the common scale ``s``; the reference
+    ``q_0 = 0.5 + (f - e_0) / (2 s)`` (``d = +1``, edge ``e_0`` the mean of the cases' edges) gives
+    ``q_i = a_i + d_i q_0`` with ``a_i = 0.5 - d_i / 2 + d_i (e_0 - e_i) / (2 s)``. SHAP and LIME are linear in
+    the explained function (Shapley values; LIME's weighted ridge fit on the same samples), so one
+    explainer of ``q_0`` serves every case: attributions times ``d_i``, base values and intercepts through
+    the affine map (:func:`map_to_group`), as long as no sample's prediction reaches a view's clip.
+    """
+    if not groups or groups[0].task is None or not groups[0].task.is_regression:
+        return None
+    first = groups[0]
+    edge = float(np.mean([g.edge for g in groups]))
+    view = band_view(first.model.estimator.model, centre=edge, band=0.0, scale=first.scale, direction=1)
+    return dataclasses.replace(first, model=view, counterfactual_model=view, ids=[i for g in groups for i in g.ids],
+                               direction=1, edge=edge, probabilities=None)
+
+
+def map_to_group(explanation, reference: CaseGroup, group: CaseGroup):
+    """The reference view's SHAP or LIME ``explanation`` of a case (towards class 1, the probability ``q_0``), as
+    the explanation of ``group``'s view (towards its class 1: the prediction stays on the explained side)."""
+    d = group.direction
+    shift = 0.5 - d / 2 + d * (reference.edge - group.edge) / (2 * group.scale)
+    e = dataclasses.replace(explanation, extra=dict(explanation.extra), predicted_class=1,
+                            probability=shift + d * explanation.probability)
+    if e.ok:
+        e.attributions = {f: d * v for f, v in explanation.attributions.items()}
+        for key in ("base_value", "intercept", "local_prediction"):
+            if key in e.extra:
+                e.extra[key] = shift + d * e.extra[key]
+    return e
 
 
 def _value_data(data, train_values, model, edge: float, direction: int):

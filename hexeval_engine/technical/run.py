@@ -57,7 +57,7 @@ from ..metrics.claim_evidence import claim_rows
 from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
 from ..metrics.shared_inputs import SharedInputs
 from ..progress import report
-from .class_groups import CaseGroup, case_groups, label_explanations
+from .class_groups import AFFINE_METHODS, CaseGroup, case_groups, label_explanations, map_to_group, value_reference
 from .stability import stability_explanations
 
 log = logging.getLogger(__name__)
@@ -161,9 +161,10 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     parts = [_group_sample(g, sample) for g in groups]
     units = sum(p.progress_units() - 1 for p in parts) + 1  # the metrics step is counted once
     work = _Work(progress=_Progress(report(on_progress), units))
-    rows_in_workers = 0
+    reference = value_reference(groups)  # a regressor: SHAP and LIME explain the prediction once for all cases
+    rows_in_workers, work.reference = _explain_reference(reference, sample, config, work) if reference else (0, {})
     for group, part in zip(groups, parts):  # one group for a binary model (technical.class_groups)
-        rows_in_workers += _explain_group(group, part, config, work)
+        rows_in_workers += _explain_group(group, part, config, work, reference)
     work.progress.message("Computing metrics")
     for group, part in zip(groups, parts):
         _measure_group(group, part, work)
@@ -178,14 +179,38 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
                            dict(sorted(explained.items())))
 
 
-def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work) -> int:
+def _explain_reference(reference: CaseGroup, sample: _Sample, config, work: _Work) -> tuple[int, dict]:
+    """A regressor: SHAP and LIME explain every case once, on the reference band view (towards its class 1).
+
+    Returns the rows the workers evaluated and ``{(method, instance id): explanation}``; each case's group maps
+    them onto its own view (:func:`hexeval_engine.technical.class_groups.map_to_group`).
+    """
+    methods = [m for m in AFFINE_METHODS if m in sample.methods]
+    if not methods or not sample.ids:
+        return 0, {}
+    q0 = reference.model.predict_proba(sample.X)[:, 1]
+    towards = dataclasses.replace(sample, classes=np.ones(len(sample.ids), dtype=int), probabilities=q0)
+    start = len(work.explanations)
+    with ExplainRunner(reference.model, reference.data, reference.config) as runner:
+        for method in methods:
+            _explain_method(runner, method, towards, config, work)
+        rows = runner.worker_rows
+    produced = work.explanations[start:]
+    del work.explanations[start:]
+    return rows, {(e.method, e.instance_id): e for e in produced}
+
+
+def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, reference: CaseGroup | None) -> int:
     """Explain one group's cases (and noisy copies) with every method; rows the workers evaluated."""
     start = len(work.explanations)
     work.perturbed, work.seed_runs = {}, {}
     rows = 0
     with ExplainRunner(group.model, group.data, group.config) as runner:
         for method in sample.methods:
-            if group.counterfactual_model is not group.model and method == "DiCE":
+            if reference is not None and method in AFFINE_METHODS:  # explained once: map onto this case's view
+                done = [work.reference.get((method, i)) for i in sample.ids[:sample.counts[method]]]
+                work.explanations += [map_to_group(e, reference, group) for e in done if e is not None]
+            elif group.counterfactual_model is not group.model and method == "DiCE":
                 with ExplainRunner(group.counterfactual_model, group.data, group.counterfactual_config) as other:
                     _explain_method(other, method, _counterfactual_sample(group, sample), config, work)
                     rows += other.worker_rows
@@ -288,6 +313,7 @@ class _Work:
     per_instance_parts: list = field(default_factory=list)
     group_spans: list = field(default_factory=list)  # (start, end) of each case group's explanations
     group_noise: list = field(default_factory=list)  # (perturbed, seed_runs) of each case group
+    reference: dict = field(default_factory=dict)  # regression: {(method, id): explanation of the reference view}
 
     def fail(self, method: str, error: str) -> None:
         """Leave ``method`` out of the comparison, recording why."""
