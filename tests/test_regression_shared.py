@@ -98,3 +98,16 @@ def test_shap_of_a_linear_regressor_is_exact_and_mapped(tmp_path):
         prediction = float(model.predict(X_test.iloc[[e.instance_id]])[0])
         base_prediction = (e.extra["base_value"] - 0.5) / slope + group.edge
         assert phi.sum() == pytest.approx(prediction - base_prediction, abs=1e-8)
+
+
+def test_instance_metrics_say_which_side_each_case_is_explained_on(tmp_path):
+    model, result = _run(tmp_path, LinearRegression())
+    table = pd.read_csv(result.output_path / "instance_metrics.csv")
+    X_test, y_train = result.data.X_test[FEATURES], result.data.y_train.to_numpy(dtype=float)
+    band = 0.25 * float(np.std(y_train))  # the default data.regression_band times the target's spread
+    middle = float(np.mean(model.predict(result.data.X_train[FEATURES])))
+    for i, words in table.groupby("instance_id")["explained_class"].first().items():
+        value = float(model.predict(X_test.iloc[[int(i)]])[0])
+        side, edge = ("at least", value - band) if value >= middle else ("at most", value + band)
+        assert words.startswith(f"y {side} ")
+        assert float(words.rsplit(" ", 1)[1].replace(",", "")) == pytest.approx(edge, abs=0.01 * abs(edge) + 0.01)
