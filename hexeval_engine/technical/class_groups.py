@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explainers.render import render_into, row_dicts
-from ..models.band_view import band_view
+from ..models.band_view import band_view, range_view
 from ..models.class_view import class_view
 from ..models.task import Task, task_of
 from ..plain_values import plain, show, show_all
@@ -57,6 +57,9 @@ class CaseGroup:
         Regression: +1 to explain "why this high", -1 "why this low"; the band's edge on that side.
     scale :
         Regression: the band views' common scale (``models.band_view``).
+    counterfactual_error : str or None
+        Why DiCE has nothing to do for the group's case (its prediction already lies in
+        ``data.counterfactual_range``), recorded as its failed explanation; ``None`` otherwise.
     """
 
     model: object
@@ -72,6 +75,7 @@ class CaseGroup:
     direction: int = 0
     edge: float = 0.0
     scale: float = 0.0
+    counterfactual_error: str | None = None
 
     def view_of(self, method: str) -> tuple:
         """``(model, config)`` that ``method`` explains and is measured with."""
@@ -85,6 +89,10 @@ def case_groups(model, data, config, ids) -> list[CaseGroup]:
     ids = [int(i) for i in ids]
     if data.is_regression:
         return _value_groups(model, data, config, ids)
+    if config.data.counterfactual_range is not None:
+        raise ConfigError(f"data.counterfactual_range is set ({_range_text(config.data.counterfactual_range)}), but "
+                          f"the model is a {task_of(data, config).describe()} model: the range is for regressors. "
+                          "Remove it (use data.counterfactual_target to choose a class).")
     if data.n_classes == 2:
         return [CaseGroup(model, data, config, model, config, ids)]
     task = task_of(data, config)
@@ -136,14 +144,18 @@ def _value_groups(model, data, config, ids) -> list[CaseGroup]:
 
     Cases predicted at or above the training rows' mean prediction are explained as "why this high" (the
     prediction stays at or above its value minus the band), the others as "why this low". The band is
-    ``data.regression_band`` times the target's standard deviation on the training rows; DiCE's
-    counterfactuals move the prediction beyond it.
+    ``data.regression_band`` times the target's standard deviation on the training rows. DiCE's
+    counterfactuals move the prediction into ``data.counterfactual_range`` when it is set, else away from the
+    explained side by ``data.counterfactual_shift`` (default: the band) times that deviation.
     """
     task = task_of(data, config)
     features = list(data.feature_names)
     train = model.predict_value(data.X_train[features])
     values = model.predict_value(data.X_test.iloc[ids][features]) if ids else np.array([])
-    band = float(config.data.regression_band * np.std(data.y_train.to_numpy(dtype=float)))
+    spread = float(np.std(data.y_train.to_numpy(dtype=float)))
+    band = float(config.data.regression_band * spread)
+    shift = band if config.data.counterfactual_shift is None else float(config.data.counterfactual_shift * spread)
+    wanted = config.data.counterfactual_range
     scale = float(np.ptp(np.concatenate([train, values])) + 2 * band) or 1.0
     middle = float(np.mean(train))
     groups = []
@@ -153,8 +165,21 @@ def _value_groups(model, data, config, ids) -> list[CaseGroup]:
         edge = value - direction * band
         view_data = _value_data(data, train, model, edge, direction)
         words = _value_config(config, task, value, edge, direction)
-        groups.append(CaseGroup(view, view_data, words, view, words, [int(i)], task=task,
-                                probabilities=np.array([value]), direction=direction, edge=edge, scale=scale))
+        aim, aim_words, error = view, words, None
+        if wanted is not None:
+            aim = range_view(model, low=wanted[0], high=wanted[1], scale=scale)
+            aim_words = _range_config(config, task, wanted)
+            if aim.predict_proba(data.X_test.iloc[[i]][features])[0, 1] < 0.5:
+                error = (f"The prediction ({task.value_text(value)}) already lies in data.counterfactual_range "
+                         f"({_range_text(wanted)}), so there is nothing for a counterfactual to reach. Choose a "
+                         "range the cases are not in, or remove the key to move each prediction by "
+                         "data.counterfactual_shift.")
+        elif shift != band:
+            aim = band_view(model, centre=value, band=shift, scale=scale, direction=direction)
+            aim_words = _value_config(config, task, value, value - direction * shift, direction)
+        groups.append(CaseGroup(view, view_data, words, aim, aim_words, [int(i)], task=task,
+                                probabilities=np.array([value]), direction=direction, edge=edge, scale=scale,
+                                counterfactual_error=error))
     return groups
 
 
@@ -213,6 +238,24 @@ def _value_config(config, task: Task, value: float, edge: float, direction: int)
     return config.model_copy(update={"domain": domain})
 
 
+def _range_text(wanted) -> str:
+    """``[low, high]`` in words: ``"between 100 and 150"``, ``"at most 150"``, ``"at least 200"``."""
+    low, high = wanted
+    if low is None:
+        return f"at most {format_number(high)}"
+    if high is None:
+        return f"at least {format_number(low)}"
+    return f"between {format_number(low)} and {format_number(high)}"
+
+
+def _range_config(config, task: Task, wanted):
+    """The counterfactuals' config when they aim at ``data.counterfactual_range``: its outcome words name the range."""
+    domain = config.domain.model_copy(update={
+        "positive_outcome": f"{task.quantity} outside the range {_range_text(wanted)}",
+        "negative_outcome": f"{task.quantity} {_range_text(wanted)}"})
+    return config.model_copy(update={"domain": domain})
+
+
 def _label_values(explanations, group: CaseGroup, X_raw: pd.DataFrame) -> None:
     """Regression: record the predicted value and the explained side on each explanation, word the texts."""
     task, (iid,), value = group.task, group.ids, float(group.probabilities[0])
@@ -224,8 +267,10 @@ def _label_values(explanations, group: CaseGroup, X_raw: pd.DataFrame) -> None:
         if e.instance_id != iid:
             continue
         e.extra["value_view"] = dict(view)
+        if e.method == "DiCE":  # where its counterfactuals move the prediction, in the quantity's words
+            e.extra["value_view"]["counterfactual_aim"] = group.counterfactual_config.domain.negative_outcome
         if e.ok:
-            render_into(e, row, group.data, group.config)
+            render_into(e, row, group.data, group.view_of(e.method)[1])
 
 
 def _target_index(config, task: Task) -> int | None:

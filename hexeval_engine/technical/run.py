@@ -168,6 +168,10 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
         work.reference.update(_explain_anchor_pooled(model, data, groups, parts, config, work))
     for group, part in zip(groups, parts):  # one group for a binary model (technical.class_groups)
         rows_in_workers += _explain_group(group, part, config, work, reference)
+    for method in sample.methods:  # explained group by group: a method that failed on every case is left out
+        mine = [e for e in work.explanations if e.method == method]
+        if mine and method not in work.failed and not any(e.ok for e in mine):
+            work.fail(method, f"all {len(mine)} instances failed; first error: {mine[0].error}")
     work.progress.message("Computing metrics")
     for group, part in zip(groups, parts):
         _measure_group(group, part, work)
@@ -256,6 +260,8 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
             elif method == "Anchor" and any(k[0] == method for k in work.reference):  # pooled over the groups
                 done = [work.reference.get((method, i)) for i in sample.ids[:sample.counts[method]]]
                 work.explanations += [e for e in done if e is not None]
+            elif method == "DiCE" and group.counterfactual_error is not None:  # already in the wanted range
+                _record_nothing_to_reach(group, sample, work)
             elif group.counterfactual_model is not group.model and method == "DiCE":
                 with ExplainRunner(group.counterfactual_model, group.data, group.counterfactual_config) as other:
                     _explain_method(other, method, _counterfactual_sample(group, sample), config, work)
@@ -268,6 +274,16 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
     label_explanations(work.explanations[start:], group, sample.X)
     work.group_spans.append((start, len(work.explanations)))
     return rows
+
+
+def _record_nothing_to_reach(group: CaseGroup, sample: _Sample, work: _Work) -> None:
+    """DiCE's failed explanation of a case whose prediction already lies in ``data.counterfactual_range``."""
+    for iid in sample.ids[:sample.counts["DiCE"]]:
+        e = Explanation(method="DiCE", instance_id=int(iid), predicted_class=0, probability=0.0,
+                        error=group.counterfactual_error)
+        work.explanations.append(e)
+        work.failures.append({"method": "DiCE", "instance_id": int(iid), "error": e.error})
+        work.progress.step("DiCE: instance explained")
 
 
 def _measure_group(group: CaseGroup, sample: _Sample, work: _Work) -> None:
