@@ -78,6 +78,10 @@ def test_an_open_range_and_a_case_inside_it(files):
             assert all(float(model.predict(pd.DataFrame([cf.row])[FEATURES])[0]) < 95
                        for cf in e.counterfactuals if cf.flips)
     assert inside >= 1 and outside_ok >= 3
+    # a case with nothing to reach leaves only itself out of the comparison, never DiCE as a whole
+    dice = result.technical.metrics.set_index("method").loc["DiCE"]
+    assert dice["error"] == "" and dice["n_instances"] == outside_ok
+    assert len(result.technical.shared_instance_ids) == outside_ok
 
 
 def test_counterfactual_shift_moves_the_prediction_by_a_share_of_the_spread(files):

@@ -167,7 +167,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     if len(groups) > 1 and groups[0].task is not None and groups[0].task.is_multiclass:
         work.reference.update(_explain_anchor_pooled(model, data, groups, parts, config, work))
     for group, part in zip(groups, parts):  # one group for a binary model (technical.class_groups)
-        rows_in_workers += _explain_group(group, part, config, work, reference)
+        rows_in_workers += _explain_group(group, part, config, work, reference, whole=len(groups) == 1)
     for method in sample.methods:  # explained group by group: a method that failed on every case is left out
         mine = [e for e in work.explanations if e.method == method]
         if mine and method not in work.failed and not any(e.ok for e in mine):
@@ -247,8 +247,13 @@ def _explain_anchor_pooled(model, data, groups: list[CaseGroup], parts: list, co
     return {("Anchor", e.instance_id): e for e in produced}
 
 
-def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, reference: CaseGroup | None) -> int:
-    """Explain one group's cases (and noisy copies) with every method; rows the workers evaluated."""
+def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, reference: CaseGroup | None, *,
+                   whole: bool) -> int:
+    """Explain one group's cases (and noisy copies) with every method; rows the workers evaluated.
+
+    ``whole``: the group holds the whole sample (a binary model), so a method that failed on all its cases
+    is left out here; otherwise that is judged over all groups once they ran (one case failing in a group
+    of one must not leave a method out)."""
     start = len(work.explanations)
     work.perturbed, work.seed_runs = {}, {}
     rows = 0
@@ -264,10 +269,10 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
                 _record_nothing_to_reach(group, sample, work)
             elif group.counterfactual_model is not group.model and method == "DiCE":
                 with ExplainRunner(group.counterfactual_model, group.data, group.counterfactual_config) as other:
-                    _explain_method(other, method, _counterfactual_sample(group, sample), config, work)
+                    _explain_method(other, method, _counterfactual_sample(group, sample), config, work, whole=whole)
                     rows += other.worker_rows
             else:
-                _explain_method(runner, method, sample, config, work)
+                _explain_method(runner, method, sample, config, work, whole=whole)
         _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work)
         rows += runner.worker_rows
     work.group_noise.append((work.perturbed, work.seed_runs))
@@ -429,8 +434,9 @@ def _counterfactual_sample(group: CaseGroup, sample: _Sample) -> _Sample:
     return dataclasses.replace(sample, classes=classes, probabilities=probabilities)
 
 
-def _explain_method(runner, method: str, sample: _Sample, config, work: _Work) -> None:
-    """Explain the first ``counts[method]`` cases with ``method``, recording failed cases and a total failure."""
+def _explain_method(runner, method: str, sample: _Sample, config, work: _Work, *, whole: bool = True) -> None:
+    """Explain the first ``counts[method]`` cases with ``method``, recording failed cases and (``whole``: these
+    are all the cases the method explains) a total failure."""
     n, ids = sample.counts[method], sample.ids
     progress = work.progress
     progress.message(f"{method}: explaining {n} instances")
@@ -447,7 +453,7 @@ def _explain_method(runner, method: str, sample: _Sample, config, work: _Work) -
         return
     bad = [e for e in produced if not e.ok]
     work.failures += [{"method": method, "instance_id": e.instance_id, "error": e.error} for e in bad]
-    if produced and len(bad) == len(produced):
+    if whole and produced and len(bad) == len(produced):
         work.fail(method, f"all {len(bad)} instances failed; first error: {bad[0].error}")
     work.explanations += produced
 
