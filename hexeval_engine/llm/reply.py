@@ -10,8 +10,11 @@ the body itself through :func:`read_reply` and every way the reply can be wrong 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
 
 MAX_REPLY_BYTES = 1_000_000
 """Largest reply body read (1 MB; a rating's completion is about 1 KB)."""
@@ -87,9 +90,12 @@ def parse_completion(body: bytes, content_type: str = "") -> Reply:
 
 
 def _reason(err: Exception) -> str:
-    """``ReadTimeout: no bytes for 5 s``-like text naming the error type, without addresses or paths."""
+    """Why the reply broke off, in words (the error's type name goes to the log only), without addresses or paths."""
     name = type(err).__name__
-    return "no bytes arrived within the timeout" if "timeout" in name.lower() else name
+    log.info("The reply broke off: %s", name)
+    if "timeout" in name.lower():
+        return "no bytes arrived within the timeout"
+    return "the server closed the connection or sent incomplete data"
 
 
 def _count(value) -> int:
