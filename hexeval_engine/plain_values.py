@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 
 
 def plain(value):
@@ -101,3 +102,25 @@ def describe_error(err: BaseException, *, limit: int = 300) -> str:
         if cls.__name__ in _ERROR_WORDS:
             return _ERROR_WORDS[cls.__name__]
     return "an unexpected error that gave no details (the log has the rest)"
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def show_time(iso: str, *, short: bool = False) -> str:
+    """A saved moment as a person reads it: ``2026-11-25T08:45:12+00:00`` -> ``25 November 2026, 08:45 UTC``.
+
+    ``short`` gives ``25 Nov 2026, 08:45`` (for pickers, where the label must fit a phone). A time without a
+    zone is taken as UTC (HEXEval writes UTC); a text that is no time reads ``an unknown time``.
+    """
+    try:
+        moment = datetime.fromisoformat(str(iso).strip())
+    except ValueError:
+        return "an unknown time"
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    month = _MONTHS[moment.month - 1]
+    if short:
+        return f"{moment.day} {month[:3]} {moment.year}, {moment:%H:%M}"
+    return f"{moment.day} {month} {moment.year}, {moment:%H:%M} UTC"

@@ -8,6 +8,7 @@ import streamlit as st
 
 from hexeval_engine import HexevalError
 from hexeval_engine.runs import store as runs
+from hexeval_engine.plain_values import show_time
 from hexeval_engine.vocabulary import plural
 
 from . import state
@@ -46,7 +47,7 @@ def saved_run_labels(usecase: str) -> dict[str, str]:
 
 def run_label(info, *, with_title: bool | None = None) -> str:
     """``date · rater · 20 cases · id``; runs of uploads (or ``with_title``) start with their name."""
-    created = info.created[:16].replace("T", " ")
+    created = show_time(info.created, short=True) if info.created else ""
     size = plural(info.sample_size, "case") if info.sample_size else ""  # words, not the statistician's "n="
     title = getattr(info, "title", "") if (with_title or (with_title is None and info.usecase.startswith(CUSTOM_PREFIX))) \
         else ""

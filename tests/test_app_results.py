@@ -152,8 +152,8 @@ def test_saved_runs_table_lists_runs_and_damaged_folders_as_warnings(outputs):
     (broken / "run.json").write_text("{ not json")
     at = app()
     table = frame_with(at, "sample size")
-    assert table[["date (UTC)", "rater", "sample size", "status"]].iloc[0].tolist() == [
-        "2026-01-02 03:04", "simulated", 12, "complete"]
+    assert table[["date", "rater", "sample size", "status"]].iloc[0].tolist() == [
+        "2 January 2026, 03:04 UTC", "simulated", 12, "complete"]
     assert any("20260101-000000-broken" in w.value and "invalid JSON" in w.value for w in at.warning)
 
 
@@ -170,7 +170,7 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     assert not at.exception
     page = texts(at)
     caption = next(c.value for c in at.caption if c.value.startswith("A: "))
-    assert "Run A → run B" in page and caption.index("2026-01-02") < caption.index("2026-01-03")  # A is the run chosen as A
+    assert "Run A → run B" in page and caption.index("2 Jan 2026, 03:04") < caption.index("3 Jan 2026, 03:04")  # A is the run chosen as A
     metrics = frame_with(at, "Difference (95% interval)")
     shap = metrics[(metrics["Method"] == "SHAP") & (metrics["Metric"] == "Prediction rebuilt from top features ↑")].iloc[0]
     # 0.80 (0.75–0.85) against 0.70 (0.65–0.75): the intervals touch, so the change is not called worse
