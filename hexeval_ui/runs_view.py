@@ -55,6 +55,28 @@ def run_label(info, *, with_title: bool | None = None) -> str:
     return " · ".join(p for p in (title, created, info.rater, size, info.run_id[-6:], edited) if p)
 
 
+#: Characters a run picker shows on a 390 px phone (a picker's value is one line; more is cut off).
+PICKER_CHARS = 34
+
+
+def short_run_labels(infos) -> dict[str, str]:
+    """Run folder -> ``Heart Disease · 25 Nov, 08:29``: the use case's short name and the time, short enough for
+    a picker on a phone; runs whose short labels coincide add their id's last characters to tell them apart."""
+    def short(info) -> str:
+        title = (getattr(info, "title", "") or info.usecase).split(" (")[0].strip()
+        moment = show_time(info.created, short=True, with_year=False) if info.created else ""
+        room = PICKER_CHARS - len(moment) - 3
+        title = title if len(title) <= room else title[:max(room - 1, 4)].rstrip() + "…"
+        return " · ".join(p for p in (title, moment) if p)
+
+    labels = {str(r.path): short(r) for r in infos}
+    seen: dict[str, int] = {}
+    for text in labels.values():
+        seen[text] = seen.get(text, 0) + 1
+    ids = {str(r.path): r.run_id[-4:] for r in infos}
+    return {path: text if seen[text] == 1 else f"{text} · {ids[path]}" for path, text in labels.items()}
+
+
 @st.cache_data(show_spinner="Loading the run…", max_entries=16)
 def _load(path: str, mtime: float):
     return runs.load_run(path)

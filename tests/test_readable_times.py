@@ -40,3 +40,19 @@ def test_the_report_header_and_the_run_labels_read_the_time(tmp_path):
     save_fixture_run(tmp_path, created="2026-11-25T08:45:12+00:00")
     label = run_label(list_runs(tmp_path)[0], with_title=True)
     assert "25 Nov 2026, 08:45" in label and not ISO.search(label), label
+
+
+def test_picker_labels_fit_a_phone_and_tell_runs_of_the_same_minute_apart():
+    from types import SimpleNamespace
+
+    from hexeval_ui.runs_view import PICKER_CHARS, short_run_labels
+
+    def info(path, title, created, run_id):
+        return SimpleNamespace(path=path, title=title, usecase="heart", created=created, run_id=run_id)
+
+    labels = short_run_labels([
+        info("a", "Heart Disease (Healthcare)", "2026-11-25T08:29:01+00:00", "20261125-082901-acaf1f"),
+        info("b", "Heart Disease (Healthcare)", "2026-11-25T08:29:40+00:00", "20261125-082940-93f3eb"),
+        info("c", "A very long name someone typed for their upload", "2026-11-24T10:00:00+00:00", "x-1234")])
+    assert labels["a"] == "Heart Disease · 25 Nov, 08:29 · af1f" and labels["b"].endswith("· f3eb")
+    assert labels["c"].endswith("… · 24 Nov, 10:00") and len(labels["c"]) <= PICKER_CHARS
