@@ -55,7 +55,9 @@ def run_label(info, *, with_title: bool | None = None) -> str:
     return " · ".join(p for p in (title, created, info.rater, size, info.run_id[-6:], edited) if p)
 
 
-#: Characters a run picker shows on a 390 px phone (a picker's value is one line; more is cut off).
+#: Characters of use-case name and time in a run picker's label. A picker's value is one line that cannot wrap;
+#: on a 390 px phone it holds about 50 characters (284 px at ~5.5 px each, measured by
+#: tests/test_browser_compare_pickers.py), so this leaves room for the id that tells equal labels apart.
 PICKER_CHARS = 34
 
 
