@@ -57,6 +57,7 @@ test: prepare browser-deps
 
 bench: prepare
 	$(PY) benchmarks/technical.py
+	$(PY) benchmarks/targets.py --skip wide
 	$(PY) benchmarks/personas.py
 
 clean-outputs:

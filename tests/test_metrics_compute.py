@@ -9,6 +9,8 @@ rule scenario, counterfactual metrics on the counterfactual scenario).
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -225,3 +227,44 @@ def test_fidelity_baseline_setting_reaches_the_metrics():
         long = compute_instance_metrics(skewed.model, skewed.data, explanations, cfg)
         defined[baseline] = long[long["metric"] == "fidelity_combined"]["value"].notna().mean()
     assert defined["other_class_average"] == 1.0 > defined["training_average"] + 0.2
+
+
+def test_shared_inputs_change_no_value_and_are_computed_once(case, config):
+    """Metric passes sharing one SharedInputs give the tables they give alone; the training rows and the
+    noisy copies go to the model once."""
+    from hexeval_engine.metrics.shared_inputs import SharedInputs
+
+    attributions, perturbed, _ = _attribution_scenario(case, config)
+    good = [e for e in attributions if e.method == "Good"]
+    bad = [e for e in attributions if e.method == "Bad"]
+    stab = {m: {k: v for k, v in perturbed.items() if k[0] == m} for m in ("Good", "Bad")}
+    # each pass needs the training rows' classes (baseline, manifold); the first two the same noisy copies
+    passes = [(good, stab["Good"]), (bad, stab["Bad"]), (_cf_scenario(case), None)]
+    assert stab["Good"] and stab["Bad"]
+    alone = [compute_instance_metrics(case.model, case.data, p, config, perturbed=s) for p, s in passes]
+    alone_claims = claim_rows(case.model, case.data, attributions, config)
+    train_rows, copy_rows = len(case.data.X_train), 3 * len({iid for _, iid in stab["Good"]})
+    shared = SharedInputs(case.model, case.data)
+    seen = []
+    predict = case.model.predict_proba
+
+    def counting(X):
+        seen.append(len(X))
+        return predict(X)
+
+    case.model.predict_proba = counting
+    try:
+        together = [compute_instance_metrics(case.model, case.data, p, config, perturbed=s, shared=shared)
+                    for p, s in passes]
+        together_claims = claim_rows(case.model, case.data, attributions, config, shared=shared)
+    finally:
+        del case.model.predict_proba
+    for a, b in zip(alone, together):
+        pd.testing.assert_frame_equal(a, b)
+    assert together_claims == alone_claims
+    assert config.evaluation.fidelity.baseline == "other_class_average"
+    assert seen.count(train_rows) == 1  # four passes, one prediction of the training rows
+    assert seen.count(copy_rows) == 1  # two methods measured for stability, one prediction of the copies
+    assert {e.method for e in good} == {"Good"} and alone[0]["metric"].eq("local_lipschitz").any()
+    copied = copy.copy(case.data)  # equal content, another object: a pass given it computes its own
+    assert not SharedInputs(case.model, copied).belongs_to(case.model, case.data)

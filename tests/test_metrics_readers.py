@@ -112,3 +112,33 @@ def test_randomisation_similarity_of_rules_and_counterfactuals():
 
     assert explanation_similarity(cfs({"a"}, {"b"}), cfs({"a", "c"}), FEATURES) == pytest.approx(1 / 3)
     assert explanation_similarity(cfs(), cfs(), FEATURES) == 1.0
+
+
+def test_neighbourhoods_take_each_value_from_the_drawn_training_row_or_the_case():
+    """Oracle: redraw the donors and the replace mask from the case's seed; every cell is the donor's
+    training value where replaced and the case's value elsewhere, with the training column's dtype."""
+    from hexeval_engine.metrics.masking import instance_rng
+    from hexeval_engine.metrics.readers import reader_neighbourhoods
+
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({"num": rng.normal(size=40).round(2), "count": rng.integers(0, 9, 40),
+                      "kind": pd.array(rng.choice(["red", "green", "blue"], 40), dtype="str")})
+    X.loc[[5, 31], "num"] = np.nan
+    data = _dataset(X, pd.Series([0, 1] * 20, name="y"), ["kind"], n_train=30)
+    ids = [0, 1, 3, 1]
+    many = reader_neighbourhoods(data, ids, n=60, replace_share=0.4, random_state=11)
+    assert sorted(many) == [0, 1, 3]
+    train, features = data.X_train.reset_index(drop=True), list(data.feature_names)
+    for iid in (0, 1, 3):
+        hood = many[iid]
+        pd.testing.assert_frame_equal(hood, reader_neighbours(data, iid, n=60, replace_share=0.4, random_state=11))
+        draw = instance_rng(11, iid, "reader")
+        donors = draw.integers(0, len(train), size=(60, len(features)))
+        replace = draw.random((60, len(features))) < 0.4
+        case = data.X_test.iloc[iid]
+        for j, f in enumerate(features):
+            assert hood[f].dtype == train[f].dtype
+            expected = [train[f].iloc[d] if r else case[f] for d, r in zip(donors[:, j], replace[:, j])]
+            got = hood[f].tolist()
+            assert all((pd.isna(e) and pd.isna(g)) or e == g for e, g in zip(expected, got)), f
+        assert replace.any() and (~replace).any()

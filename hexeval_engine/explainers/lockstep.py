@@ -38,14 +38,14 @@ MAX_TOGETHER = 32
 
 
 class _Search(threading.Thread):
-    def __init__(self, fn: Callable, seed: int, budget: float | None = None, setting: str = ""):
+    def __init__(self, fn: Callable, seed: int, budget: float | None = None, setting: str = "", *,
+                 seeder: "_Seeder"):
         super().__init__(daemon=True)
         self.fn = fn
         self.budget, self.setting = budget, setting
         self.spent = 0.0          # own seconds: turns with the baton + share of pooled model calls
         self.turn_started = 0.0
-        self.np_state = np.random.RandomState(seed % (2**32)).get_state()
-        self.py_state = random.Random(seed).getstate()
+        self.np_state, self.py_state = seeder.states(seed)
         self.turn = threading.Event()
         self.yielded = threading.Event()
         self.request = None
@@ -92,6 +92,23 @@ class _Search(threading.Thread):
         self.py_state = random.getstate()
 
 
+class _Seeder:
+    """The start states of numpy's and Python's global RNG seeded with ``seed``, from two reused generators.
+
+    ``RandomState().seed(s)`` gives the state ``RandomState(s)`` starts in, and ``Random().seed(s)`` the
+    state of ``Random(s)`` (both documented seeding paths); a new ``RandomState`` first draws entropy from
+    the operating system and builds a seed sequence it then discards, about 0.15 ms per search.
+    """
+
+    def __init__(self):
+        self._np, self._py = np.random.RandomState(), random.Random()
+
+    def states(self, seed: int) -> tuple:
+        self._np.seed(seed % (2**32))
+        self._py.seed(seed)
+        return self._np.get_state(), self._py.getstate()
+
+
 def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[np.ndarray], np.ndarray], *,
                  on_finish: Callable[[int], None] | None = None, max_together: int = MAX_TOGETHER,
                  budget_seconds: float | None = None, budget_setting: str = "") -> list:
@@ -120,12 +137,14 @@ def run_lockstep(fns: list[Callable], seeds: list[int], predict_rows: Callable[[
         Per search, its return value or the exception it raised.
     """
     results: list = [None] * len(fns)
+    seeder = _Seeder()
     with GLOBAL_RNG_LOCK:
         saved_np, saved_py = np.random.get_state(), random.getstate()
         try:
             for start in range(0, len(fns), max_together):
                 group = list(range(start, min(start + max_together, len(fns))))
-                searches = {i: _Search(fns[i], int(seeds[i]), budget_seconds, budget_setting) for i in group}
+                searches = {i: _Search(fns[i], int(seeds[i]), budget_seconds, budget_setting, seeder=seeder)
+                            for i in group}
                 for s in searches.values():
                     s.start()
                 _drive(searches, predict_rows, on_finish)

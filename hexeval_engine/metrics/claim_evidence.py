@@ -2,7 +2,7 @@
 
 Public interface (stable)
 -------------------------
-``claim_rows(model, data, explanations, config, *, neighbours=200, replace_share=0.3) -> list[tuple]``
+``claim_rows(model, data, explanations, config, *, neighbours=200, replace_share=0.3, shared=None) -> list[tuple]``
 ``CLAIM_METRICS``  the per-instance metric names this module writes
 ``technical_claim_score(sufficiency, accuracy) -> ndarray``
 
@@ -30,12 +30,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .baseline import make_baseline, make_class_baselines
 from .claim_comprehensiveness import claim_comprehensiveness
 from .claim_sufficiency import claim_sufficiency
 from .claims import named_features, ranked_features
 from .masking import MaskedRows
-from .readers import make_reader, reader_accuracy, reader_neighbours, reader_scores
+from .readers import make_reader, reader_accuracy, reader_neighbourhoods, reader_scores
+from .shared_inputs import SharedInputs
 
 CLAIM_METRICS = ("claim_comprehensiveness", "claim_sufficiency",
                  "claim_comprehensiveness_at_rule_k", "claim_sufficiency_at_rule_k",
@@ -68,7 +68,8 @@ def _claims(explanations, features, top_k):
     return claims, sizes
 
 
-def claim_rows(model, data, explanations, config, *, neighbours: int = 200, replace_share: float = 0.3) -> list:
+def claim_rows(model, data, explanations, config, *, neighbours: int = 200, replace_share: float = 0.3,
+               shared: SharedInputs | None = None) -> list:
     """Per-instance rows ``(method, instance_id, metric, value, derived=False)`` for the metrics above.
 
     Parameters
@@ -82,6 +83,9 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
         ``personas.top_k_features`` (what an attribution explanation shows).
     neighbours, replace_share : int, float
         The reader's test: neighbours per case and the share of features each one redraws.
+    shared : SharedInputs, optional
+        The baseline (and the training rows' classes it needs), shared with the other metric passes
+        (computed here when omitted or when it belongs to another model or data set).
     """
     ev = config.evaluation
     features = list(data.feature_names)
@@ -89,10 +93,9 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
     claims, sizes = _claims(explanations, features, top_k)
     if not claims:
         return []
-    if ev.fidelity.baseline == "other_class_average":
-        base = make_class_baselines(data, model.predict(data.X_train[features]))
-    else:
-        base = make_baseline(data)
+    if shared is None or not shared.belongs_to(model, data):
+        shared = SharedInputs(model, data)
+    base = shared.baseline(ev.fidelity.baseline)
     masked = MaskedRows(data.X_test[features], base)
     jobs = []  # (explanation, metric suffix, named set, removed slice, kept slice, baseline slice)
     for e, named in claims:
@@ -130,7 +133,7 @@ def claim_rows(model, data, explanations, config, *, neighbours: int = 200, repl
 
 def _reader_rows(model, data, explanations, top_k, own_values, random_state, n, replace_share) -> list:
     iids = sorted({int(e.instance_id) for e in explanations})
-    hoods = {i: reader_neighbours(data, i, n=n, replace_share=replace_share, random_state=random_state) for i in iids}
+    hoods = reader_neighbourhoods(data, iids, n=n, replace_share=replace_share, random_state=random_state)
     stacked = pd.concat([hoods[i] for i in iids], ignore_index=True)
     predicted = np.asarray(model.predict(stacked), dtype=int).reshape(len(iids), n)
     actual = {i: predicted[k] for k, i in enumerate(iids)}

@@ -2,8 +2,8 @@
 
 Public interface (stable)
 -------------------------
-``compute_instance_metrics(model, data, explanations, config, *, perturbed=None, seed_runs=None)
--> pandas.DataFrame`` with columns ``method``, ``instance_id``, ``metric``, ``value``, ``derived``
+``compute_instance_metrics(model, data, explanations, config, *, perturbed=None, seed_runs=None,
+shared=None) -> pandas.DataFrame`` with columns ``method``, ``instance_id``, ``metric``, ``value``, ``derived``
 ``INSTANCE_COLUMNS``  that column list
 ``relevance_vector(explanation, feature_names) -> ndarray``  what the vector metrics rank
 
@@ -24,7 +24,9 @@ Public interface (stable)
 
 Model calls: one (chunked) for all masked rows; one on ``X_test`` when there are rules; one on
 ``X_train`` when there are counterfactuals or ``evaluation.fidelity.baseline`` is
-``other_class_average``; one on the noisy copies when ``perturbed`` is given.
+``other_class_average``; one on the noisy copies when ``perturbed`` is given. A ``shared``
+:class:`~hexeval_engine.metrics.shared_inputs.SharedInputs` passed by the caller makes the training-row,
+baseline and noisy-copy work happen once across several calls (same values).
 """
 
 from __future__ import annotations
@@ -34,7 +36,6 @@ import logging
 import numpy as np
 import pandas as pd
 
-from .baseline import make_baseline, make_class_baselines
 from .counterfactuals import CounterfactualSpace, counterfactual_metrics
 from .fidelity import FidelityCurves
 from .masking import MaskedRows
@@ -44,7 +45,8 @@ from ..explainers.actionability import FIXED, feature_actionability, forbidden_c
 from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_precision
 from .sensitivity import local_lipschitz, max_sensitivity, standardised_distances
 from .soft_removal import SoftRemoval
-from .stability import explanation_vector, instance_stability, noisy_copies, seed_agreement
+from .stability import explanation_vector, instance_stability, seed_agreement
+from .shared_inputs import SharedInputs
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +55,8 @@ _PARSIMONY = {"num_important_features": num_important_features, "gini_sparseness
               "entropy_complexity": entropy_complexity}
 
 
-def compute_instance_metrics(model, data, explanations, config, *, perturbed=None, seed_runs=None) -> pd.DataFrame:
+def compute_instance_metrics(model, data, explanations, config, *, perturbed=None, seed_runs=None,
+                             shared: SharedInputs | None = None) -> pd.DataFrame:
     """Per-instance metric values for a list of explanations.
 
     Parameters
@@ -73,6 +76,10 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
     perturbed, seed_runs : dict, optional
         ``{(method, instance_id): [Explanation, ...]}`` for the stability metrics and
         ``lime_seed_agreement``.
+    shared : SharedInputs, optional
+        Training-row classes, baselines and noisy copies shared with other metric passes of the same
+        model and data, so they are computed once (a new one is made when omitted or when it belongs
+        to another model or data set).
 
     Returns
     -------
@@ -81,13 +88,14 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
         for that instance (documented per metric).
     """
     ok = [e for e in explanations if e.error is None]
-    train = _TrainPredictions(model, data)
+    if shared is None or not shared.belongs_to(model, data):
+        shared = SharedInputs(model, data)
     rows: list[tuple] = []
-    rows += _vector_rows(model, data, [e for e in ok if _has_vector(e)], config, train)
+    rows += _vector_rows(model, data, [e for e in ok if _has_vector(e)], config, shared)
     rows += _rule_rows(model, data, [e for e in ok if e.rule is not None])
-    rows += _counterfactual_rows(data, [e for e in ok if e.counterfactuals is not None], config, train)
+    rows += _counterfactual_rows(data, [e for e in ok if e.counterfactuals is not None], config, shared)
     by_key = {(e.method, e.instance_id): e for e in ok}
-    rows += _stability_rows(model, data, by_key, perturbed or {}, config)
+    rows += _stability_rows(data, by_key, perturbed or {}, config, shared)
     for (method, iid), runs in (seed_runs or {}).items():
         runs = list(runs)
         if (method, iid) in by_key and not any(r is by_key[(method, iid)] for r in runs):
@@ -95,18 +103,6 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
         rows.append((method, iid, "lime_seed_agreement", seed_agreement(runs, data.feature_names), False))
     frame = pd.DataFrame(rows, columns=INSTANCE_COLUMNS)
     return frame.astype({"value": float, "derived": bool})
-
-
-class _TrainPredictions:
-    """The model's predicted class of every training row, computed once per call and only if needed."""
-
-    def __init__(self, model, data):
-        self.model, self.data, self._value = model, data, None
-
-    def get(self) -> np.ndarray:
-        if self._value is None:
-            self._value = self.model.predict(self.data.X_train[list(self.data.feature_names)])
-        return self._value
 
 
 def _has_vector(e) -> bool:
@@ -133,7 +129,7 @@ def _importance(explanation, feature_names) -> np.ndarray:
     return np.array([abs(float(weights.get(f, 0.0))) for f in feature_names])
 
 
-def _vector_rows(model, data, explanations, config, train: _TrainPredictions) -> list[tuple]:
+def _vector_rows(model, data, explanations, config, shared: SharedInputs) -> list[tuple]:
     if not explanations:
         return []
     ev = config.evaluation
@@ -141,12 +137,9 @@ def _vector_rows(model, data, explanations, config, train: _TrainPredictions) ->
     scores = np.array([relevance_vector(e, features) for e in explanations]).reshape(len(explanations), len(features))
     positions = np.array([e.instance_id for e in explanations], dtype=int)
     classes = np.array([e.predicted_class for e in explanations], dtype=int)
-    if ev.fidelity.baseline == "other_class_average":
-        masked = MaskedRows(data.X_test[features], make_class_baselines(data, train.get()))
-        baseline_of = classes
-    else:
-        masked = MaskedRows(data.X_test[features], make_baseline(data))
-        baseline_of = np.zeros(len(classes), dtype=int)
+    masked = MaskedRows(data.X_test[features], shared.baseline(ev.fidelity.baseline))
+    per_class = ev.fidelity.baseline == "other_class_average"  # row c: typical of the class other than c
+    baseline_of = classes if per_class else np.zeros(len(classes), dtype=int)
     common = {"positions": positions, "random_state": ev.random_state, "instance_ids": positions,
               "baseline_of": baseline_of}
     curves = FidelityCurves(masked, scores, classes, ev.fidelity.steps, tie_draws=ev.fidelity.tie_draws, **common)
@@ -177,7 +170,7 @@ def _rule_rows(model, data, explanations) -> list[tuple]:
     return out
 
 
-def _counterfactual_rows(data, explanations, config, train: _TrainPredictions) -> list[tuple]:
+def _counterfactual_rows(data, explanations, config, shared: SharedInputs) -> list[tuple]:
     if not explanations:
         return []
     ev = config.evaluation
@@ -185,7 +178,7 @@ def _counterfactual_rows(data, explanations, config, train: _TrainPredictions) -
     kinds = feature_actionability(config, data.feature_names)
     space = CounterfactualSpace.from_data(data, immutable_features=[f for f, k in kinds.items() if k in FIXED],
                                           feature_ranges=dice.feature_ranges)
-    manifold = CounterfactualManifold.from_data(data, train.get(), k=checks.k_neighbours,
+    manifold = CounterfactualManifold.from_data(data, shared.train_classes(), k=checks.k_neighbours,
                                                 reference_rows=checks.reference_rows, random_state=ev.random_state)
     instances = [data.X_test.iloc[e.instance_id] for e in explanations]
     plausible = plausibility_table(instances, [e.predicted_class for e in explanations],
@@ -201,12 +194,12 @@ def _counterfactual_rows(data, explanations, config, train: _TrainPredictions) -
     return rows
 
 
-def _stability_rows(model, data, by_key, perturbed, config) -> list[tuple]:
+def _stability_rows(data, by_key, perturbed, config, shared: SharedInputs) -> list[tuple]:
     keys = [k for k in perturbed if k in by_key]
     if not keys:
         return []
     features = list(data.feature_names)
-    distances = _copy_distances(model, data, [(k, perturbed[k]) for k in keys], config)
+    distances = _copy_distances(data, [(k, perturbed[k]) for k in keys], config, shared)
     rows = []
     for key in keys:
         original, others = by_key[key], list(perturbed[key])
@@ -221,7 +214,7 @@ def _stability_rows(model, data, by_key, perturbed, config) -> list[tuple]:
     return rows
 
 
-def _copy_distances(model, data, items, config) -> dict:
+def _copy_distances(data, items, config, shared: SharedInputs) -> dict:
     """``||x' - x||`` in standardised units for every noisy copy, rebuilt from the run's seeds.
 
     The copies are regenerated with :func:`hexeval_engine.metrics.stability.noisy_copies` (copy
@@ -238,12 +231,10 @@ def _copy_distances(model, data, items, config) -> dict:
     if not iids or not repeats:
         return {key: np.empty(0) for key, _ in items}
     position = {iid: k for k, iid in enumerate(iids)}
-    originals = data.X_test.iloc[iids][features]
     # copy r of every case at once (a copy depends only on its case and r), shared by every method
-    copies = [noisy_copies(data, originals, iids, noise_std=ev.stability.noise_std, repeat=r,
-                           random_state=ev.random_state) for r in range(repeats)]
-    stacked = pd.concat(copies, ignore_index=True)
-    proba = model.predict_proba(stacked).reshape(repeats, len(iids), 2)
+    stacked, proba = shared.noisy_copies(iids, repeats=repeats, noise_std=ev.stability.noise_std,
+                                         random_state=ev.random_state)
+    proba = proba.reshape(repeats, len(iids), 2)
     numeric_copies = (stacked[numeric].to_numpy(dtype=float, na_value=np.nan).reshape(repeats, len(iids), len(numeric))
                       if numeric else np.empty((repeats, len(iids), 0)))
     out = {}

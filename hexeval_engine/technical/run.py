@@ -54,6 +54,7 @@ from .timing import MethodClock
 from ..metrics.aggregate import summarise
 from ..metrics.claim_evidence import claim_rows
 from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
+from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
 from .stability import stability_explanations
@@ -157,9 +158,10 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
         _explain_noisy_copies(runner, model, data, config, sample, work)
         rows_in_workers = runner.worker_rows
     work.progress.message("Computing metrics")
+    shared = SharedInputs(model, data)  # computed once, for every metric pass that needs them
     for method in sample.methods:
-        _measure_method(model, data, config, method, work)
-    _measure_claims(model, data, config, [m for m in sample.methods if m not in work.failed], work)
+        _measure_method(model, data, config, method, work, shared)
+    _measure_claims(model, data, config, [m for m in sample.methods if m not in work.failed], work, shared)
     shared, per_instance, unshared, wide, long = _summarise_shared(sample, config, work)
     work.progress.step("Metrics computed")
     timings = _timings(sample.methods, work.clock, time.perf_counter() - start_all)
@@ -310,7 +312,7 @@ def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _W
                               "error": f"stability: {describe_error(err)}"})
 
 
-def _measure_method(model, data, config, method: str, work: _Work) -> None:
+def _measure_method(model, data, config, method: str, work: _Work, shared: SharedInputs) -> None:
     """Per-case metrics of one method's explanations (skipped if it failed or explained nothing)."""
     mine = [e for e in work.explanations if e.method == method]
     if method in work.failed or not mine:
@@ -320,18 +322,18 @@ def _measure_method(model, data, config, method: str, work: _Work) -> None:
             work.per_instance_parts.append(compute_instance_metrics(
                 model, data, mine, config,
                 perturbed={k: v for k, v in work.perturbed.items() if k[0] == method},
-                seed_runs={k: v for k, v in work.seed_runs.items() if k[0] == method}))
+                seed_runs={k: v for k, v in work.seed_runs.items() if k[0] == method}, shared=shared))
     except Exception as err:
         log.exception("Metrics failed for %s", method)
         work.fail(method, f"metrics: {describe_error(err)}")
 
 
-def _measure_claims(model, data, config, ok_methods: list[str], work: _Work) -> None:
+def _measure_claims(model, data, config, ok_methods: list[str], work: _Work, shared: SharedInputs) -> None:
     """Claim-scoped metrics in one pass over every method's explanations, charged to the methods by share."""
     try:  # every method on the same neighbours and baseline: one pass over all explanations, paired per case
         claim_start = time.perf_counter()
         claimed = [e for e in work.explanations if e.method in ok_methods and e.ok]
-        claims = claim_rows(model, data, claimed, config)
+        claims = claim_rows(model, data, claimed, config, shared=shared)
         _charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
         if claims:
             work.per_instance_parts.append(pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype(
