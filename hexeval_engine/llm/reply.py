@@ -14,6 +14,8 @@ import logging
 import time
 from dataclasses import dataclass
 
+from ..plain_values import kind_of
+
 log = logging.getLogger(__name__)
 
 MAX_REPLY_BYTES = 1_000_000
@@ -75,7 +77,7 @@ def parse_completion(body: bytes, content_type: str = "") -> Reply:
         raise ReplyError(f"the reply is {_kind(body, content_type)}, not a JSON chat completion; check that "
                          "the base URL is the server's API address (it usually ends in /v1)") from err
     if not isinstance(data, dict):
-        raise ReplyError(f"the reply is a JSON {type(data).__name__}, not a chat-completion object")
+        raise ReplyError(f"the reply is {kind_of(data)} of JSON, not a chat-completion object")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ReplyError("the reply has no 'choices' list with a first choice")
@@ -84,7 +86,7 @@ def parse_completion(body: bytes, content_type: str = "") -> Reply:
         raise ReplyError("the reply's first choice has no 'message' object")
     content = message.get("content")
     if content is not None and not isinstance(content, str):
-        raise ReplyError(f"the reply's message content is a {type(content).__name__}, not text")
+        raise ReplyError(f"the reply's message content is {kind_of(content)}, not text")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return Reply(content or "", _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
 
