@@ -31,8 +31,8 @@ QUICK = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 100,
 def test_bundled_csv_is_scikit_learns_diabetes_data():
     frame = pd.read_csv(get_usecase("diabetes").data_path)
     diabetes = load_diabetes(scaled=False)
-    np.testing.assert_allclose(frame.drop(columns="progression").to_numpy(), diabetes.data)
-    np.testing.assert_allclose(frame["progression"].to_numpy(), diabetes.target)
+    np.testing.assert_allclose(frame.drop(columns="disease_progression").to_numpy(), diabetes.data)
+    np.testing.assert_allclose(frame["disease_progression"].to_numpy(), diabetes.target)
 
 
 @pytest.fixture(scope="module")

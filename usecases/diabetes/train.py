@@ -1,7 +1,7 @@
 """Train the diabetes progression model: a random forest regressor on the 10 baseline measurements.
 
 ``data.csv`` is scikit-learn's ``load_diabetes(scaled=False)`` data (no download), written once with the
-target renamed ``progression``. Deterministic (fixed seeds); run by ``hexeval prepare`` (``make run``/``make
+target renamed ``disease_progression``. Deterministic (fixed seeds); run by ``hexeval prepare`` (``make run``/``make
 test`` call it).
 """
 
