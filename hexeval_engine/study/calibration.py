@@ -6,7 +6,7 @@ Kendall's tau between their orders of the methods, Krippendorff's ordinal alpha 
 people's median as two coders), each with a percentile bootstrap interval over items; the
 forward-simulation (what-if) accuracy of people and personas per method and its paired difference
 from the Random explanation on the same units (a person or persona and a case), with bootstrap
-intervals (:func:`hexeval_engine.paired_stats.paired_difference`); the real n of people and
+intervals (:func:`hexeval_engine.paired_stats.mean_ci` of the paired differences); the real n of people and
 ratings; and one sentence per role for the agreement and one for the what-if answers.
 """
 
@@ -19,7 +19,7 @@ import pandas as pd
 from scipy import stats
 
 from ..explanation import BASELINE_METHOD
-from ..paired_stats import mean_ci, paired_difference
+from ..paired_stats import mean_ci
 from ..ratings_summary import DIMENSIONS
 from ..vocabulary import plural
 from .forward import answer_scores
@@ -132,7 +132,12 @@ def _accuracy(frame: pd.DataFrame, scores: np.ndarray, *, seed: int) -> dict:
 
 def _versus_random(frame: pd.DataFrame, scores: np.ndarray, units: list[str], *, seed: int) -> dict:
     """Per method: the paired difference of its what-if score minus the Random explanation's on the same
-    units (a person or persona and a case), with its bootstrap interval and the real n of pairs."""
+    units (a person or persona and a case), with its bootstrap interval and the real n of pairs.
+
+    The mean and interval are :func:`hexeval_engine.paired_stats.paired_difference`'s; its Wilcoxon
+    p-value, which the calibration does not report and which costs a permutation test on small
+    samples with ties, is not computed.
+    """
     if not len(frame):
         return {}
     table = frame[units + ["explanation_type"]].astype(str).assign(score=scores)
@@ -140,14 +145,16 @@ def _versus_random(frame: pd.DataFrame, scores: np.ndarray, units: list[str], *,
     if BASELINE_METHOD not in wide:
         return {}
     out = {}
+    baseline = wide[BASELINE_METHOD].to_numpy(dtype=float)
     for method in wide.columns:
         if method == BASELINE_METHOD:
             continue
-        diff = paired_difference(wide[method].to_numpy(dtype=float), wide[BASELINE_METHOD].to_numpy(dtype=float),
-                                 n_resamples=RESAMPLES, confidence=LEVEL, seed=seed)
-        if diff.n:
-            out[str(method)] = {"value": _finite(diff.mean), "ci_low": _finite(diff.ci_low),
-                                "ci_high": _finite(diff.ci_high), "n": diff.n}
+        values = wide[method].to_numpy(dtype=float)
+        keep = np.isfinite(values) & np.isfinite(baseline)
+        if keep.any():
+            mean, lo, hi = mean_ci(values[keep] - baseline[keep], n_resamples=RESAMPLES, confidence=LEVEL, seed=seed)
+            out[str(method)] = {"value": _finite(mean), "ci_low": _finite(lo), "ci_high": _finite(hi),
+                                "n": int(keep.sum())}
     return out
 
 
