@@ -94,7 +94,7 @@ def _role_dimension(humans: pd.DataFrame, personas: pd.DataFrame, dimension: str
     p = personas.groupby(keys_of)[dimension].mean()
     paired = pd.DataFrame({"human": h, "persona": p}).dropna()
     keys = list(paired.index)
-    groups = {k: g[dimension].dropna().tolist() for k, g in humans.groupby(keys_of)}
+    groups = humans.dropna(subset=[dimension]).groupby(keys_of)[dimension].agg(list).to_dict()
     human, persona = paired["human"].to_numpy(dtype=float), paired["persona"].to_numpy(dtype=float)
     methods = sorted({k[1] for k in keys})
     method = np.array([methods.index(k[1]) for k in keys], dtype=int)
