@@ -12,9 +12,10 @@ from ..errors import RunError
 from ..paths import NAME_PATTERN, default_outputs_root, shown
 from ..ratings_summary import DIMENSIONS
 from ..study import (ImportProblems, add_participants, close_study, create_study, import_ratings,
-                     read_calibration, refresh_evidence, template)
+                     refresh_evidence, template)
 from ..explanation import BASELINE_METHOD
 from ..study.calibration import estimate_text, signed_text
+from ..study.evidence import evidence_state, state_sentence
 from ..study.human_table import human_ratings
 from ..study.storage import read_study
 from ..vocabulary import dimension_label, plural
@@ -126,7 +127,10 @@ def status_cmd(args) -> int:
     if humans.empty:
         print("No answers yet: no calibration.")
         return 0
-    _print_calibration(refresh_evidence(run))
+    print(f"Recomputing the calibration and the recommendations with {plural(len(humans), 'rating')} ...", flush=True)
+    cal = refresh_evidence(run)
+    print(state_sentence(evidence_state(run)))
+    _print_calibration(cal)
     return 0
 
 
@@ -170,8 +174,9 @@ def close_cmd(args) -> int:
     run = find_run(args.run, args.output)
     close_study(run)
     print(f"The study of run {run.name} is closed; its links no longer work.")
-    if read_calibration(run) is None and not human_ratings(run, read_study(run)).empty:
+    if not human_ratings(run, read_study(run)).empty:
         refresh_evidence(run)
+        print(state_sentence(evidence_state(run)) + " See it with `hexeval study status` or on the Results page.")
     return 0
 
 
