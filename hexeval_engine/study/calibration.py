@@ -6,8 +6,8 @@ Kendall's tau between their orders of the methods, Krippendorff's ordinal alpha 
 people's median as two coders), each with a percentile bootstrap interval over items; the
 forward-simulation (what-if) accuracy of people and personas per method and its paired difference
 from the Random explanation on the same units (a person or persona and a case), with bootstrap
-intervals (:func:`hexeval_engine.paired_stats.mean_ci` of the paired differences); the real n of people and
-ratings; and one sentence per role for the agreement and one for the what-if answers.
+intervals (:func:`hexeval_engine.paired_stats.mean_ci` of the paired differences); the real n of
+people and ratings; and one sentence per role for the agreement and one for the what-if answers.
 """
 
 from __future__ import annotations
