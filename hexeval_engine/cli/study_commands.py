@@ -45,7 +45,8 @@ def register(sub) -> None:
     p.add_argument("--address", default="127.0.0.1", help="interface to listen on (0.0.0.0 for other machines)")
     p.set_defaults(func=serve_cmd)
     for name, func, text in (("status", status_cmd, "answers so far; recomputes the calibration with them"),
-                             ("close", close_cmd, "close the study: links stop working, answers stay, the calibration is recomputed"),
+                             ("close", close_cmd,
+                              "close the study: links stop working, answers stay, the calibration is recomputed"),
                              ("template", template_cmd, "write the CSV template for ratings collected elsewhere")):
         p = s.add_parser(name, help=text)
         _run(p)
