@@ -6,6 +6,7 @@ import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS
 from hexeval_engine.explanation import ALL_METHODS
+from hexeval_engine.plain_values import show_time
 from hexeval_engine.vocabulary import plural
 
 
@@ -46,7 +47,7 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     m = run.manifest
     sample = (m.get("counts") or {}).get("sample_size", "?")
     title = m.get("usecase_title") or m.get("usecase", "?")
-    st.markdown(f"**{title}** · run `{run.run_id}` · {m.get('created', '')[:16].replace('T', ' ')} UTC · "
+    st.markdown(f"**{title}** · run `{run.run_id}` · {show_time(m.get('created', ''))} · "
                 f"{sample} instances sampled · {run.rater_label}")
     integrity = getattr(run, "integrity", None)
     if integrity is not None and integrity.edited:
@@ -56,6 +57,14 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     if counts:
         st.caption((f"Methods are compared on the **{shared} cases every method explained**. " if shared else "")
                    + "Cases explained per method: " + " · ".join(f"{m} {n}" for m, n in counts.items()) + ".")
+    task = m.get("task") or {}
+    if task.get("kind") == "regression":
+        st.caption(f"**Regression** of {task.get('quantity', 'the target')}: each case is explained on one side of a "
+                   "band around its prediction (why it is this high, or this low).")
+    if task.get("kind") == "multiclass":
+        st.caption(f"**{task.get('description', 'Multi-class classification')}** "
+                   f"({', '.join(task.get('class_names', []))}): each case is explained for the class the model "
+                   "predicts, against its strongest rival.")
     rater_badge(run)
     if explain_simulated and has_ratings(run) and is_simulated(run):
         st.caption("Persona ratings in this run come from the **simulated** rater, not from an LLM or real people: "
