@@ -13,6 +13,7 @@ import pandas as pd
 
 from ..errors import HexevalError
 from ..paths import shown
+from ..plain_values import describe_error
 from ..ratings_summary import DIMENSIONS
 from ..vocabulary import plural
 from .cells import csv_text
@@ -122,7 +123,7 @@ def import_ratings(run, path) -> int:
     try:
         frame = pd.read_csv(Path(path), dtype=str, keep_default_na=False)
     except (OSError, ValueError, UnicodeDecodeError) as err:
-        raise ImportProblems([f"the file {shown(Path(path).name)} cannot be read as CSV ({type(err).__name__}); save it "
+        raise ImportProblems([f"the file {shown(Path(path).name)} cannot be read as CSV ({describe_error(err)}); save it "
                               "as UTF-8 CSV from the template"]) from err
     frame = frame.replace("", pd.NA)
     records, problems = check_rows(frame, study)
