@@ -13,10 +13,13 @@ from hexeval_ui import components as c
 from hexeval_ui.settings import load_operator_env
 from hexeval_ui.sidebar import render_sidebar
 from hexeval_ui.state import DEFAULT_USECASE, init_state
+from hexeval_ui.study_gate import serve_study_link
 
 # A local favicon: a Material icon here makes the browser fetch it from a font CDN on every page.
 st.set_page_config(page_title="HEXEval", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
 load_operator_env()
+if serve_study_link():  # a participant's link, when the operator serves a study here: the study page only
+    st.stop()
 init_state()
 
 pages = st.navigation({

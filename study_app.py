@@ -1,7 +1,7 @@
 """Streamlit entry for study participants only (``hexeval study serve RUN`` starts it).
 
 Its single page is the study: ``st.navigation`` with one page and no menu, so the dashboard's pages
-(the ``pages/`` folder next to this file) are never registered and cannot be reached from here.
+(the ``app_pages/`` folder next to this file) are never registered and cannot be reached from here.
 The run comes from the operator's environment (``HEXEVAL_STUDY_RUN``), the participant from the
 link's token.
 """

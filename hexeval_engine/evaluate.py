@@ -298,8 +298,18 @@ def _name_outcomes(config: HexevalConfig, data) -> HexevalConfig:
     """Outcome wording the config leaves unset becomes the target's own labels (``status churned``),
     so explanations, persona prompts and reports say what the model predicts instead of "positive outcome"."""
     domain = config.domain
-    negative, positive = data.class_labels
     target = humanise(data.target).lower()
+    if data.is_regression:  # each explanation names its case's prediction and band (technical.class_groups)
+        words = {key: text for key, text in (("positive_outcome", f"{target} stays at the predicted level"),
+                                             ("negative_outcome", f"{target} moves beyond the band"))
+                 if key not in domain.model_fields_set}
+        return config.model_copy(update={"domain": domain.model_copy(update=words)}) if words else config
+    if data.n_classes > 2:  # each explanation names its own class (technical.class_groups)
+        words = {key: text for key, text in (("positive_outcome", f"{target} is the class the explanation is for"),
+                                             ("negative_outcome", f"{target} is another class"))
+                 if key not in domain.model_fields_set}
+        return config.model_copy(update={"domain": domain.model_copy(update=words)}) if words else config
+    negative, positive = data.class_labels
     words = {key: f"{target} {label}" for key, label in (("positive_outcome", positive),
                                                                  ("negative_outcome", negative))
              if key not in domain.model_fields_set}

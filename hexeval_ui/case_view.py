@@ -52,7 +52,8 @@ def render_case_explorer(run) -> None:
     domain = ((run.manifest.get("config") or {}).get("domain") or {})
     left, right = st.columns([1, 2])
     iid = left.selectbox("Case (test-set row)", ids, key="case_pick",
-                         format_func=lambda i: f"Case {i}" + (" · rated by personas" if i in rated else ""))
+                         format_func=lambda i: f"Case {i}" + _explained_for(by_case[i])
+                         + (" · rated by personas" if i in rated else ""))
     personas = _persona_options(run.persona_ratings, iid) if has_ratings(run) else []
     persona = right.selectbox("Ratings of", [*personas, ALL_PERSONAS], key="case_persona",
                               disabled=not personas, help="One persona's ratings of this case, or every persona's.")
@@ -123,6 +124,18 @@ def _case_ratings(run, iid: int, method: str, persona: str) -> pd.DataFrame:
 
 def _prediction(methods: dict, domain: dict) -> None:
     exp = next(iter(methods.values()))
+    value = (exp.get("extra") or {}).get("value_view")
+    if value:  # a regressor: every explanation is of why the prediction is this high (or low)
+        side = "high" if value["direction"] > 0 else "low"
+        st.markdown(f"**Model prediction:** {escape_markdown(value['prediction_text'])}. Every explanation below "
+                    f"explains why the prediction is this {side} ({escape_markdown(value['side'])}).")
+        return
+    view = (exp.get("extra") or {}).get("class_view")
+    if view:  # a multi-class model: every explanation is of the predicted class against its rivals
+        st.markdown(f"**Model prediction:** {escape_markdown(view['name'])}, with probability "
+                    f"**{float(view['probability']):.0%}**. Every explanation below explains why "
+                    f"{escape_markdown(view['name'])} rather than {escape_markdown(view['rivals'])}.")
+        return
     cls = int(exp.get("predicted_class", 1))
     outcome = domain.get("positive_outcome" if cls == 1 else "negative_outcome") or ("positive" if cls else "negative")
     prob = float(exp.get("probability", float("nan")))
@@ -204,3 +217,10 @@ def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool, *, labels: d
 
 def _structure(exp: dict) -> dict:
     return {k: exp[k] for k in ("attributions", "rule", "counterfactuals") if exp.get(k)}
+
+
+def _explained_for(methods: dict) -> str:
+    """`` · explained for cultivar 1`` for a multi-class run's case, else ``""``."""
+    view = next(((e.get("extra") or {}).get("class_view") for e in methods.values()
+                 if (e.get("extra") or {}).get("class_view")), None)
+    return f" · explained for {view['name']}" if view else ""

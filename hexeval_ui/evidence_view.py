@@ -95,9 +95,15 @@ def render_baseline_evidence(run) -> None:
     if not table.empty:
         st.dataframe(table, hide_index=True, key="baseline_table")
     signal = checks.get("signal") or {}
-    if signal:
+    if signal and "r2" in signal:  # a regressor: compared with predicting the training mean
+        st.caption(f"Model signal on {plural(int(signal.get('n_test', 0)), 'held-out row')}: R² {_num(signal.get('r2'))}; "
+                   f"squared error smaller than predicting the training mean by {_num(signal.get('gain_over_mean'), 3)} "
+                   f"per row [{_num(signal.get('gain_ci_low'), 3)}, {_num(signal.get('gain_ci_high'), 3)}]. "
+                   + ("Usable signal." if signal.get("has_signal") else "No usable signal: nothing is recommended."))
+    elif signal:
         auc = signal.get("roc_auc")
-        st.caption(f"Model signal on {plural(int(signal.get('n_test', 0)), 'held-out row')}: ROC-AUC {_num(auc)} "
+        kind = "macro one-vs-rest ROC-AUC" if "macro" in str(signal.get("criterion", "")) else "ROC-AUC"
+        st.caption(f"Model signal on {plural(int(signal.get('n_test', 0)), 'held-out row')}: {kind} {_num(auc)} "
                    f"[{_num(signal.get('roc_auc_ci_low'))}, {_num(signal.get('roc_auc_ci_high'))}]; spread of predicted "
                    f"probabilities {_num(signal.get('probability_std'), 3)}. "
                    + ("Usable signal." if signal.get("has_signal") else "No usable signal: nothing is recommended."))

@@ -23,7 +23,9 @@ HOW = ("It explains the same cases with every method, measures how faithful, sma
 
 #: What each bundled use case is about, in one line for a newcomer (its data caveats are on Use Case Details).
 PITCH = {"heart": ("Should a patient be referred for cardiac work-up?", "the cardiologist", "the patient"),
-         "credit_risk": ("Should a loan be approved?", "the loan officer", "the applicant")}
+         "credit_risk": ("Should a loan be approved?", "the loan officer", "the applicant"),
+         "wine": ("Which of three grape cultivars is this wine from? (3-class)", "the lab chemist",
+                  "the wine drinker")}
 
 
 def render_landing(usecases) -> None:

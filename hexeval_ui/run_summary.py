@@ -56,6 +56,14 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     if counts:
         st.caption((f"Methods are compared on the **{shared} cases every method explained**. " if shared else "")
                    + "Cases explained per method: " + " · ".join(f"{m} {n}" for m, n in counts.items()) + ".")
+    task = m.get("task") or {}
+    if task.get("kind") == "regression":
+        st.caption(f"**Regression** of {task.get('quantity', 'the target')}: each case is explained on one side of a "
+                   "band around its prediction (why it is this high, or this low).")
+    if task.get("kind") == "multiclass":
+        st.caption(f"**{task.get('description', 'Multi-class classification')}** "
+                   f"({', '.join(task.get('class_names', []))}): each case is explained for the class the model "
+                   "predicts, against its strongest rival.")
     rater_badge(run)
     if explain_simulated and has_ratings(run) and is_simulated(run):
         st.caption("Persona ratings in this run come from the **simulated** rater, not from an LLM or real people: "

@@ -32,20 +32,24 @@ def _metric(card: dict, name: str):
 def render_model_card(card: dict, domain, *, features: bool = True) -> None:
     """Held-out performance (overall, per class, confusion matrix) and, optionally, the feature list."""
     n_train, n_test = card.get("n_train"), card.get("n_test")
+    if card.get("task") == "regression":
+        _render_value_card(card)
+        if features and card.get("features"):
+            st.dataframe(_feature_table(card, domain), hide_index=True)
+        return
+    labels = card.get("class_labels") or ["0", "1"]
+    many = len(labels) > 2
+    decision = (f"{len(labels)}-class classification, the most probable class is predicted" if many
+                else f"decision threshold {card.get('threshold', 0.5)}")
     st.markdown(f"**{card.get('model_type', 'Model')}** · trained on {_count(n_train)} rows, tested on "
-                f"{_count(n_test)} held-out rows · decision threshold {card.get('threshold', 0.5)}")
+                f"{_count(n_test)} held-out rows · {decision}")
     leaking = card.get("leaking_test_rows") or 0
     if leaking:
         st.warning(f"{leaking:,} of the {_count(n_test)} test rows also appear among the training rows, so these "
                    "scores are inflated. Drop duplicate rows before splitting to measure on unseen rows.",
                    icon=":material/warning:")
     cols = st.columns(5)
-    for col, (name, label, help_) in zip(cols, (
-            ("roc_auc", "Test ROC-AUC", "Area under the ROC curve on the held-out test rows (1 = perfect ranking)."),
-            ("accuracy", "Accuracy", "Share of test rows classified correctly."),
-            ("precision", "Precision", "Of the rows predicted positive, the share that are positive."),
-            ("recall", "Recall", "Of the positive rows, the share the model finds."),
-            ("f1", "F1", "Harmonic mean of precision and recall."))):
+    for col, (name, label, help_) in zip(cols, _MULTI_CLASS_METRICS if many else _BINARY_METRICS):
         col.metric(label, _metric(card, name), help=help_, border=True)
     left, right = st.columns([3, 2])
     with left:
@@ -58,7 +62,11 @@ def render_model_card(card: dict, domain, *, features: bool = True) -> None:
     with right:
         st.markdown("**Confusion matrix** (test rows)")
         matrix = card.get("confusion_matrix")
-        if matrix:
+        if matrix and many:
+            st.caption("Rows: the actual class; columns: the class the model predicts.")
+            table = confusion_table(matrix, labels)
+            st.dataframe(table, height=min(36 * (len(table) + 1) + 3, 420))  # scrolls at 10 classes
+        elif matrix:
             negative, positive = _class_names(card, domain)
             st.table(pd.DataFrame(matrix, index=[f"Actual: {negative}", f"Actual: {positive}"],  # static: no header cut
                                       columns=[f"Predicted: {negative}", f"Predicted: {positive}"]))
@@ -70,10 +78,50 @@ def render_model_card(card: dict, domain, *, features: bool = True) -> None:
         st.dataframe(table, hide_index=True, height=min(36 * (len(table) + 1) + 3, 600))
 
 
+_BINARY_METRICS = (
+    ("roc_auc", "Test ROC-AUC", "Area under the ROC curve on the held-out test rows (1 = perfect ranking)."),
+    ("accuracy", "Accuracy", "Share of test rows classified correctly."),
+    ("precision", "Precision", "Of the rows predicted positive, the share that are positive."),
+    ("recall", "Recall", "Of the positive rows, the share the model finds."),
+    ("f1", "F1", "Harmonic mean of precision and recall."))
+_MULTI_CLASS_METRICS = (
+    ("roc_auc", "Macro ROC-AUC", "Each class against the rest, averaged over the classes (1 = perfect ranking)."),
+    ("accuracy", "Accuracy", "Share of test rows given their actual class."),
+    ("precision", "Macro precision", "Per class: of the rows predicted as it, the share that are; averaged."),
+    ("recall", "Macro recall", "Per class: of its rows, the share the model finds; averaged."),
+    ("f1", "Macro F1", "Per class: harmonic mean of precision and recall; averaged."))
+
+
+def _render_value_card(card: dict) -> None:
+    """A regressor's card: MAE, RMSE and R² on held-out rows beside predicting the training mean, and the
+    residuals (actual minus predicted)."""
+    st.markdown(f"**{card.get('model_type', 'Model')}** · regression · trained on {_count(card.get('n_train'))} rows, "
+                f"tested on {_count(card.get('n_test'))} held-out rows")
+    cols = st.columns(3)
+    for col, (name, label, help_) in zip(cols, (
+            ("mae", "MAE", "Mean absolute error on the held-out rows."),
+            ("rmse", "RMSE", "Root mean squared error on the held-out rows."),
+            ("r2", "R²", "Share of the target's variance the model explains (0 = no better than the mean)."))):
+        baseline = card.get(f"mean_prediction_{name}")
+        col.metric(label, _metric(card, name), help=help_, border=True,
+                   delta=f"mean only: {baseline:.3g}" if isinstance(baseline, float) else None, delta_color="off")
+    residuals = card.get("residuals") or {}
+    if residuals:
+        st.caption("Residuals (actual − predicted): " + ", ".join(
+            f"{label} {residuals[key]:.3g}" for key, label in (("q05", "5%"), ("q25", "25%"), ("q50", "median"),
+                                                              ("q75", "75%"), ("q95", "95%")) if key in residuals))
+
+
+def confusion_table(matrix: list[list[int]], labels: list[str]) -> pd.DataFrame:
+    """A K x K confusion matrix labelled with the class names (rows actual, columns predicted)."""
+    names = [str(label) for label in labels]
+    return pd.DataFrame(matrix, index=pd.Index(names, name="actual"), columns=names)
+
+
 def per_class_table(per_class: list[dict], domain) -> pd.DataFrame:
     """One row per class: its label and meaning, precision, recall, F1 and the number of test rows."""
     meaning = {"negative": domain.negative_outcome, "positive": domain.positive_outcome}
-    return pd.DataFrame([{"class": f"{c['class']} ({meaning.get(c['role'], c['role'])})",
+    return pd.DataFrame([{"class": f"{c['class']} ({meaning[c['role']]})" if c["role"] in meaning else c["class"],
                           "precision": f"{c['precision']:.3f}", "recall": f"{c['recall']:.3f}",
                           "F1": f"{c['f1']:.3f}", "test rows": f"{c['support']:,}"} for c in per_class])
 

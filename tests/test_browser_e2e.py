@@ -173,6 +173,36 @@ def test_run_heart_disease_then_results_and_recommendations(page):
     _shot(page, "09b_run_recommendations")
 
 
+def test_run_wine_three_classes_names_the_explained_class(page):
+    """A 3-class use case in the same browser session: the run, results, case explorer and recommendations
+    name the task and the class each case is explained for."""
+    _goto(page, "Configure & Run")
+    _pick_usecase(page, "Wine Cultivars (Food chemistry, 3 classes)")
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("Home")  # the smallest sample size (5)
+    _settle(page)
+    _set_number(page, "Perturbation samples", 200)
+    for k in (0, 1):
+        page.get_by_label("Max instances", exact=True).nth(k).fill("2")
+        page.get_by_label("Max instances", exact=True).nth(k).press("Enter")
+        _settle(page)
+    _set_number(page, "Instances per persona", 1)
+    page.get_by_role("button", name="Run evaluation").click()
+    page.get_by_text("See the results").wait_for(timeout=120_000)
+    _no_exception(page)
+    page.get_by_text("See the results").click()
+    page.get_by_role("heading", name="Results", level=1).wait_for()
+    page.get_by_text("3-class classification").first.wait_for()
+    _tab(page, "Case explorer")
+    page.get_by_text(re.compile(r"explains why cultivar \d rather than the other two")).first.wait_for()
+    _no_exception(page)
+    _shot(page, "09c_wine_case_explorer")
+    _goto(page, "Recommendations")
+    page.get_by_text("Who should see what").wait_for()
+    page.get_by_text("3-class classification").first.wait_for()
+    _no_exception(page)
+
+
 def test_saved_run_loads_into_results_and_recommendations(page):
     _goto(page, "Configure & Run")
     _pick_usecase(page, "Heart Disease (Healthcare)")

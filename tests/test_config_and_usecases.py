@@ -53,7 +53,7 @@ def test_overrides_merge_deeply(tmp_path):
 
 def test_registry_lists_bundled_usecases():
     names = [u.name for u in list_usecases()]
-    assert names == ["credit_risk", "heart"]
+    assert names == ["credit_risk", "heart", "wine"]
     heart = get_usecase("heart")
     assert heart.target == "target" and heart.data_path.exists() and heart.config_path.exists()
     assert load_config(heart.config_path).personas.file == str(heart.personas_path)

@@ -64,8 +64,18 @@ def test_target_class_problems(tmp_path):
         load_data(one, "target")
     df["target"] = np.arange(n) % 3
     df.to_csv(one, index=False)
-    with pytest.raises(DataError, match=r"3 classes.*Multi-class targets are not supported yet"):
-        load_data(one, "target")
+    three = load_data(one, "target")  # a multi-class target: class indices in sorted-label order
+    assert three.n_classes == 3 and three.class_labels == (0, 1, 2)
+    assert sorted(three.y_train.unique().tolist() + three.y_test.unique().tolist()) == [0, 0, 1, 1, 2, 2]
+    with pytest.raises(DataError, match=r"3 classes \(0, 1 and 2\) but data.task is binary.*Set data.task to multiclass"):
+        load_data(one, "target", task="binary")
+    df["target"] = np.linspace(0.1, 7.3, n)
+    df.to_csv(one, index=False)
+    measured = load_data(one, "target")  # numbers with fractions: a regression target, split without strata
+    assert measured.is_regression and measured.n_classes == 0 and measured.quality.class_balance == {}
+    assert len(measured.X_test) == 6 and measured.y_test.dtype == float
+    with pytest.raises(DataError, match=r"looks like a measurement, but data.task is multiclass.*Set data.task to regression"):
+        load_data(one, "target", task="multiclass")
     df["target"] = [None] + [i % 2 for i in range(n - 1)]
     df.to_csv(one, index=False)
     with pytest.raises(DataError, match="1 missing value"):

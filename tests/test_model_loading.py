@@ -87,8 +87,8 @@ def test_models_that_cannot_be_evaluated(tmp_path, small):
         load_model(path, allow_pickle=True)
     multi = tmp_path / "multi.joblib"
     joblib.dump(LogisticRegression().fit(X, np.arange(80) % 3), multi)
-    with pytest.raises(ModelError, match="3 classes"):
-        load_model(multi, allow_pickle=True)
+    assert load_model(multi, allow_pickle=True).n_classes == 3  # multi-class models load; a K mismatch with
+    # the data is refused (tests/test_task_mismatch.py)
     svc = tmp_path / "svc.joblib"
     joblib.dump(SVC().fit(X, y), svc)
     with pytest.raises(ModelError, match="CalibratedClassifierCV|predict_proba"):

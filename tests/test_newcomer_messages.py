@@ -44,8 +44,10 @@ def test_cli_evaluate_prints_validation_warnings(tmp_path, capsys):
 
 
 def test_a_measurement_chosen_as_target_is_called_a_measurement_not_multi_class(churn_csv):
-    with pytest.raises(DataError, match=r"Target column 'tenure' has \d+ different values .*looks like a measurement"):
-        load_data(churn_csv, "tenure")
+    assert load_data(churn_csv, "tenure").is_regression  # a number the model would predict, not 70 classes
+    with pytest.raises(DataError, match=r"Target column 'tenure' has \d+ different values .*at most 20 classes and "
+                                        "regressors of a numeric target"):
+        load_data(churn_csv, "tenure", task="multiclass")
 
 
 def test_a_model_input_chosen_as_target_is_named_as_such(usecase_bundle, capsys):

@@ -8,7 +8,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from hexeval_engine import HexevalError, evaluate, load_data, validate_model_data_compatibility
-from hexeval_engine.models.model_wrapper import HexevalModel
+from hexeval_engine.models.model_wrapper import HexevalModel, describe_target
 
 INTERNALS = ("np.", "dtype(", "numpy.", "Int64Index", "array(")
 
@@ -32,7 +32,7 @@ def _message_of(call) -> str:
 
 BAD_DATA = {
     "one class": lambda p: load_data(_csv(p, _numeric(target=np.ones(40, dtype=np.int64))), "target"),
-    "three classes": lambda p: load_data(_csv(p, _numeric(target=np.arange(40) % 3)), "target"),
+    "three classes": lambda p: load_data(_csv(p, _numeric(target=np.arange(40) % 3)), "target", task="binary"),
     "missing target": lambda p: load_data(_csv(p, _numeric(target=[1.0, None] * 20)), "target"),
     "unknown positive label": lambda p: load_data(_csv(p, _numeric(target=np.arange(40) % 2)), "target",
                                                   positive_label=7),
@@ -61,7 +61,8 @@ def test_model_problems_show_plain_values(tmp_path):
     messages += validate_model_data_compatibility(HexevalModel.from_artefact(strings), load_data(
         _csv(tmp_path, frame[["x", "k", "target"]], "numeric.csv"), "target"))["warnings"]
     three = LogisticRegression().fit(frame[["x", "k"]], np.arange(40) % 3)
-    messages.append(_message_of(lambda: HexevalModel.from_artefact(three, source="three.skops")))
+    messages.append(_message_of(lambda: HexevalModel.from_artefact(three, source="three.skops", data_classes=2,
+                                                                    target_note=describe_target(data))))
     assert len(messages) >= 3
     for message in messages:
         assert not any(token in message for token in INTERNALS), message

@@ -262,3 +262,29 @@ def test_an_llm_that_rejects_the_key_leaves_every_persona_answer_a_failure(llm_r
     import_ratings(run, tmp_path / "r.csv")
     forward = calibration(run)["roles"][study["roles"][0]]["forward_accuracy"]
     assert forward["personas"] == {} and forward["n_persona_failures"] > 0 and forward["people"]["SHAP"]["value"] == 1.0
+
+
+def test_personas_missing_from_the_persona_file_are_recorded_failures(llm_run, tmp_path, monkeypatch):
+    from hexeval_engine.errors import ConfigError
+    from hexeval_engine.study import persona_evidence
+
+    server, _, run = _llm_copy(llm_run, tmp_path, monkeypatch)
+    real = persona_evidence.configured_personas
+    monkeypatch.setattr(persona_evidence, "configured_personas",
+                        lambda config: [p for p in real(config) if p.name == "Jordan Whitfield"])
+    create_study(run, cases=2, participants=1)
+    answers = pd.read_csv(run / "study/persona_answers.csv", keep_default_na=False)
+    gone = answers[answers["persona_name"] == "Dr. Sam Okafor"]
+    assert len(gone) and set(gone["status"]) == {"failed"} and gone["error"].str.contains("no longer in").all()
+    assert set(answers.loc[answers["persona_name"] == "Jordan Whitfield", "status"]) == {"ok"}
+    assert not any("You are Dr. Sam Okafor" in r.text for r in server.completion_requests())
+
+    def broken(config):
+        raise ConfigError("The persona file personas.yaml is missing.")
+
+    _, _, again = _llm_copy(llm_run, tmp_path / "again", monkeypatch)
+    monkeypatch.setattr(persona_evidence, "configured_personas", broken)
+    create_study(again, cases=2, participants=1)
+    answers = pd.read_csv(again / "study/persona_answers.csv", keep_default_na=False)
+    assert len(answers) == 2 * 2 * 6 and set(answers["status"]) == {"failed"}
+    assert answers["error"].str.contains("persona file personas.yaml is missing").all()

@@ -249,6 +249,13 @@ def _find(ref: str, args) -> Path:
 
 def _print_summary(result) -> None:
     print(f"\nRun {result.run_id} ({result.usecase}) saved to {result.output_path}")
+    task = result.manifest.get("task", {})
+    if task.get("kind") == "regression":
+        print(f"Task: regression of {task.get('quantity')}; each case is explained on one side of a band around its "
+              "prediction (why it is this high, or this low).")
+    if task.get("kind") == "multiclass":
+        print(f"Task: {task['description']} ({', '.join(task['class_names'])}); each case is explained for the "
+              "class the model predicts, against its strongest rival.")
     rater = result.manifest.get("rater", {})
     if rater.get("kind") == "simulated":
         print("Persona ratings: SIMULATED (built-in rater, no LLM).")

@@ -79,6 +79,8 @@ def find_run(ref: str, output: str | None) -> Path:
 
 def create_cmd(args) -> int:
     run = find_run(args.run, args.output)
+    print("Creating the study; the run's personas answer its what-if questions (an LLM run asks its LLM now, and "
+          "re-rates the items with their labels swapped) ...", flush=True)
     links = create_study(run, cases=args.cases, participants=args.participants, base_url=args.url)
     _print_links(links)
     print(f"Serve the study with: hexeval study serve {run}")

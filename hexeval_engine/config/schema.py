@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Section(BaseModel):
@@ -49,6 +49,25 @@ class DataSettings(Section):
     category_order: dict[str, list[str | int | float | bool]] = Field(
         default_factory=dict, description="column -> its categories in code order (0, 1, 2, ...) for "
                                           "categorical_encoding: ordinal")
+    task: Literal["auto", "binary", "multiclass", "regression"] = Field(
+        "auto", description="what the model predicts: auto = from the target (two values: binary; 3 to 20 "
+                            "whole-number or text values: multiclass); set it when the target is ambiguous")
+    class_names: dict[str, str] = Field(
+        default_factory=dict, description="target value -> the name texts use for that class (multi-class), "
+                                          "e.g. {0: Barolo, 1: Grignolino, 2: Barbera}")
+    regression_band: float = Field(
+        0.25, gt=0, le=5, description="regression: the band around a case's prediction, as a share of the target's "
+                                      "standard deviation: Anchor's rule keeps the prediction within it, DiCE's "
+                                      "counterfactuals move the prediction beyond it")
+    counterfactual_target: str | int | None = Field(
+        None, description="multi-class: the class DiCE's counterfactuals aim for (a target value); default the "
+                          "runner-up class of each case")
+
+    @field_validator("class_names", mode="before")
+    @classmethod
+    def _class_names_as_text(cls, value):
+        """YAML reads ``{0: Barolo}`` with whole-number keys; class names are looked up by the value as text."""
+        return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
 
     @model_validator(mode="after")
     def _ordinal_needs_order(self):

@@ -58,8 +58,10 @@ class DataQualityReport:
         return min(self.class_balance.values()) / total if total else 0.0
 
 
-def assess(frame: pd.DataFrame, target: str, numeric_features: list[str], plausible_ranges: dict | None = None) -> DataQualityReport:
-    """Build the report for the full frame (before the split)."""
+def assess(frame: pd.DataFrame, target: str, numeric_features: list[str], plausible_ranges: dict | None = None, *,
+           classes: bool = True) -> DataQualityReport:
+    """Build the report for the full frame (before the split); ``classes=False`` (a regression target): no class
+    balance."""
     report = DataQualityReport(n_rows=len(frame), n_columns=frame.shape[1])
     report.duplicate_rows = int(frame.duplicated().sum())
     missing = frame.isna().sum()
@@ -69,7 +71,8 @@ def assess(frame: pd.DataFrame, target: str, numeric_features: list[str], plausi
     bounds = plausible_bounds(frame, numeric_features, plausible_ranges or {})
     report.outliers = _outliers(frame, bounds)
     report.implausible_rows = int(_implausible_mask(frame, bounds).sum())
-    report.class_balance = {str(k): int(v) for k, v in frame[target].value_counts().sort_index().items()}
+    if classes:
+        report.class_balance = {str(k): int(v) for k, v in frame[target].value_counts().sort_index().items()}
     _add_warnings(report)
     return report
 

@@ -20,7 +20,11 @@ from .target import encode_target, find_target
 
 @dataclass
 class Dataset:
-    """A binary-classification dataset split into train and test, in raw CSV columns."""
+    """A classification dataset split into train and test, in raw CSV columns.
+
+    ``y_train``/``y_test`` hold class indices into ``class_labels``: ``(negative, positive)`` for a
+    binary target, the K sorted labels for a multi-class one.
+    """
 
     X_train: pd.DataFrame
     X_test: pd.DataFrame
@@ -40,6 +44,16 @@ class Dataset:
     @property
     def positive_label(self):
         return self.class_labels[1]
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes of the target (2 for a binary target, 0 for a regression target)."""
+        return len(self.class_labels)
+
+    @property
+    def is_regression(self) -> bool:
+        """The target is a number the model predicts (no classes)."""
+        return not self.class_labels
 
     @property
     def X_all(self) -> pd.DataFrame:
@@ -70,6 +84,7 @@ def load_data(
     plausible_ranges: dict | None = None,
     implausible_values: str = "keep",
     value_labels: dict | None = None,
+    task: str = "auto",
 ) -> Dataset:
     """Load a CSV for evaluation.
 
@@ -93,6 +108,8 @@ def load_data(
     implausible_values : {"keep", "exclude", "clip"}
         What to do with implausible values before splitting: leave them, drop their rows, or clip
         them to the nearest plausible value of their column (reported in ``quality.remedies``).
+    task : {"auto", "binary", "multiclass", "regression"}
+        What the target holds (``data.task``); ``auto`` decides from its values (see ``encode_target``).
     """
     if not 0 < test_size < 1:
         raise DataError(f"test_size must be between 0 and 1 (exclusive); got {test_size}. Use e.g. 0.2.")
@@ -105,8 +122,8 @@ def load_data(
     features = [c for c in frame.columns if c != target]
     categorical, numeric = _split_kinds(frame, features, categorical_features)
     _check_features(frame, features)
-    y_all, labels = encode_target(frame[target], positive_label)
-    quality = assess(frame, target, numeric, plausible_ranges)
+    y_all, labels = encode_target(frame[target], positive_label, task=task)
+    quality = assess(frame, target, numeric, plausible_ranges, classes=bool(labels))
     quality.encoding, quality.delimiter, quality.notes = content.encoding, content.delimiter, list(content.notes)
     frame = treat_implausible(frame, plausible_bounds(frame, numeric, plausible_ranges or {}), implausible_values, quality)
     y_all = y_all.loc[frame.index]
@@ -152,6 +169,11 @@ def _check_features(frame, features) -> None:
 
 
 def _split(X, y, test_size, random_state, target):
+    if pd.api.types.is_float_dtype(y):  # a regression target: a plain random split
+        if len(y) < 10:
+            raise DataError(f"Too few rows for a train/test split: {len(y)} rows in '{target}'. Add rows.")
+        parts = train_test_split(X, y, test_size=test_size, random_state=random_state)
+        return [p.reset_index(drop=True) for p in parts]
     counts = y.value_counts()
     n_test = int(round(len(y) * test_size)) if test_size < 1 else int(test_size)
     if counts.min() < 2 or n_test < 2 or len(y) - n_test < 2:

@@ -20,4 +20,5 @@ def load_data_for_config(path, config: HexevalConfig, target_column: str | None 
         plausible_ranges=d.plausible_ranges or None,
         implausible_values=d.implausible_values,
         value_labels=config.domain.value_labels or None,
+        task=d.task,
     )

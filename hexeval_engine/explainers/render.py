@@ -71,6 +71,15 @@ class _Words:
         return self.domain.positive_outcome if cls == 1 else self.domain.negative_outcome
 
     def prediction(self, e) -> str:
+        value = e.extra.get("value_view")
+        if value:  # a regressor, explained on one side of a band around its prediction (technical.class_groups)
+            return (f"The model predicts {value['prediction_text']} for this {self.domain.decision_noun}. This "
+                    f"explains why the prediction is this {'high' if value['direction'] > 0 else 'low'} "
+                    f"({value['side']}).")
+        view = e.extra.get("class_view")
+        if view:  # a multi-class model, explained for the class it predicts (technical.class_groups)
+            return (f"The model predicts: {view['name']} (probability {view['probability']:.0%}) for this "
+                    f"{self.domain.decision_noun}. This explains why {view['name']} rather than {view['rivals']}.")
         return (f"The model predicts: {self.outcome(e.predicted_class)} "
                 f"(probability {e.probability:.0%}) for this {self.domain.decision_noun}.")
 

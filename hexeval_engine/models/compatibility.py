@@ -50,7 +50,10 @@ def validate_model_data_compatibility(model: HexevalModel, data: Dataset) -> dic
 def _check_predictions(model, data, errors, warnings, checks) -> None:
     sample = data.X_test.head(SAMPLE_ROWS)
     try:
-        proba = model.predict_proba(sample)
+        if model.regression:
+            _check_values(model, data, sample, errors, warnings, checks)
+            return
+        proba = model.class_probabilities(sample)
     except HexevalError as err:
         errors.append(str(err))
         return
@@ -58,6 +61,9 @@ def _check_predictions(model, data, errors, warnings, checks) -> None:
         errors.append(_prediction_failure(model, sample, err))
         return
     checks["sample_rows"] = len(sample)
+    if model.n_classes > 2:
+        _check_class_predictions(model, data, sample, errors, warnings, checks)
+        return
     if not np.all(np.isfinite(proba)):
         errors.append("The model returned NaN or infinite probabilities on the sample; check missing-value handling.")
         return
@@ -77,6 +83,54 @@ def _check_predictions(model, data, errors, warnings, checks) -> None:
     if accuracy < 0.5:
         warnings.append(f"Accuracy on the test sample is {accuracy:.0%}, worse than chance: the positive label may be "
                         "reversed or the model may belong to other data.")
+
+
+def _check_values(model, data, sample, errors, warnings, checks) -> None:
+    """The regression checks: finite predictions that vary, closer to the truth than the training mean."""
+    values = model.predict_value(sample)
+    checks["sample_rows"] = len(sample)
+    if not np.all(np.isfinite(values)):
+        errors.append("The model returned missing or infinite predictions on the test sample; check its "
+                      "missing-value handling.")
+        return
+    if np.ptp(values) == 0:
+        errors.append(f"The model predicts the same value for every one of {len(sample)} test rows, so there is "
+                      "nothing to explain. Check that the model matches the data (same target).")
+        return
+    y = data.y_test.head(SAMPLE_ROWS).to_numpy(dtype=float)
+    error = float(np.mean((values - y) ** 2))
+    baseline = float(np.mean((float(data.y_train.mean()) - y) ** 2))
+    checks["sample_r2"] = 1 - error / baseline if baseline else float("nan")
+    if error >= baseline:
+        warnings.append(f"On the test sample the model's squared error ({error:.3g}) is no smaller than predicting the "
+                        f"training mean ({baseline:.3g}): it may belong to other data or another target.")
+
+
+def _check_class_predictions(model, data, sample, errors, warnings, checks) -> None:
+    """The multi-class checks: finite probabilities in [0, 1] that sum to one, more than one class predicted."""
+    proba = model.class_probabilities(sample)
+    if not np.all(np.isfinite(proba)) or proba.min() < -1e-6 or proba.max() > 1 + 1e-6:  # float32 graphs round
+        errors.append("The model returned class probabilities that are missing, infinite or outside [0, 1] on the "
+                      "test sample; HEXEval needs probabilities from predict_proba (check missing-value handling).")
+        return
+    sums = proba.sum(axis=1)
+    if np.max(np.abs(sums - 1)) > 1e-3:
+        errors.append(f"The model's class probabilities do not add up to 1 (from {sums.min():.3g} to {sums.max():.3g} "
+                      "on the test sample); end a network with a softmax so its outputs are probabilities.")
+        return
+    pred = np.argmax(proba, axis=1)
+    checks["predicted_class_shares"] = {str(k): float(np.mean(pred == k)) for k in range(proba.shape[1])}
+    if len(np.unique(pred)) == 1:
+        errors.append(f"The model predicts the same class for every one of {len(sample)} test rows, so there is "
+                      "nothing to explain. Check that the model matches the data (same target).")
+        return
+    y = data.y_test.head(SAMPLE_ROWS).to_numpy()
+    accuracy = float((pred == y).mean())
+    checks["sample_accuracy"] = accuracy
+    majority = float(np.bincount(y, minlength=proba.shape[1]).max() / max(len(y), 1))
+    if accuracy <= majority:
+        warnings.append(f"Accuracy on the test sample is {accuracy:.0%}, no better than always predicting the most "
+                        f"common class ({majority:.0%}): the model may belong to other data or another class order.")
 
 
 def _prediction_failure(model: HexevalModel, sample: pd.DataFrame, err: Exception) -> str:

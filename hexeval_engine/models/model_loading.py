@@ -44,7 +44,7 @@ TRUSTED_SKOPS_TYPES = frozenset({
 
 
 def load_model(path, *, allow_pickle: bool = False, threshold: float | None = None, data=None) -> HexevalModel:
-    """Load a binary classifier and wrap it so it predicts on raw CSV columns.
+    """Load a classifier (binary or multi-class) and wrap it so it predicts on raw CSV columns.
 
     Parameters
     ----------
@@ -65,9 +65,10 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
     if suffix == ".skops":
         artefact, kind = _load_skops(path), "skops"
     elif suffix in (".json", ".ubj"):
-        artefact, kind = _load_xgboost(path, describe_target(data)), "xgboost"
+        artefact, kind = _load_xgboost(path, describe_target(data),
+                                       regression=data is not None and data.is_regression), "xgboost"
     elif suffix == ".onnx":
-        artefact, kind = load_onnx(path), "onnx"
+        artefact, kind = load_onnx(path, regression=data is not None and data.is_regression), "onnx"
     elif suffix in PICKLE_SUFFIXES:
         if not allow_pickle:
             raise ModelError(
@@ -80,7 +81,8 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
         raise ModelError(f"Unsupported model file type '{suffix or path.name}'. Use .skops (scikit-learn pipelines), "
                          ".json/.ubj (XGBoost), .onnx (any framework exported to ONNX), or .pkl/.joblib where the operator allows pickles.")
     return HexevalModel.from_artefact(artefact, source=str(path), kind=kind, sha256=file_sha256(path), threshold=threshold,
-                                      target_note=describe_target(data))
+                                      target_note=describe_target(data),
+                                      data_classes=data.n_classes if data is not None else None)
 
 
 def file_sha256(path) -> str:
@@ -138,7 +140,7 @@ def _looks_like(path: Path) -> str:
     return ""
 
 
-def _load_xgboost(path: Path, target_note: str = ""):
+def _load_xgboost(path: Path, target_note: str = "", *, regression: bool = False):
     import xgboost as xgb  # loaded only for XGBoost's own model files
 
     booster = xgb.Booster()
@@ -151,15 +153,19 @@ def _load_xgboost(path: Path, target_note: str = ""):
                 " If it is an XGBoost model, save it again with model.save_model('model.json').")
         raise ModelError(f"'{path.name}' is not a readable XGBoost model file.{hint}") from err
     objective = str(json.loads(booster.save_config())["learner"]["objective"]["name"])
+    if objective.startswith("reg:") and regression:
+        reg = xgb.XGBRegressor()
+        reg.load_model(path)
+        return reg
     if objective.startswith("reg:"):
         raise ModelError(f"'{path.name}' is an XGBoost regressor ({objective}): it predicts a number, not the "
-                         f"probabilities of classes{target_note}. HEXEval evaluates binary classifiers; train an "
-                         "XGBClassifier (binary:logistic) on this target.")
+                         f"probabilities of classes{target_note}. HEXEval evaluates classifiers; train an "
+                         "XGBClassifier (binary:logistic or multi:softprob) on this target.")
+    if regression:
+        raise ModelError(f"'{path.name}' is an XGBoost classifier ({objective}){target_note}. Train an XGBRegressor "
+                         "(reg:squarederror) on this target, or choose the target column the model predicts.")
     clf = xgb.XGBClassifier()
-    clf.load_model(path)  # the same bytes the booster just read
-    if objective.startswith("multi:") or (getattr(clf, "n_classes_", 2) or 2) > 2:
-        raise ModelError(f"'{path.name}' is a multi-class XGBoost model ({objective}){target_note}. HEXEval evaluates "
-                         "binary classifiers only; train a binary:logistic model on this target.")
+    clf.load_model(path)  # the same bytes the booster just read; a K-class model is checked against the data later
     return clf
 
 

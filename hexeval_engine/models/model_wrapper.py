@@ -1,4 +1,6 @@
-"""The engine's single view of a model: ``predict_proba(raw DataFrame) -> (n, 2)``."""
+"""The engine's single view of a model: ``predict_proba(raw DataFrame) -> (n, 2)`` for a binary
+classifier, ``class_probabilities(raw DataFrame) -> (n, K)`` for any classifier (multi-class models are
+explained through one-class views, :mod:`hexeval_engine.models.class_view`)."""
 
 from __future__ import annotations
 
@@ -17,7 +19,7 @@ from . import fast_forest
 
 @dataclass
 class HexevalModel:
-    """A fitted binary classifier that takes the original CSV columns.
+    """A fitted classifier (binary or multi-class) that takes the original CSV columns.
 
     ``estimator`` is the object that produces probabilities; when an artefact keeps its
     preprocessing apart (the original HEXEval's ``{"model", "preprocessor"}`` dict),
@@ -35,15 +37,18 @@ class HexevalModel:
     kind: str = ""
     sha256: str = ""
     input_codes: dict | None = None  # text column -> categories in code order (data.categorical_encoding)
+    class_order: tuple | None = None  # multi-class: the model's column of each data class (set by align_to)
+    regression: bool = False  # a regressor: predict_value, no probabilities
     calls: int = 0
     rows: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @classmethod
     def from_artefact(cls, artefact, *, source="", kind="", sha256="", threshold=None,
-                      target_note: str = "") -> "HexevalModel":
+                      target_note: str = "", data_classes: int | None = None) -> "HexevalModel":
         """Wrap a loaded artefact; ``target_note`` (see :func:`describe_target`) names the data's target in
-        the message that refuses a model of another task (a regressor, a K-class model)."""
+        the message that refuses a model of another task (a regressor, a model of another number of classes
+        than the data's ``data_classes``)."""
         preprocessor, names, art_threshold = None, None, None
         estimator = artefact
         if isinstance(artefact, dict):
@@ -54,7 +59,11 @@ class HexevalModel:
             preprocessor = artefact.get("preprocessor")
             names = list(artefact["feature_names"]) if artefact.get("feature_names") is not None else None
             art_threshold = artefact.get("threshold")
-        _check_estimator(estimator, source, target_note)
+        regression = data_classes == 0
+        if regression:
+            _check_regressor(estimator, source, target_note)
+        else:
+            _check_estimator(estimator, source, target_note, data_classes)
         if names is None:
             raw_in = preprocessor if preprocessor is not None else estimator
             fitted = getattr(raw_in, "feature_names_in_", None)
@@ -65,9 +74,9 @@ class HexevalModel:
         thr = threshold if threshold is not None else (art_threshold if art_threshold is not None else 0.5)
         if not 0 < float(thr) < 1:
             raise ModelError(f"Decision threshold {thr} is outside (0, 1). Use a probability such as 0.5.")
-        labels = tuple(getattr(estimator, "classes_", (0, 1)))
+        labels = () if regression else tuple(getattr(estimator, "classes_", (0, 1)))
         _single_threaded(estimator)
-        return cls(estimator, preprocessor, names, float(thr), labels, source, kind, sha256)
+        return cls(estimator, preprocessor, names, float(thr), labels, source, kind, sha256, regression=regression)
 
     @property
     def type_name(self) -> str:
@@ -77,6 +86,14 @@ class HexevalModel:
             return " → ".join(type(s).__name__ for _, s in steps)
         prefix = f"{type(self.preprocessor).__name__} → " if self.preprocessor is not None else ""
         return prefix + type(est).__name__
+
+    @property
+    def n_classes(self) -> int:
+        """Number of classes the model predicts (2 when it does not record its classes, 0 for a regressor)."""
+        if self.regression:
+            return 0
+        classes = getattr(self.estimator, "classes_", None)
+        return len(classes) if classes is not None else 2
 
     @property
     def positive_index(self) -> int:
@@ -97,6 +114,8 @@ class HexevalModel:
         record its classes), else a warning saying which model class is taken as positive.
         """
         classes = getattr(self.estimator, "classes_", None)
+        if classes is not None and len(classes) > 2:
+            return self._align_classes(list(classes), tuple(class_labels))
         if classes is None or len(classes) != 2:
             return None
         negative, positive = class_labels
@@ -108,6 +127,47 @@ class HexevalModel:
                     f"{show(positive)}. If that is wrong, set data.positive_label in the config.")
         self.class_labels = (matched[0], matched[1])
         return None
+
+    def _align_classes(self, classes: list, class_labels: tuple) -> str | None:
+        """Multi-class: ``class_order`` = the model's column of each data class; a warning when they differ."""
+        matched = [next((k for k, c in enumerate(classes) if _same_label(c, label)), None) for label in class_labels]
+        if len(classes) == len(class_labels) and None not in matched and len(set(matched)) == len(matched):
+            self.class_order, self.class_labels = tuple(matched), tuple(class_labels)
+            return None
+        self.class_order, self.class_labels = tuple(range(len(classes))), tuple(classes)
+        return (f"The model's classes ({show_all(classes)}) are not the target's values ({show_all(class_labels)}); "
+                "HEXEval takes them in the same order (the model's first class is the target's first value, and so "
+                "on). If that is wrong, retrain the model on this target.")
+
+    def class_probabilities(self, X: pd.DataFrame) -> np.ndarray:
+        """Probability of each class for raw rows, shape (n, K), columns in the data's class order.
+
+        For a binary model this is ``predict_proba``; for a multi-class one the estimator's columns are
+        put in the order ``align_to`` found (the model's own order before alignment).
+        """
+        proba = self._raw_proba(X)
+        if proba.shape[1] == 2 and self.n_classes == 2:
+            return proba[:, ::-1] if self.positive_index == 0 else proba
+        order = list(self.class_order) if self.class_order is not None else list(range(proba.shape[1]))
+        return proba[:, order]
+
+    def predict_value(self, X: pd.DataFrame) -> np.ndarray:
+        """A regressor's predictions for raw rows, shape (n,)."""
+        X = self._columns(X)
+        inputs = self._as_input(X)
+        inputs = self.preprocessor.transform(inputs) if self.preprocessor is not None else inputs
+        values = np.asarray(self.estimator.predict(inputs), dtype=float).reshape(len(X), -1)[:, 0]
+        with self._lock:
+            self.calls += 1
+            self.rows += len(X)
+        return values
+
+    def predict_class(self, X: pd.DataFrame) -> np.ndarray:
+        """Index of the predicted class per raw row: the threshold for a binary model, the most probable class
+        (the first on a tie, as ``numpy.argmax``) for a multi-class one."""
+        if self.n_classes == 2:
+            return self.predict(X)
+        return np.argmax(self.class_probabilities(X), axis=1)
 
     @property
     def final_estimator(self):
@@ -127,7 +187,16 @@ class HexevalModel:
         return X
 
     def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
-        """Probabilities of (negative, positive) for raw rows; always shape (n, 2)."""
+        """Probabilities of (negative, positive) for raw rows; always shape (n, 2). Binary models only: a
+        multi-class model is explained through a one-class view (``models.class_view``)."""
+        proba = self._raw_proba(X)
+        if proba.shape[1] != 2:
+            raise ModelError(f"The model returned {proba.shape[1]} class probabilities where two were expected; "
+                             "a multi-class model is evaluated one explained class at a time (models.class_view).")
+        return proba[:, ::-1] if self.positive_index == 0 else proba
+
+    def _raw_proba(self, X: pd.DataFrame) -> np.ndarray:
+        """The estimator's own probability columns for raw rows (a 1-column output becomes two)."""
         X = self._columns(X)
         inputs = self._as_input(X)
         inputs = self.preprocessor.transform(inputs) if self.preprocessor is not None else inputs
@@ -137,9 +206,7 @@ class HexevalModel:
             self.rows += len(X)
         if proba.ndim == 1:
             proba = np.column_stack([1 - proba, proba])
-        if proba.shape[1] != 2:
-            raise ModelError(f"The model returned {proba.shape[1]} class probabilities; HEXEval needs a binary classifier.")
-        return proba[:, ::-1] if self.positive_index == 0 else proba
+        return proba
 
     def predict(self, X: pd.DataFrame) -> np.ndarray:
         """0/1 predictions at the decision threshold."""
@@ -212,23 +279,44 @@ def describe_target(data) -> str:
     """``", but the target 'num' has 2 classes (0, 1)"`` for a refusal message ('' without data)."""
     if data is None:
         return ""
-    return f", but the target '{data.target}' has 2 classes ({show_all(data.class_labels)})"
+    if data.is_regression:
+        values = pd.concat([data.y_train, data.y_test])
+        return (f", but the target '{data.target}' is a number ({values.nunique()} different values from "
+                f"{show(values.min())} to {show(values.max())})")
+    return f", but the target '{data.target}' has {len(data.class_labels)} classes ({show_all(data.class_labels)})"
 
 
-def _check_estimator(est, source, target_note: str = "") -> None:
+def _check_estimator(est, source, target_note: str = "", data_classes: int | None = None) -> None:
     where = f"The model in {PurePath(source).name if source else 'the file'} ({type(est).__name__})"
     if not hasattr(est, "predict_proba"):
         if _is_regressor(est):
             raise ModelError(f"{where} is a regressor: it predicts a number, not the probabilities of classes{target_note}. "
-                             "HEXEval evaluates binary classifiers: train a classifier on this target (e.g. "
+                             "HEXEval evaluates classifiers: train a classifier on this target (e.g. "
                              "LogisticRegression, RandomForestClassifier or XGBClassifier) and evaluate that.")
         raise ModelError(f"{where} has no predict_proba. HEXEval needs "
                          "probabilities: use a classifier such as LogisticRegression, RandomForestClassifier or "
                          "XGBClassifier, or wrap an SVM in CalibratedClassifierCV.")
     classes = getattr(est, "classes_", None)
-    if classes is not None and len(classes) != 2:
+    if classes is not None and len(classes) < 2:
+        raise ModelError(f"{where} was trained on a single class ({show_all(classes)}): it cannot tell cases apart. "
+                         "Train it on a target with two or more classes.")
+    if classes is not None and data_classes is not None and len(classes) != data_classes:
         raise ModelError(f"{where} was trained on {len(classes)} classes ({show_all(classes)}){target_note}. "
-                         "HEXEval evaluates binary classifiers only: use a model trained on this two-class target.")
+                         f"Use a model trained on this {data_classes}-class target, or choose the target column the "
+                         "model predicts.")
+
+
+def _check_regressor(est, source, target_note: str = "") -> None:
+    """A model for a numeric target must predict numbers: a regressor, not a classifier."""
+    where = f"The model in {PurePath(source).name if source else 'the file'} ({type(est).__name__})"
+    classes = getattr(est, "classes_", None)
+    if classes is not None or (hasattr(est, "predict_proba") and not _is_regressor(est)):
+        count = f" of {len(classes)} classes ({show_all(classes)})" if classes is not None else ""
+        raise ModelError(f"{where} is a classifier{count}{target_note}. Train a regressor on this target (e.g. "
+                         "LinearRegression, RandomForestRegressor or XGBRegressor), or choose the target column with "
+                         "the classes the model predicts.")
+    if not hasattr(est, "predict"):
+        raise ModelError(f"{where} has no predict method{target_note}. Save a fitted regressor.")
 
 
 def _is_regressor(est) -> bool:

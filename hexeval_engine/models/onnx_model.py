@@ -40,8 +40,9 @@ _NUMPY_TYPES = {"tensor(float)": np.float32, "tensor(double)": np.float64, "tens
                 "tensor(int32)": np.int32, "tensor(bool)": np.bool_}
 
 
-def load_onnx(path) -> "OnnxClassifier":
-    """Open an ``.onnx`` file after the safety checks; see the module docstring.
+def load_onnx(path, *, regression: bool = False) -> "OnnxClassifier":
+    """Open an ``.onnx`` file after the safety checks; see the module docstring. ``regression``: the graph is a
+    regressor (:class:`OnnxRegressor`; the data's target is a number).
 
     Raises
     ------
@@ -60,7 +61,7 @@ def load_onnx(path) -> "OnnxClassifier":
         raise ModelError(f"'{path.name}' is not a readable ONNX model. Export it again, e.g. with "
                          "skl2onnx.to_onnx(model, X[:1]) or torch.onnx.export(...).") from err
     check_onnx_safety(proto, path.name)
-    return OnnxClassifier(proto, raw, name=path.name)
+    return (OnnxRegressor if regression else OnnxClassifier)(proto, raw, name=path.name)
 
 
 def check_onnx_safety(proto, name: str) -> None:
@@ -138,10 +139,14 @@ class OnnxClassifier:
                              "the model again with a lower opset (e.g. target_opset=17).") from err
         self.name = name
         self._inputs = self._session.get_inputs()
-        self._proba_output = self._probability_output()
-        self.classes_ = np.asarray(_class_labels(proto, self._n_classes()))
+        self._describe(proto)
         if len(self._inputs) > 1:
             self.feature_names_in_ = np.asarray([i.name for i in self._inputs], dtype=object)
+
+    def _describe(self, proto) -> None:
+        """Find the probability output and the class labels."""
+        self._proba_output = self._probability_output()
+        self.classes_ = np.asarray(_class_labels(proto, self._n_classes()))
 
     def _probability_output(self) -> str:
         outputs = self._session.get_outputs()
@@ -185,6 +190,40 @@ class OnnxClassifier:
 
     def _expected(self) -> str:
         return "; ".join(f"{i.name} ({i.type}, shape {i.shape})" for i in self._inputs)
+
+
+class OnnxRegressor(OnnxClassifier):
+    """A regressor in an ONNX graph with scikit-learn's ``predict`` interface (one numeric output per row).
+
+    Opened like :class:`OnnxClassifier` (same checks, one thread); it has no ``predict_proba`` and no
+    ``classes_``.
+    """
+
+    def _describe(self, proto) -> None:
+        outputs = self._session.get_outputs()
+        numeric = [o for o in outputs if o.type in ("tensor(float)", "tensor(double)")]
+        if not numeric:
+            shapes = ", ".join(f"{o.name} {o.type}" for o in outputs)
+            raise ModelError(f"'{self.name}' has no numeric output (its outputs: {shapes}). A regressor's ONNX graph "
+                             "must return its prediction as a float tensor (skl2onnx does this for regressors).")
+        self._value_output = numeric[0].name
+
+    _estimator_type = "regressor"
+
+    @property
+    def predict_proba(self):
+        """Absent: a regressor predicts values (``hasattr(model, "predict_proba")`` is False)."""
+        raise AttributeError("an ONNX regressor predicts values, not probabilities")
+
+    def predict(self, X) -> np.ndarray:
+        """The predicted value for each row of ``X``, shape (n,)."""
+        try:
+            (values,) = self._session.run([self._value_output], self._feed(X))
+        except Exception as err:  # onnxruntime's own error types for shape and type mismatches
+            log.info("onnxruntime failed on %s: %s", self.name, err)
+            raise ModelError(f"The ONNX model '{self.name}' could not predict these rows: it expects "
+                             f"{self._expected()}. Use the CSV the model was trained on.") from err
+        return np.asarray(values, dtype=float).reshape(len(values), -1)[:, 0]
 
 
 def _typed(values: np.ndarray, onnx_type: str, name: str) -> np.ndarray:

@@ -9,7 +9,7 @@ from ..config import load_config
 from ..data.usecase_data import load_data_for_config
 from ..usecases import UseCase
 from .model_loading import file_sha256
-from .model_performance import performance_from_scores
+from .model_performance import class_performance, performance_from_scores
 
 
 def train_usecase(usecase: UseCase, build_pipeline: Callable) -> dict:
@@ -19,15 +19,22 @@ def train_usecase(usecase: UseCase, build_pipeline: Callable) -> dict:
     config = load_config(usecase.config_path)
     data = load_data_for_config(usecase.data_path, config, usecase.target)
     pipeline = build_pipeline(data)
-    pipeline.fit(data.X_train, data.y_train)
-    proba = pipeline.predict_proba(data.X_test)[:, 1]
+    multi = data.n_classes > 2
+    # a multi-class model is fitted on the target's own values, so its classes_ are the labels texts name
+    pipeline.fit(data.X_train, _labels(data, data.y_train) if multi else data.y_train)
+    leaking = data.quality.duplicates_crossing_split
+    performance = (class_performance(data.y_test.to_numpy(), pipeline.predict_proba(data.X_test),
+                                     class_labels=data.class_labels, n_train=len(data.X_train),
+                                     leaking_test_rows=leaking) if multi else
+                   performance_from_scores(data.y_test.to_numpy(), pipeline.predict_proba(data.X_test)[:, 1],
+                                           threshold=0.5, class_labels=data.class_labels,
+                                           n_train=len(data.X_train), leaking_test_rows=leaking))
     card = {
         "usecase": usecase.name,
         "model_type": " → ".join(type(s).__name__ for _, s in pipeline.steps),
         "features": data.feature_names,
         "categorical_features": data.categorical_features,
-        **performance_from_scores(data.y_test.to_numpy(), proba, threshold=0.5, class_labels=data.class_labels,
-                                  n_train=len(data.X_train), leaking_test_rows=data.quality.duplicates_crossing_split),
+        **performance,
         "duplicates_dropped": int(data.quality.duplicates_dropped),
         "data_remedies": dict(data.quality.remedies),
     }
@@ -37,3 +44,8 @@ def train_usecase(usecase: UseCase, build_pipeline: Callable) -> dict:
     card["data_sha256"] = file_sha256(usecase.data_path)
     usecase.model_card_path.write_text(json.dumps(card, indent=2), encoding="utf-8")
     return card
+
+
+def _labels(data, y):
+    """Class indices as the target's own values (``data.class_labels``)."""
+    return y.map(dict(enumerate(data.class_labels)))

@@ -89,9 +89,19 @@ def build_facts(explanation: Explanation, row: dict, data, domain: Domain, *, au
     top = _table(ranked, row, data, domain)
     case = tuple((f, wording.feature_label(f, domain), wording.value_text(f, row.get(f), data.coder))
                  for f in data.feature_names)
+    view = explanation.extra.get("class_view")
+    value = explanation.extra.get("value_view")
+    if value:  # a regressor: the prediction, explained on one side of its band (technical.class_groups)
+        outcome, probability = value["prediction_text"], float("nan")
+        other = f"{value['quantity']} {'below' if value['direction'] > 0 else 'above'} the band"
+    elif view:  # a multi-class model: the explained class against its rivals (technical.class_groups)
+        outcome, other, probability = view["name"], view["rivals"], float(view["probability"])
+    else:
+        outcome = wording.outcome_text(explanation.predicted_class, domain)
+        other = wording.outcome_text(1 - explanation.predicted_class, domain)
+        probability = float(explanation.probability)
     return NarrativeFacts(int(explanation.instance_id), explanation.method, audience, int(explanation.predicted_class),
-                          float(explanation.probability), wording.outcome_text(explanation.predicted_class, domain),
-                          wording.outcome_text(1 - explanation.predicted_class, domain), top, case, domain)
+                          probability, outcome, other, top, case, domain)
 
 
 def permuted(facts: NarrativeFacts, rng: np.random.Generator) -> NarrativeFacts:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import json
 
 from ..llm.json_text import excerpt, find_object
@@ -40,8 +42,8 @@ def _facts_text(f: NarrativeFacts) -> str:
     case = "\n".join(f"- {label}: {value}" for _, label, value in f.case)
     rows = "\n".join(f"{fact.rank + 1}. {fact.label} = {fact.value_text}; attribution {fact.attribution:+.4f} "
                      f"({'towards' if fact.sign > 0 else 'away from'} the predicted outcome)" for fact in f.top)
-    return (f"The {f.domain.decision_noun}:\n{case}\n\nPrediction: {f.outcome} (probability "
-            f"{probability_text(f.probability)}).\n\nThe {len(f.top)} largest {f.source_method} attributions, signed "
+    chance = f" (probability {probability_text(f.probability)})" if math.isfinite(f.probability) else ""
+    return (f"The {f.domain.decision_noun}:\n{case}\n\nPrediction: {f.outcome}{chance}.\n\nThe {len(f.top)} largest {f.source_method} attributions, signed "
             f"towards the predicted outcome, largest absolute value first:\n{rows or '(none: no feature had an effect)'}"
             "\n\nWrite the narrative.")
 

@@ -10,6 +10,8 @@ random. Narratives it writes are labelled "template narrator (built-in, no LLM)"
 
 from __future__ import annotations
 
+import math
+
 import hashlib
 import time
 
@@ -55,10 +57,9 @@ class TemplateNarrator:
 
 def lay_text(facts: NarrativeFacts) -> str:
     """A narrative for the person the decision is about: plain words, no attribution numbers."""
-    parts = [_pick(facts, -1, (f"The model's assessment is: {facts.outcome}, with a probability of "
-                               f"{probability_text(facts.probability)}.",
-                               f"The model's prediction for your case: {facts.outcome}, with a probability of "
-                               f"{probability_text(facts.probability)}."))]
+    chance = _with_probability(facts)
+    parts = [_pick(facts, -1, (f"The model's assessment is: {facts.outcome}{chance}.",
+                               f"The model's prediction for your case: {facts.outcome}{chance}."))]
     if not facts.top:
         parts.append("No single detail of your case stood out in this assessment.")
         return " ".join(parts)
@@ -78,7 +79,8 @@ def lay_text(facts: NarrativeFacts) -> str:
 
 def professional_text(facts: NarrativeFacts) -> str:
     """A narrative for professionals: the same story with the attribution values."""
-    parts = [f"Prediction: {facts.outcome} (probability {probability_text(facts.probability)}). "
+    chance = f" (probability {probability_text(facts.probability)})" if math.isfinite(facts.probability) else ""
+    parts = [f"Prediction: {facts.outcome}{chance}. "
              f"The {len(facts.top)} largest {facts.source_method} attributions, signed towards the predicted "
              "outcome, tell this story."]
     if not facts.top:
@@ -104,3 +106,8 @@ def _opening(fact: FeatureFact) -> str:
 def _pick(facts: NarrativeFacts, slot: int, options: tuple[str, ...]) -> str:
     digest = hashlib.sha256(f"{facts.instance_id}|{facts.audience}|{slot}".encode()).digest()
     return options[digest[0] % len(options)]
+
+
+def _with_probability(facts: NarrativeFacts) -> str:
+    """``", with a probability of 80%"``; ``""`` for a regressor's prediction (it has none)."""
+    return f", with a probability of {probability_text(facts.probability)}" if math.isfinite(facts.probability) else ""

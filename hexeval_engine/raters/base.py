@@ -29,7 +29,9 @@ class Case:
     """The instance being explained, in raw terms, with the model's prediction.
 
     ``probability_positive`` is the model's probability of the positive class; ``outcome`` is the
-    domain's wording of the predicted class (``positive_outcome`` or ``negative_outcome``).
+    domain's wording of the predicted class (``positive_outcome`` or ``negative_outcome``). For a
+    multi-class model ``classes`` names every class, ``outcome`` is the predicted class's name and
+    ``probability_positive`` its probability.
     """
 
     instance_id: int
@@ -38,6 +40,8 @@ class Case:
     outcome: str
     probability_positive: float
     threshold: float = 0.5
+    classes: tuple = ()  # multi-class: the names of all classes (the prediction is the most probable one)
+    value: float | None = None  # regression: the predicted value (``outcome`` words it)
 
     def description_of(self, feature: str) -> str:
         for f in self.features:

@@ -8,7 +8,8 @@ from ..vocabulary import Vocabulary
 from .base import Case, CaseFeature
 
 
-def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int]) -> dict[int, Case]:
+def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int], *,
+                class_names: tuple = (), quantity=None) -> dict[int, Case]:
     """The cases for ``instance_ids`` (rows of ``data.X_test``), with the model's prediction.
 
     Parameters
@@ -23,10 +24,19 @@ def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int]) -
         word the prediction.
     instance_ids : list of int
         Row positions in ``data.X_test``.
+    class_names : tuple of str, optional
+        A multi-class model's class names (``models.task.Task.class_names``): each case's outcome is its
+        predicted (most probable) class.
+    quantity : callable, optional
+        A regressor's wording of a predicted value (``models.task.Task.value_text``).
     """
     if not instance_ids:
         return {}
     rows = data.X_test.iloc[list(instance_ids)]
+    if data.is_regression:
+        return _value_cases(model, data, domain, list(instance_ids), rows, quantity)
+    if len(class_names) > 2:
+        return _class_cases(model, data, domain, list(instance_ids), rows, tuple(class_names))
     proba = model.predict_proba(rows)[:, 1]
     threshold = float(getattr(model, "threshold", 0.5))
     cases = {}
@@ -39,4 +49,27 @@ def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int]) -
         predicted = int(p >= threshold)
         outcome = domain.positive_outcome if predicted else domain.negative_outcome
         cases[int(iid)] = Case(int(iid), features, predicted, outcome, float(p), threshold)
+    return cases
+
+
+def _class_cases(model, data: Dataset, domain: Domain, instance_ids, rows, class_names: tuple) -> dict[int, Case]:
+    """Multi-class cases: the predicted class's name and probability."""
+    proba = model.class_probabilities(rows)
+    words = Vocabulary.from_domain(domain, coder=data.coder)
+    cases = {}
+    for (_, row), iid, p in zip(rows.astype(object).iterrows(), instance_ids, proba):
+        features = tuple(CaseFeature(f, words.description(f), words.label(f, row[f])) for f in data.feature_names)
+        k = int(p.argmax())
+        cases[int(iid)] = Case(int(iid), features, k, class_names[k], float(p[k]), 0.5, class_names)
+    return cases
+
+
+def _value_cases(model, data: Dataset, domain: Domain, instance_ids, rows, quantity) -> dict[int, Case]:
+    """Regression cases: the predicted value in words (``quantity``), no probability."""
+    values = model.predict_value(rows)
+    words = Vocabulary.from_domain(domain, coder=data.coder)
+    cases = {}
+    for (_, row), iid, v in zip(rows.astype(object).iterrows(), instance_ids, values):
+        features = tuple(CaseFeature(f, words.description(f), words.label(f, row[f])) for f in data.feature_names)
+        cases[int(iid)] = Case(int(iid), features, 1, quantity(float(v)), float("nan"), 0.5, value=float(v))
     return cases

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ..config.schema import Domain
 from ..explanation import BASELINE_METHOD, METHODS, NARRATIVE_METHOD
 from ..personas import Persona
+from ..vocabulary import join_words
 from ..llm.limits import clip_messages, clip_value, estimate_prompt_tokens  # noqa: F401  (re-exported)
 from .base import DIMENSIONS, Case, RatingTask
 
@@ -128,6 +129,11 @@ def _mentioned(explanation) -> list[str]:
 
 def render_prediction(case: Case, domain: Domain) -> str:
     """The model's prediction and probability in words."""
+    if case.value is not None:
+        return f"The system's prediction: {case.outcome}."
+    if case.classes:
+        return (f"The system's prediction: {case.outcome} (estimated probability {case.probability_positive:.0%}). "
+                f"It chooses the most probable of {len(case.classes)} classes: {join_words(case.classes)}.")
     return (f"The system's prediction: {case.outcome}. Estimated probability of {domain.prediction_task}: "
             f"{case.probability_positive:.0%} (the system predicts positive at {case.threshold:.0%} or above).")
 

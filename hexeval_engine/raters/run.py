@@ -53,6 +53,7 @@ from ..personas import Persona, load_personas
 from ..progress import report
 from .agreement import rating_agreement
 from .base import DIMENSIONS, Rater, Rating, RatingTask
+from ..models.task import task_of
 from .case import build_cases
 from .prompt import COMPLETION_TOKENS_ESTIMATE, method_label, system_prompt
 from .wording import count
@@ -154,7 +155,9 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
     narratives = [_with_metrics(e, metrics.get((e.extra.get("source_method", config.narratives.source), e.instance_id)))
                   for e in narratives]  # a narrative retells its source: the source's measured faithfulness
     methods = methods + [NARRATIVE_METHOD] * bool(narratives)  # written for each persona's audience
-    cases = build_cases(model, data, config.domain, ids)
+    task = task_of(data, config)
+    cases = build_cases(model, data, config.domain, ids, class_names=task.class_names if data.n_classes > 2 else (),
+                        quantity=task.value_text)
     labels = {m: method_label(m, show_method_names=settings.show_method_names) for m in methods}
 
     slots, tasks = [], []

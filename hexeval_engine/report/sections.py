@@ -134,8 +134,12 @@ def rater_note(manifest: dict, ratings: pd.DataFrame | None) -> str:
 
 def usecase_section(manifest: dict) -> str:
     domain = (manifest.get("config") or {}).get("domain") or {}
+    task = manifest.get("task") or {}
+    multi = task.get("kind") == "multiclass"
     fields = {
         "Use case": manifest.get("usecase_title") or manifest.get("usecase"),
+        "Task": (f"{task.get('description')} ({', '.join(task.get('class_names', []))}): each case is explained "
+                 "for the class the model predicts, against its strongest rival") if multi else None,
         "Domain": domain.get("name"), "Prediction task": domain.get("prediction_task"),
         "Positive outcome": domain.get("positive_outcome"), "Negative outcome": domain.get("negative_outcome"),
         "Stakeholder context": domain.get("stakeholder_context"), "End-user context": domain.get("end_user_context"),

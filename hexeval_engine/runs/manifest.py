@@ -6,6 +6,8 @@ import platform
 from dataclasses import asdict, is_dataclass
 from importlib import metadata
 
+from ..models.task import task_of
+
 LIBRARIES = ("hexeval", "numpy", "pandas", "scikit-learn", "xgboost", "shap", "lime", "anchor-exp", "dice-ml",
              "openai", "skops", "streamlit")
 
@@ -34,9 +36,13 @@ def build_manifest(*, run_id, usecase, usecase_title, config, data, data_sha256,
         "seeds": {"random_state": config.evaluation.random_state},
         "library_versions": library_versions(),
         "model": {"source": model.source, "kind": model.kind, "type": model.type_name, "sha256": model.sha256,
-                  "threshold": model.threshold, "features": model.feature_names},
+                  "threshold": model.threshold if model.n_classes == 2 else None, "n_classes": model.n_classes,
+                  "regression": model.regression,
+                  "features": model.feature_names},
         "data": {"source": str(data.source), "sha256": data_sha256, "summary": data.summary(),
                  "quality": data.quality.to_dict()},
+        "task": {**task_of(data, config).to_dict(),
+                 "explained_classes": {str(k): v for k, v in getattr(technical, "explained_classes", {}).items()}},
         "validation": validation,
         "rater": rater,
         "persona_stats": persona_stats,

@@ -4,8 +4,10 @@ Per role and dimension: Spearman's rho between the persona mean and the human me
 Kendall's tau between their orders of the methods, Krippendorff's ordinal alpha among the people
 (the ceiling any rater can be expected to reach) and between personas and people (persona and the
 people's median as two coders), each with a percentile bootstrap interval over items; the
-forward-simulation accuracy of people and personas per method; the real n of people and ratings;
-and one sentence per role.
+forward-simulation (what-if) accuracy of people and personas per method and its paired difference
+from the Random explanation on the same units (a person or persona and a case), with bootstrap
+intervals (:func:`hexeval_engine.paired_stats.paired_difference`); the real n of people and
+ratings; and one sentence per role for the agreement and one for the what-if answers.
 """
 
 from __future__ import annotations

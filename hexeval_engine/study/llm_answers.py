@@ -20,7 +20,6 @@ from ..llm.client import ChatAnswer, ChatRequest, LLMClient
 from ..llm.json_text import excerpt, find_object
 from ..llm.limits import clip_messages
 from ..personas import Persona
-from ..raters.prompt import render_prediction
 from .forward import ANSWER_COLUMNS
 
 MAX_COMPLETION_TOKENS = 200

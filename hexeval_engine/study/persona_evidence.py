@@ -61,15 +61,30 @@ def _ask_llm(run, study: dict, sources) -> tuple[pd.DataFrame, dict]:
     ratings = run.persona_ratings
     ok = ratings[ratings["status"] == "ok"] if "status" in ratings else ratings
     config, domain = sources.config, sources.config.domain
-    personas = {p.name: p for p in configured_personas(config)}
+    try:
+        personas = {p.name: p for p in configured_personas(config)}
+    except ConfigError as err:  # the persona file moved or broke since the run: nobody can be asked again
+        reason = f"the LLM personas could not be asked: {err}"
+        rows = [{"persona_name": str(name), "persona_role": str(role), "instance_index": int(item["instance_index"]),
+                 "explanation_type": item["method"], "simulation_answer": pd.NA, "simulation_correct": pd.NA,
+                 "status": "failed", "error": reason}
+                for (name, role) in ok[["persona_name", "persona_role"]].drop_duplicates().itertuples(index=False)
+                for item in study["items"] if item.get("what_if")]
+        return pd.DataFrame(rows, columns=ANSWER_COLUMNS), {"applies": True, "measured": False, "note": reason,
+                                                            "n_items": 0, "failures": [reason]}
     by_key = {(str(r["method"]), int(r["instance_id"])): r for r in run.explanations}
     cases = build_cases(sources.model, sources.data, domain, sorted({int(i["instance_index"]) for i in study["items"]}))
     labels = ok.groupby("explanation_type")["label_shown"].first().astype(str).to_dict()
     rotated = rotated_labels(labels)
-    tasks, swaps, stored = [], [], []
+    tasks, swaps, stored, missing = [], [], [], []
     for (name, _role), group in ok.groupby(["persona_name", "persona_role"]):
         persona = personas.get(str(name))
-        if persona is None:  # the persona file changed since the run: its personas cannot be asked again
+        if persona is None:  # the persona file changed since the run: this persona cannot be asked again
+            missing += [{"persona_name": str(name), "persona_role": str(_role), "instance_index": int(i["instance_index"]),
+                         "explanation_type": i["method"], "simulation_answer": pd.NA, "simulation_correct": pd.NA,
+                         "status": "failed", "error": f"persona {name} is no longer in the run's persona file, so it "
+                                                      "cannot be asked again"}
+                        for i in study["items"] if i.get("what_if")]
             continue
         for item in study["items"]:
             rows = group[(group["instance_index"] == item["instance_index"]) &
@@ -90,10 +105,12 @@ def _ask_llm(run, study: dict, sources) -> tuple[pd.DataFrame, dict]:
         rater = rater_from_config(config)
     except (LLMError, ConfigError) as err:
         reason = f"the LLM personas could not be asked: {err}"
-        failed = pd.DataFrame([_failure(t, reason) for t in tasks], columns=ANSWER_COLUMNS)
+        failed = pd.DataFrame([*(_failure(t, reason) for t in tasks), *missing], columns=ANSWER_COLUMNS)
         return failed, {"applies": True, "measured": False, "note": reason, "n_items": 0, "failures": [reason]}
     with rater:
         answers = ask(rater.client, tasks, domain, temperature=config.personas.temperature)
+        if missing:
+            answers = pd.concat([answers, pd.DataFrame(missing, columns=ANSWER_COLUMNS)], ignore_index=True)
         rerated = rater.rate_many(swaps)
     swapped = pd.DataFrame([{"persona_name": t.persona.name, "explanation_type": t.explanation.method,
                              "instance_index": t.case.instance_id, "status": r.status, "error": r.error,

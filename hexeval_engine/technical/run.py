@@ -40,6 +40,7 @@ on every case is left out of the shared set; one that failed on some cases shrin
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ from ..metrics.claim_evidence import claim_rows
 from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
 from ..metrics.shared_inputs import SharedInputs
 from ..progress import report
+from .class_groups import CaseGroup, case_groups, label_explanations
 from .stability import stability_explanations
 
 log = logging.getLogger(__name__)
@@ -97,6 +99,9 @@ class TechnicalResult:
         The cases every method explained; the only cases methods are compared on.
     per_instance_unshared : DataFrame
         Metric values of cases outside the shared set (same columns as ``per_instance``).
+    explained_classes : dict
+        Multi-class models: ``{instance_id: class label (text)}``, the class each case is explained for
+        (its predicted class; see :mod:`hexeval_engine.technical.class_groups`). Empty for a binary model.
     """
 
     metrics: pd.DataFrame
@@ -109,6 +114,7 @@ class TechnicalResult:
     model_rows: int = 0
     shared_instance_ids: list[int] = field(default_factory=list)
     per_instance_unshared: pd.DataFrame | None = None
+    explained_classes: dict = field(default_factory=dict)
 
     def explanation(self, method: str, instance_id: int) -> Explanation | None:
         """The explanation of one instance by one method, if there is one."""
@@ -122,7 +128,8 @@ class TechnicalResult:
                 "explanations": [e.to_dict() for e in self.explanations],
                 "instance_ids": list(self.instance_ids), "failures": list(self.failures),
                 "timings": dict(self.timings), "model_rows": int(self.model_rows),
-                "shared_instance_ids": list(self.shared_instance_ids)}
+                "shared_instance_ids": list(self.shared_instance_ids),
+                "explained_classes": {str(k): v for k, v in self.explained_classes.items()}}
 
 
 def sample_instance_ids(data, config) -> list[int]:
@@ -149,24 +156,62 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     """
     start_all = time.perf_counter()
     rows_before = model.rows
-    sample = _plan_sample(model, data, config)
-    work = _Work(progress=_Progress(report(on_progress), sample.progress_units()))
-    with ExplainRunner(model, data, config) as runner:
-        for method in sample.methods:
-            _explain_method(runner, method, sample, config, work)
-        _explain_noisy_copies(runner, model, data, config, sample, work)
-        rows_in_workers = runner.worker_rows
+    sample = _plan_sample(data, config)
+    groups = case_groups(model, data, config, sample.ids)
+    parts = [_group_sample(g, sample) for g in groups]
+    units = sum(p.progress_units() - 1 for p in parts) + 1  # the metrics step is counted once
+    work = _Work(progress=_Progress(report(on_progress), units))
+    rows_in_workers = 0
+    for group, part in zip(groups, parts):  # one group for a binary model (technical.class_groups)
+        rows_in_workers += _explain_group(group, part, config, work)
     work.progress.message("Computing metrics")
-    shared = SharedInputs(model, data)  # computed once, for every metric pass that needs them
-    for method in sample.methods:
-        _measure_method(model, data, config, method, work, shared)
-    _measure_claims(model, data, config, [m for m in sample.methods if m not in work.failed], work, shared)
+    for group, part in zip(groups, parts):
+        _measure_group(group, part, work)
     shared, per_instance, unshared, wide, long = _summarise_shared(sample, config, work)
     work.progress.step("Metrics computed")
     timings = _timings(sample.methods, work.clock, time.perf_counter() - start_all)
     metrics = _with_meta(wide, sample.methods, work.explanations, shared, timings, work.failed)
+    explained = {int(e.instance_id): e.extra["class_view"]["class"] for e in work.explanations
+                 if "class_view" in e.extra}
     return TechnicalResult(metrics, long, per_instance, work.explanations, sample.ids, work.failures, timings,
-                           int(model.rows - rows_before + rows_in_workers), shared, unshared)
+                           int(model.rows - rows_before + rows_in_workers), shared, unshared,
+                           dict(sorted(explained.items())))
+
+
+def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work) -> int:
+    """Explain one group's cases (and noisy copies) with every method; rows the workers evaluated."""
+    start = len(work.explanations)
+    work.perturbed, work.seed_runs = {}, {}
+    rows = 0
+    with ExplainRunner(group.model, group.data, group.config) as runner:
+        for method in sample.methods:
+            if group.counterfactual_model is not group.model and method == "DiCE":
+                with ExplainRunner(group.counterfactual_model, group.data, group.counterfactual_config) as other:
+                    _explain_method(other, method, _counterfactual_sample(group, sample), config, work)
+                    rows += other.worker_rows
+            else:
+                _explain_method(runner, method, sample, config, work)
+        _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work)
+        rows += runner.worker_rows
+    work.group_noise.append((work.perturbed, work.seed_runs))
+    label_explanations(work.explanations[start:], group, sample.X)
+    work.group_spans.append((start, len(work.explanations)))
+    return rows
+
+
+def _measure_group(group: CaseGroup, sample: _Sample, work: _Work) -> None:
+    """Per-case and claim-scoped metrics of one group's explanations, on that group's views."""
+    start, end = work.group_spans.pop(0)
+    work.perturbed, work.seed_runs = work.group_noise.pop(0)
+    mine = work.explanations[start:end]
+    # computed once per view, for every metric pass that needs them (DiCE's view has its own)
+    shared = {id(group.model): SharedInputs(group.model, group.data)}
+    for method in sample.methods:
+        model, config = group.view_of(method)
+        inputs = shared.setdefault(id(model), SharedInputs(model, group.data))
+        _measure_method(model, group.data, config, method, work, inputs, explanations=mine)
+    _measure_claims(group.model, group.data, group.config, [m for m in sample.methods if m not in work.failed], work,
+                    shared[id(group.model)], explanations=mine)
 
 
 @dataclass
@@ -241,6 +286,8 @@ class _Work:
     perturbed: dict = field(default_factory=dict)
     seed_runs: dict = field(default_factory=dict)
     per_instance_parts: list = field(default_factory=list)
+    group_spans: list = field(default_factory=list)  # (start, end) of each case group's explanations
+    group_noise: list = field(default_factory=list)  # (perturbed, seed_runs) of each case group
 
     def fail(self, method: str, error: str) -> None:
         """Leave ``method`` out of the comparison, recording why."""
@@ -248,13 +295,14 @@ class _Work:
         self.failures.append({"method": method, "error": error})
 
 
-def _plan_sample(model, data, config) -> _Sample:
-    """Draw the sample, predict it, and decide how many cases each method and the stability runs use."""
+def _plan_sample(data, config) -> _Sample:
+    """Draw the sample and decide how many cases each method and the stability runs use (the groups'
+    models predict it: :func:`_group_sample`)."""
     ev = config.evaluation
     methods = enabled_methods(config)
     ids = sample_instance_ids(data, config)
     X = data.X_test.iloc[ids][list(data.feature_names)].reset_index(drop=True)
-    classes, probabilities = explained_classes(model, X)
+    classes, probabilities = np.zeros(len(ids), dtype=int), np.zeros(len(ids))
     counts = {m: _instances_for(m, len(ids), config) for m in methods}
     if counts and not ev.explain_unshared:  # cases beyond the smallest cap could never be compared
         cap = min(counts.values())
@@ -267,6 +315,28 @@ def _plan_sample(model, data, config) -> _Sample:
     n_stab = min(ev.explainers.lime.stability_subset, max(counts.values(), default=0))
     return _Sample(methods, ids, X, classes, probabilities, counts, stab_methods, reruns, n_stab,
                    ev.stability.repeats)
+
+
+def _group_sample(group: CaseGroup, sample: _Sample) -> _Sample:
+    """The part of ``sample`` in ``group``, predicted by the group's model: a method explains the group's
+    cases among the sample's first ``counts[method]``, the stability runs those among its first ``n_stab``."""
+    position = {i: k for k, i in enumerate(sample.ids)}
+    ids = list(group.ids)
+    X = sample.X.iloc[[position[i] for i in ids]].reset_index(drop=True)
+    classes, probabilities = explained_classes(group.model, X) if ids else (np.array([], int), np.array([]))
+
+    def within(n: int) -> int:
+        return sum(1 for i in ids if position[i] < n)
+
+    return dataclasses.replace(sample, ids=ids, X=X, classes=classes, probabilities=probabilities,
+                               counts={m: within(n) for m, n in sample.counts.items()}, n_stab=within(sample.n_stab))
+
+
+def _counterfactual_sample(group: CaseGroup, sample: _Sample) -> _Sample:
+    """The group's sample as the counterfactual view predicts it (its probability of the explained class)."""
+    classes, probabilities = explained_classes(group.counterfactual_model, sample.X) if sample.ids else \
+        (sample.classes, sample.probabilities)
+    return dataclasses.replace(sample, classes=classes, probabilities=probabilities)
 
 
 def _explain_method(runner, method: str, sample: _Sample, config, work: _Work) -> None:
@@ -311,9 +381,9 @@ def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _W
                               "error": f"stability: {type(err).__name__}: {err}"})
 
 
-def _measure_method(model, data, config, method: str, work: _Work, shared: SharedInputs) -> None:
-    """Per-case metrics of one method's explanations (skipped if it failed or explained nothing)."""
-    mine = [e for e in work.explanations if e.method == method]
+def _measure_method(model, data, config, method: str, work: _Work, shared: SharedInputs, *, explanations) -> None:
+    """Per-case metrics of one method's ``explanations`` (skipped if it failed or explained nothing)."""
+    mine = [e for e in explanations if e.method == method]
     if method in work.failed or not mine:
         return
     try:
@@ -327,11 +397,12 @@ def _measure_method(model, data, config, method: str, work: _Work, shared: Share
         work.fail(method, f"metrics: {type(err).__name__}: {err}")
 
 
-def _measure_claims(model, data, config, ok_methods: list[str], work: _Work, shared: SharedInputs) -> None:
-    """Claim-scoped metrics in one pass over every method's explanations, charged to the methods by share."""
+def _measure_claims(model, data, config, ok_methods: list[str], work: _Work, shared: SharedInputs, *,
+                    explanations) -> None:
+    """Claim-scoped metrics in one pass over every method's ``explanations``, charged to the methods by share."""
     try:  # every method on the same neighbours and baseline: one pass over all explanations, paired per case
         claim_start = time.perf_counter()
-        claimed = [e for e in work.explanations if e.method in ok_methods and e.ok]
+        claimed = [e for e in explanations if e.method in ok_methods and e.ok]
         claims = claim_rows(model, data, claimed, config, shared=shared)
         _charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
         if claims:

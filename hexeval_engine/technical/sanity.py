@@ -43,6 +43,7 @@ from scipy.stats import rankdata, spearmanr
 from ..explanation import BASELINE_METHOD
 from ..paired_stats import mean_ci
 from ..vocabulary import plural
+from .class_groups import case_groups
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +108,11 @@ def signal_check(model, data, config) -> dict:
     """
     settings = config.evaluation.sanity
     X = data.X_test[list(data.feature_names)]
+    if data.is_regression:
+        return _value_signal_check(model.predict_value(X), data.y_test.to_numpy(dtype=float),
+                                   float(data.y_train.mean()), config)
+    if data.n_classes > 2:
+        return _class_signal_check(model.class_probabilities(X), data.y_test.to_numpy().astype(int), config)
     proba = model.predict_proba(X)[:, 1]
     y = np.asarray(data.y_test == data.class_labels[1], dtype=int)
     auc = _auc(y, proba)
@@ -130,6 +136,77 @@ def signal_check(model, data, config) -> dict:
                        f"{y.size} test rows)")
     return {"roc_auc": auc, "roc_auc_ci_low": float(low), "roc_auc_ci_high": float(high), "probability_std": std,
             "n_test": int(y.size), "has_signal": not reasons,
+            "reason": ("The model shows no usable signal on the held-out rows: " + "; ".join(reasons) + ".")
+            if reasons else ""}
+
+
+def _macro_auc(y: np.ndarray, proba: np.ndarray) -> float:
+    """Mean one-vs-rest ROC-AUC over the classes present with both outcomes (NaN if none is)."""
+    values = [_auc((y == k).astype(int), proba[:, k]) for k in range(proba.shape[1])]
+    values = [v for v in values if math.isfinite(v)]
+    return float(np.mean(values)) if values else math.nan
+
+
+def _class_signal_check(proba: np.ndarray, y: np.ndarray, config) -> dict:
+    """The no-signal check of a multi-class model: macro one-vs-rest ROC-AUC (bootstrap interval) against 0.5,
+    and the spread of the predicted class's probability. Same keys as :func:`signal_check`; ``roc_auc`` is
+    the macro one-vs-rest value."""
+    settings = config.evaluation.sanity
+    auc = _macro_auc(y, proba)
+    rng = np.random.default_rng(config.evaluation.random_state)
+    aucs = []
+    for _ in range(settings.auc_resamples):
+        idx = rng.integers(0, y.size, y.size)
+        value = _macro_auc(y[idx], proba[idx])
+        if math.isfinite(value):
+            aucs.append(value)
+    alpha = (1 - config.evaluation.confidence_level) / 2
+    low, high = (np.quantile(aucs, [alpha, 1 - alpha]) if len(aucs) >= 10 else (math.nan, math.nan))
+    std = float(np.std(proba.max(axis=1)))
+    level = f"{config.evaluation.confidence_level:.0%}"
+    reasons = []
+    if not math.isfinite(auc):
+        reasons.append("the test rows hold only one class, so the model's ranking cannot be checked")
+    elif math.isfinite(low) and low <= 0.5 <= high:
+        reasons.append(f"its macro one-vs-rest ROC-AUC is {auc:.2f} with a {level} interval of {low:.2f} to "
+                       f"{high:.2f}, which includes 0.5 (chance)")
+    elif math.isfinite(high) and high < 0.5:
+        reasons.append(f"it ranks the held-out cases worse than chance (macro one-vs-rest ROC-AUC {auc:.2f}, "
+                       f"{level} interval {low:.2f} to {high:.2f})")
+    if std < settings.min_probability_std and len(np.unique(proba.argmax(axis=1))) == 1:
+        reasons.append(f"it predicts the same class with barely varying probability (standard deviation {std:.3f} "
+                       f"over {y.size} test rows)")
+    return {"roc_auc": auc, "roc_auc_ci_low": float(low), "roc_auc_ci_high": float(high), "probability_std": std,
+            "n_test": int(y.size), "has_signal": not reasons, "criterion": "macro one-vs-rest ROC-AUC",
+            "reason": ("The model shows no usable signal on the held-out rows: " + "; ".join(reasons) + ".")
+            if reasons else ""}
+
+
+def _value_signal_check(predicted: np.ndarray, y: np.ndarray, train_mean: float, config) -> dict:
+    """The no-signal check of a regressor: is it closer to the truth than predicting the training mean?
+
+    The paired difference of squared errors (mean prediction minus model) per test row, with a percentile
+    bootstrap interval: no signal when the interval includes 0 or lies below it. Also reports R² and the
+    spread of the predictions (``probability_std`` holds it, for the same key as classifiers)."""
+    settings = config.evaluation.sanity
+    gain = (y - train_mean) ** 2 - (y - predicted) ** 2
+    rng = np.random.default_rng(config.evaluation.random_state)
+    means = [float(np.mean(gain[rng.integers(0, y.size, y.size)])) for _ in range(settings.auc_resamples)]
+    alpha = (1 - config.evaluation.confidence_level) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha]) if len(means) >= 10 else (math.nan, math.nan)
+    total = float(np.sum((y - np.mean(y)) ** 2))
+    r2 = 1 - float(np.sum((y - predicted) ** 2)) / total if total else math.nan
+    level = f"{config.evaluation.confidence_level:.0%}"
+    reasons = []
+    if math.isfinite(low) and low <= 0:
+        reasons.append(f"its squared error is not reliably smaller than predicting the training mean (gain per row "
+                       f"{np.mean(gain):.3g}, {level} interval {low:.3g} to {high:.3g}; test R² {r2:.2f})")
+    std = float(np.std(predicted))
+    if std == 0:
+        reasons.append(f"it predicts the same value for all {y.size} test rows")
+    return {"r2": r2, "gain_over_mean": float(np.mean(gain)), "gain_ci_low": float(low), "gain_ci_high": float(high),
+            "roc_auc": None, "roc_auc_ci_low": None, "roc_auc_ci_high": None, "probability_std": std,
+            "n_test": int(y.size), "has_signal": not reasons, "criterion": "squared error against the training mean",
             "reason": ("The model shows no usable signal on the held-out rows: " + "; ".join(reasons) + ".")
             if reasons else ""}
 
@@ -162,9 +239,12 @@ def _randomised_model(model, data, config):
     except Exception as err:  # any estimator-specific failure: the check is skipped with its reason
         log.warning("Randomised model could not be fitted: %s", err)
         return None, f"re-fitting the model on permuted labels failed ({type(err).__name__}: {err})"
-    return HexevalModel(estimator=fresh, preprocessor=model.preprocessor, feature_names=model.feature_names,
-                        threshold=model.threshold, class_labels=model.class_labels, source="randomised copy",
-                        kind=model.kind), ""
+    randomised = HexevalModel(estimator=fresh, preprocessor=model.preprocessor, feature_names=model.feature_names,
+                              threshold=model.threshold, class_labels=model.class_labels, source="randomised copy",
+                              kind=model.kind, regression=model.regression)
+    if data.n_classes > 2:  # fitted on class indices: its columns are the data's classes in order
+        randomised.class_order = tuple(range(data.n_classes))
+    return randomised, ""
 
 
 def _vector(explanation, features) -> np.ndarray:
@@ -226,39 +306,54 @@ def randomisation_check(model, data, config, technical) -> dict:
     if randomised is None:
         out["reason"] = reason
         return out
-    X = data.X_test.iloc[ids][list(data.feature_names)].reset_index(drop=True)
-    classes, probabilities = explained_classes(randomised, X)
     features = list(data.feature_names)
-    seq = config.model_copy(deep=True)
-    seq.evaluation.parallel.backend = "sequential"
-    notes = []
-    with ExplainRunner(randomised, data, seq) as runner:
+    searched = set(ids[:SEARCH_CASES])
+    sims: dict = {m: [] for m in methods}
+    stopped = 0
+    # a multi-class model: the randomised model is explained for the class it predicts (technical.class_groups)
+    for group in case_groups(randomised, data, config, ids):
+        X = data.X_test.iloc[group.ids][features].reset_index(drop=True)
         for method in methods:
-            n = SEARCH_CASES if method in _SEARCH_METHODS else len(ids)
-            real = {i: technical.explanation(method, i) for i in ids[:n]}
+            view, view_config = group.view_of(method)
+            seq = view_config.model_copy(deep=True)
+            seq.evaluation.parallel.backend = "sequential"
+            classes, probabilities = explained_classes(view, X)
+            n = sum(1 for i in group.ids if i in searched) if method in _SEARCH_METHODS else len(group.ids)
+            if not n:
+                continue
+            group_ids = group.ids
+            real = {i: technical.explanation(method, i) for i in group_ids[:n]}
             # a case whose real explanation failed cannot be compared: a search method does not redo it
-            rows = [k for k, i in enumerate(ids[:n]) if method not in _SEARCH_METHODS or _usable(real[i])]
-            run_ids = [ids[k] for k in rows]
+            rows = [k for k, i in enumerate(group_ids[:n]) if method not in _SEARCH_METHODS or _usable(real[i])]
+            if not rows:
+                continue
+            run_ids = [group_ids[k] for k in rows]
             seeds = [instance_seed(config.evaluation.random_state, i, method) for i in run_ids]
-            args = (X.iloc[rows], run_ids, classes[rows], probabilities[rows], seeds)
-            if method == "Anchor":
-                caps = [request_cap(real[i]) for i in run_ids]
-                redone_all = runner.explainer(method).explain(*args, request_caps=caps)
-            else:
-                redone_all = runner.explain(method, *args, render=False)
+            args = (X.iloc[rows], run_ids, np.asarray(classes)[rows], np.asarray(probabilities)[rows], seeds)
+            with ExplainRunner(view, group.data, seq) as runner:
+                if method == "Anchor":  # bounded by the real search's own model requests (request_cap)
+                    redone_all = runner.explainer(method).explain(*args, request_caps=[request_cap(real[i])
+                                                                                       for i in run_ids])
+                else:
+                    redone_all = runner.explain(method, *args, render=False)
             redone = {e.instance_id: e for e in redone_all if e.ok}
-            sims = [explanation_similarity(real[i], redone[i], features)
-                    for i in ids[:n] if _usable(real[i]) and i in redone]
-            mean, low, high = mean_ci(sims, confidence=config.evaluation.confidence_level,
-                                      seed=config.evaluation.random_state)
-            out["methods"][method] = {"similarity": mean, "ci_low": low, "ci_high": high, "n": len(sims),
-                                      "measure": _MEASURE.get(method, "rank similarity"),
-                                      "ignores_model": bool(math.isfinite(mean) and mean >= settings.max_similarity)}
-            if method == "Anchor":
-                stopped = sum(bool((e.extra or {}).get("stopped_at_request_cap")) for e in redone.values())
-                out["methods"][method]["stopped_at_real_budget"] = stopped
-                if stopped:
-                    notes.append(stopped_note(stopped, len(sims)))
+            for iid in group_ids[:n]:
+                if not _usable(real[iid]) or iid not in redone:
+                    continue
+                sims[method].append(explanation_similarity(real[iid], redone[iid], features))
+                if method == "Anchor" and (redone[iid].extra or {}).get("stopped_at_request_cap"):
+                    stopped += 1
+    for method in methods:
+        mean, low, high = mean_ci(sims[method], confidence=config.evaluation.confidence_level,
+                                  seed=config.evaluation.random_state)
+        out["methods"][method] = {"similarity": mean, "ci_low": low, "ci_high": high, "n": len(sims[method]),
+                                  "measure": _MEASURE.get(method, "rank similarity"),
+                                  "ignores_model": bool(math.isfinite(mean) and mean >= settings.max_similarity)}
+    notes = []
+    if "Anchor" in out["methods"]:
+        out["methods"]["Anchor"]["stopped_at_real_budget"] = stopped
+        if stopped:
+            notes.append(stopped_note(stopped, out["methods"]["Anchor"]["n"]))
     out.update(status="done", n_cases=len(ids), notes=notes)
     return out
 

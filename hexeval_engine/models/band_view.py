@@ -1,0 +1,82 @@
+"""Band views of a regressor: "the prediction stays at this level" as a binary model.
+
+Public interface
+----------------
+``band_view(model, *, centre, band, scale, direction) -> HexevalModel``
+``BandEstimator``  the view's estimator (``predict_proba`` of shape (n, 2))
+
+A case whose prediction is ``f(x) = centre`` is explained on one side: why the prediction is this high
+(``direction = +1``: it stays at or above ``centre - band``) or this low (``direction = -1``: it stays at or
+below ``centre + band``). The view's positive-class probability is the affine map
+
+    q(z) = 0.5 + direction * (f(z) - (centre - direction * band)) / (2 * scale),   clipped to [0, 1],
+
+so ``q >= 0.5`` exactly when the prediction stays on the explained side of the band's edge, and —
+away from the clip — every attribution of ``q`` is the regression-mode attribution of ``f`` times
+``direction / (2 * scale)``. Normalised fidelity (``(f(x) - f(baseline))`` in the denominator) is
+therefore the same on ``q`` as on ``f``; a counterfactual "flips" when the prediction moves beyond
+the band; an Anchor rule keeps the prediction within the band on its side. ``scale`` (the spread of
+the predictions plus the band) keeps the clip out of the way on rows like the training rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .model_wrapper import HexevalModel
+
+
+class BandEstimator:
+    """A binary estimator over a regression :class:`HexevalModel` (see the module docstring).
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        ``[0, 1]``: 1 is "the prediction stays on the explained side of the band".
+    opaque_graph : bool
+        ``True``: explainers treat the view as a black box.
+    """
+
+    opaque_graph = True
+
+    def __init__(self, model: HexevalModel, *, centre: float, band: float, scale: float, direction: int):
+        self.model, self.centre, self.band = model, float(centre), float(band)
+        self.scale, self.direction = float(scale), int(direction)
+        self.classes_ = np.array([0, 1])
+        if model.feature_names is not None:  # rows reach predict_proba as the DataFrame the model takes
+            self.feature_names_in_ = np.asarray(model.feature_names, dtype=object)
+
+    @property
+    def edge(self) -> float:
+        """The band's edge on the explained side (``centre - band`` when explaining "this high")."""
+        return self.centre - self.direction * self.band
+
+    def probability(self, values: np.ndarray) -> np.ndarray:
+        """``q`` for predicted values."""
+        q = 0.5 + self.direction * (np.asarray(values, dtype=float) - self.edge) / (2 * self.scale)
+        return np.clip(q, 0.0, 1.0)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``[1 - q, q]`` for the raw rows ``X``."""
+        q = self.probability(self.model.predict_value(X))
+        return np.column_stack([1.0 - q, q])
+
+    def __getstate__(self) -> dict:
+        """Picklable for process workers: the wrapped model travels without its lock."""
+        m = self.model
+        fields = {"estimator": m.estimator, "preprocessor": m.preprocessor, "feature_names": m.feature_names,
+                  "source": m.source, "kind": m.kind, "sha256": m.sha256, "input_codes": m.input_codes,
+                  "regression": True, "class_labels": ()}
+        return {"fields": fields, "centre": self.centre, "band": self.band, "scale": self.scale,
+                "direction": self.direction}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__init__(HexevalModel(**state["fields"]), centre=state["centre"], band=state["band"],
+                      scale=state["scale"], direction=state["direction"])
+
+
+def band_view(model: HexevalModel, *, centre: float, band: float, scale: float, direction: int) -> HexevalModel:
+    """A binary :class:`HexevalModel` over the regressor ``model`` (see the module docstring)."""
+    return HexevalModel(estimator=BandEstimator(model, centre=centre, band=band, scale=scale, direction=direction),
+                        feature_names=model.feature_names, threshold=0.5, class_labels=(0, 1),
+                        source=model.source, kind=model.kind, sha256=model.sha256)
