@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from datetime import datetime, timezone
 
 
 def plain(value):
@@ -49,3 +50,79 @@ def show_number(value) -> str:
     if value.is_integer() and abs(value) < 1e15:
         return f"{int(value):,}"
     return f"{value:,.6g}" if abs(value) >= 1e-4 else f"{value:.3g}"
+
+
+_KINDS = ((bool, "a yes/no value"), (int, "a number"), (float, "a number"), (str, "a piece of text"),
+          (dict, "a mapping of names to values"), (list, "a list"), (tuple, "a list"), (bytes, "binary data"))
+
+# What an error without a message means, in words (its type name is never shown to a person).
+_ERROR_WORDS = {
+    "MemoryError": "the computer ran out of memory",
+    "RecursionError": "the computation went too deep and was stopped",
+    "ZeroDivisionError": "a division by zero",
+    "TimeoutError": "it took too long and was stopped",
+    "KeyError": "a needed entry is missing",
+    "IndexError": "a needed position is missing",
+    "PermissionError": "permission denied",
+    "FileNotFoundError": "the file does not exist",
+    "IsADirectoryError": "it is a folder, not a file",
+    "UnicodeDecodeError": "the file is not UTF-8 text",
+    "EOFError": "the data ends too early",
+    "NotImplementedError": "this case is not supported by the library",
+}
+
+
+def kind_of(value) -> str:
+    """``a list``, ``a piece of text``, ``nothing``: what kind of value a person gave, in words."""
+    value = plain(value)
+    if value is None:
+        return "nothing"
+    for cls, words in _KINDS:
+        if isinstance(value, cls):
+            return words
+    return "a value of an unexpected kind"
+
+
+def describe_error(err: BaseException, *, limit: int = 300) -> str:
+    """What went wrong, in the error's own words (first line, at most ``limit`` characters), never its type name.
+
+    An error without a message is described by what its kind means (``the computer ran out of memory``);
+    a ``KeyError`` names the missing entry. The type name belongs in the log, not in a message.
+    """
+    text = getattr(err, "strerror", None) or ""
+    if not text:
+        args = getattr(err, "args", ())
+        text = str(args[0]) if isinstance(err, KeyError) and len(args) == 1 else str(err)
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    if isinstance(err, KeyError) and first:
+        return f"a needed entry is missing: {first.strip(chr(39))}"[:limit]
+    if first:
+        return first if len(first) <= limit else first[:limit - 1] + "…"
+    for cls in type(err).__mro__:
+        if cls.__name__ in _ERROR_WORDS:
+            return _ERROR_WORDS[cls.__name__]
+    return "an unexpected error that gave no details (the log has the rest)"
+
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+
+
+def show_time(iso: str, *, short: bool = False, with_year: bool = True) -> str:
+    """A saved moment as a person reads it: ``2026-11-25T08:45:12+00:00`` -> ``25 November 2026, 08:45 UTC``.
+
+    ``short`` gives ``25 Nov 2026, 08:45`` (for pickers, where the label must fit a phone), without ``with_year``
+    ``25 Nov, 08:45``. A time without a
+    zone is taken as UTC (HEXEval writes UTC); a text that is no time reads ``an unknown time``.
+    """
+    try:
+        moment = datetime.fromisoformat(str(iso).strip())
+    except ValueError:
+        return "an unknown time"
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(timezone.utc)
+    month = _MONTHS[moment.month - 1]
+    if short:
+        year = f" {moment.year}" if with_year else ""
+        return f"{moment.day} {month[:3]}{year}, {moment:%H:%M}"
+    return f"{moment.day} {month} {moment.year}, {moment:%H:%M} UTC"

@@ -18,6 +18,7 @@ from pathlib import Path
 import yaml
 
 from .errors import ConfigError
+from .plain_values import describe_error
 
 MAX_YAML_BYTES = 1_000_000
 """Largest YAML file accepted (1 MB; HEXEval's own files are a few KB)."""
@@ -87,7 +88,7 @@ def read_yaml(path, *, what: str | None = None) -> object:
     except UnicodeDecodeError as err:
         raise ConfigError(f"{what} is not UTF-8 text. Save it as UTF-8.") from err
     except OSError as err:
-        raise ConfigError(f"{what} cannot be read ({err.strerror or type(err).__name__}). Check that it is a "
+        raise ConfigError(f"{what} cannot be read ({describe_error(err)}). Check that it is a "
                           "readable file.") from err
     return parse_yaml(text, what=what)
 

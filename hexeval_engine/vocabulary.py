@@ -190,8 +190,7 @@ class Vocabulary:
         text = self.descriptions.get(feature)
         if not text:
             return humanise(feature).lower()
-        short = _TRAILING_NOTE.sub("", text).strip()
-        return short or text
+        return without_note(text)
 
     def title(self, feature: str) -> str:
         """The feature's name as a label or column header (sentence case)."""
@@ -259,6 +258,13 @@ class Vocabulary:
     def change(self, feature: str, old, new) -> str:
         """One counterfactual change: ``"annual income from $79,536 to $7,057"``."""
         return f"{self.name(feature)} from {self.label(feature, old)} to {self.label(feature, new)}"
+
+
+def without_note(description: str) -> str:
+    """A feature's description without its trailing note: ``"number of major vessels (0-3; 4 = not recorded)"``
+    -> ``"number of major vessels"``; the note (units, codebook) belongs in tables and tooltips, not in sentences."""
+    short = _TRAILING_NOTE.sub("", str(description)).strip()
+    return short or str(description)
 
 
 def value_clause(value_text: str) -> str:

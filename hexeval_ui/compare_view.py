@@ -164,23 +164,31 @@ def settings_diff(manifest_a: dict, manifest_b: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["Setting", "Run A", "Run B"])
 
 
-def render_compare_picker(labels: dict[str, str]) -> None:
+def render_compare_picker(labels: dict[str, str], *, short_labels: dict[str, str] | None = None) -> None:
     """Pick exactly two saved runs (run A and run B, each chosen explicitly) and compare them.
 
     Parameters
     ----------
     labels : dict
-        Run folder path -> the label shown for it (newest first).
+        Run folder path -> the run's full label (newest first), shown under each picker and in the comparison.
+    short_labels : dict, optional
+        Run folder path -> the label inside a picker, short enough for a phone's width (a picker's value
+        is one line and cannot wrap); default ``labels``.
     """
     if len(labels) < 2:
         st.caption("Save a second run to compare it with this one.")
         return
     paths = list(labels)
+    short = short_labels or labels
     first, second, go = st.columns([5, 5, 2], vertical_alignment="bottom")
-    run_a = first.selectbox("Run A", paths, index=None, format_func=labels.get, key="compare_a",
+    run_a = first.selectbox("Run A", paths, index=None, format_func=short.get, key="compare_a",
                             placeholder="Choose the first run", help="Differences are shown as run B − run A.")
-    run_b = second.selectbox("Run B", [p for p in paths if p != run_a], index=None, format_func=labels.get,
+    if run_a is not None and short is not labels:
+        first.caption(labels[run_a])
+    run_b = second.selectbox("Run B", [p for p in paths if p != run_a], index=None, format_func=short.get,
                              key="compare_b", placeholder="Choose the second run")
+    if run_b is not None and short is not labels:
+        second.caption(labels[run_b])
     ready = run_a is not None and run_b is not None and run_a != run_b
     if go.button("Compare", icon=":material/compare_arrows:", disabled=not ready, width="stretch",
                  help=None if ready else "Choose two different runs first."):

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from hexeval_engine.charts.labels import ARROWS, metric_title
+from hexeval_engine.charts.labels import ARROWS, metric_help, metric_title
 from hexeval_engine.explanation import METHODS
 from hexeval_engine.metrics import get_spec
 from hexeval_engine.metrics.table import as_long, method_errors
@@ -88,7 +88,8 @@ def build_metrics_table(wide: pd.DataFrame | None, long: pd.DataFrame | None) ->
         for metric in metrics:
             spec = table[table["metric"] == metric].iloc[0]
             meaning = spec["meaning"] if isinstance(spec["meaning"], str) else ""
-            help_[column_label(metric, spec["direction"])] = f"{meaning} ({spec['direction']} is better)".strip()
+            direction = f"{spec['direction'].capitalize()} is better."
+            help_[column_label(metric, spec["direction"])] = f"{metric_help(metric, meaning)} {direction}".strip()
         sub = table[table["metric"].isin(metrics)]
         for method in [m for m in METHODS if m in set(sub["method"])]:
             row = {"method": method}

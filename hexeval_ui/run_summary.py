@@ -6,6 +6,7 @@ import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS
 from hexeval_engine.explanation import ALL_METHODS
+from hexeval_engine.plain_values import show_time
 from hexeval_engine.vocabulary import plural
 
 
@@ -46,7 +47,7 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     m = run.manifest
     sample = (m.get("counts") or {}).get("sample_size", "?")
     title = m.get("usecase_title") or m.get("usecase", "?")
-    st.markdown(f"**{title}** · run `{run.run_id}` · {m.get('created', '')[:16].replace('T', ' ')} UTC · "
+    st.markdown(f"**{title}** · run `{run.run_id}` · {show_time(m.get('created', ''))} · "
                 f"{sample} instances sampled · {run.rater_label}")
     integrity = getattr(run, "integrity", None)
     if integrity is not None and integrity.edited:

@@ -8,6 +8,7 @@ import streamlit as st
 
 from hexeval_engine import HexevalError
 from hexeval_engine.runs import store as runs
+from hexeval_engine.plain_values import show_time
 from hexeval_engine.vocabulary import plural
 
 from . import state
@@ -46,12 +47,36 @@ def saved_run_labels(usecase: str) -> dict[str, str]:
 
 def run_label(info, *, with_title: bool | None = None) -> str:
     """``date · rater · 20 cases · id``; runs of uploads (or ``with_title``) start with their name."""
-    created = info.created[:16].replace("T", " ")
+    created = show_time(info.created, short=True) if info.created else ""
     size = plural(info.sample_size, "case") if info.sample_size else ""  # words, not the statistician's "n="
     title = getattr(info, "title", "") if (with_title or (with_title is None and info.usecase.startswith(CUSTOM_PREFIX))) \
         else ""
     edited = "edited after the run" if getattr(info, "edited_files", None) else ""
     return " · ".join(p for p in (title, created, info.rater, size, info.run_id[-6:], edited) if p)
+
+
+#: Characters of use-case name and time in a run picker's label. A picker's value is one line that cannot wrap;
+#: on a 390 px phone it holds about 50 characters (284 px at ~5.5 px each, measured by
+#: tests/test_browser_compare_pickers.py), so this leaves room for the id that tells equal labels apart.
+PICKER_CHARS = 34
+
+
+def short_run_labels(infos) -> dict[str, str]:
+    """Run folder -> ``Heart Disease · 25 Nov, 08:29``: the use case's short name and the time, short enough for
+    a picker on a phone; runs whose short labels coincide add their id's last characters to tell them apart."""
+    def short(info) -> str:
+        title = (getattr(info, "title", "") or info.usecase).split(" (")[0].strip()
+        moment = show_time(info.created, short=True, with_year=False) if info.created else ""
+        room = PICKER_CHARS - len(moment) - 3
+        title = title if len(title) <= room else title[:max(room - 1, 4)].rstrip() + "…"
+        return " · ".join(p for p in (title, moment) if p)
+
+    labels = {str(r.path): short(r) for r in infos}
+    seen: dict[str, int] = {}
+    for text in labels.values():
+        seen[text] = seen.get(text, 0) + 1
+    ids = {str(r.path): r.run_id[-4:] for r in infos}
+    return {path: text if seen[text] == 1 else f"{text} · {ids[path]}" for path, text in labels.items()}
 
 
 @st.cache_data(show_spinner="Loading the run…", max_entries=16)

@@ -18,14 +18,15 @@ from . import state
 from .components import COMPARE_PAGE, RESULTS_PAGE, section, show_error
 from .engine import outputs_root
 from .runs_view import run_label, scan
+from hexeval_engine.plain_values import show_time
 from hexeval_engine.vocabulary import plural
 
-COLUMNS = ["name", "date (UTC)", "run", "rater", "sample size", "status", "failed methods"]
+COLUMNS = ["name", "date", "run", "rater", "sample size", "status", "failed methods"]
 
 
 def runs_table(infos, *, names: bool = False) -> pd.DataFrame:
     """One row per run; ``names`` adds the run's name (for uploads: the typed name or the files)."""
-    table = pd.DataFrame([{"name": getattr(r, "title", r.usecase), "date (UTC)": r.created[:16].replace("T", " "),
+    table = pd.DataFrame([{"name": getattr(r, "title", r.usecase), "date": show_time(r.created) if r.created else "",
                            "run": r.run_id, "rater": r.rater, "sample size": r.sample_size, "status": r.status,
                            "failed methods": ", ".join(m for m in r.methods_failed if m) or ""} for r in infos],
                          columns=COLUMNS)

@@ -2,24 +2,21 @@
 
 The token comes from the address (``?token=...``); a wrong token, or any token of a closed study,
 shows only "This is not a valid study link." Every answer is saved before the next item appears,
-so closing the tab and reopening the link resumes where the participant stopped.
+so closing the tab and reopening the link resumes where the participant stopped. An answer only
+saves the answer: the calibration and the recommendations with human evidence are recomputed when
+the operator asks (``hexeval study status``/``close``, the Results page's study section).
 """
 
 from __future__ import annotations
 
-import logging
-
 import streamlit as st
 
-from hexeval_engine.errors import HexevalError
 from hexeval_engine.study.answers import (INVALID_LINK, AnswerError, InvalidLink, next_item, open_link, save_answer,
                                           set_role, shown_item)
-from hexeval_engine.study.evidence import refresh_evidence
 from hexeval_engine.vocabulary import dimension_label
 
 from .ratings_view import escape_markdown
 
-log = logging.getLogger(__name__)
 OTHER_ROLE = "Another role (type it)"
 
 
@@ -93,15 +90,4 @@ def _item(run_dir, token, study: dict, pid: str, record: dict, item: dict, total
         except InvalidLink:
             st.write(INVALID_LINK)
             return
-        if done + 1 == total:
-            _update_evidence(run_dir)
         st.rerun()
-
-
-def _update_evidence(run_dir) -> None:
-    """After a participant's last answer, bring the run's calibration and recommendations up to date;
-    a failure there is logged for the operator (``hexeval study status`` recomputes) and never shown."""
-    try:
-        refresh_evidence(run_dir)
-    except HexevalError as err:
-        log.warning("study evidence not refreshed after a participant finished: %s", err)

@@ -1,5 +1,10 @@
 """The study section of Results: people's answers, the calibration of the personas against them
-(with intervals and the real n), and people's and personas' picks side by side."""
+(with intervals and the real n), and people's and personas' picks side by side.
+
+The calibration is recomputed only when the operator presses "Recompute with the latest answers"
+(participants' answers only save answers); the section says when it was last computed, how many
+answers it covers and whether answers arrived since.
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,12 @@ import streamlit as st
 from hexeval_engine.ratings_summary import DIMENSIONS
 from hexeval_engine.explanation import BASELINE_METHOD
 from hexeval_engine.study.calibration import estimate_text, signed_text
-from hexeval_engine.study.evidence import read_calibration
+from hexeval_engine.errors import HexevalError
+from hexeval_engine.study.evidence import evidence_state, read_calibration, refresh_evidence, state_sentence
+from hexeval_engine.study.storage import has_study
 from hexeval_engine.vocabulary import dimension_label, plural
 
+from .components import show_error
 from .ratings_view import escape_markdown
 
 MEASURES = {"spearman": "Personas vs people over cases (Spearman)", "kendall_tau_methods": "Order of methods (Kendall τ)",
@@ -22,11 +30,21 @@ NO_INTERVAL = " (too few cases for an interval)"
 
 
 def render_study(run) -> None:
-    """Render the study section when the run has study evidence (nothing otherwise)."""
+    """Render the study section when the run's study has answers (nothing otherwise)."""
+    if not has_study(run.path):
+        return
+    try:
+        state = evidence_state(run.path)
+    except HexevalError as err:
+        show_error(err)
+        return
     calibration = read_calibration(run.path)
-    if not calibration or not calibration.get("roles"):
+    if not state["n_ratings"] and not calibration:
         return
     st.header("Real people: study answers and calibration")
+    _recompute(run, state)
+    if not calibration or not calibration.get("roles"):
+        return
     st.caption("Intervals are 95% bootstrap intervals over cases. Krippendorff's α among people is the ceiling: "
                "personas cannot be expected to agree with people better than people agree with each other.")
     for role, block in calibration["roles"].items():
@@ -55,6 +73,20 @@ def render_study(run) -> None:
         st.dataframe(pd.DataFrame([{"Stakeholder": role, "People's pick": p.get("people_pick") or "–",
                                     "People": p.get("n_people", 0), "Personas' pick": p.get("personas_pick") or "–",
                                     "Personas": p.get("n_personas", 0)} for role, p in picks.items()]), hide_index=True)
+
+
+def _recompute(run, state: dict) -> None:
+    """When the calibration was computed and from how many answers, and the button that recomputes it."""
+    (st.caption if state["up_to_date"] else st.warning)(state_sentence(state))
+    if st.button("Recompute with the latest answers", key="study_recompute",
+                 type="secondary" if state["up_to_date"] else "primary", disabled=not state["n_ratings"]):
+        try:
+            with st.spinner("Recomputing the calibration and the recommendations with the latest answers…"):
+                refresh_evidence(run.path)
+        except HexevalError as err:
+            show_error(err)
+            return
+        st.rerun()
 
 
 def forward_table(forward: dict, persona_kind: str) -> pd.DataFrame:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from app_helpers import ROOT, app, button, chart_titles, frame_with, open_page, texts
+from hexeval_engine.charts.labels import METRIC_HELP
 from hexeval_engine import get_usecase
 from hexeval_ui.compare_view import BETTER, WORSE, change_style
 from hexeval_engine.runs import store as runs
@@ -30,14 +31,14 @@ def _frame_element(at, column: str):
 def test_results_show_metrics_with_directions_intervals_and_failures(outputs):
     run = save_fixture_run(outputs, failed="LIME")
     at = open_page(app(viewed_run=str(run)), RESULTS)
-    fidelity = _frame_element(at, "Deletion AUC ↓").value.set_index("method")
-    assert fidelity.loc["SHAP", "Deletion AUC ↓"] == "0.20 [0.15, 0.25]"
-    assert fidelity.loc["SHAP", "Insertion AUC ↑"] == "0.80 [0.75, 0.85]"
-    assert fidelity.loc["Anchor", "Deletion AUC ↓"].endswith("†")  # derived importance vector
+    fidelity = _frame_element(at, "Prediction left as top features go ↓").value.set_index("method")
+    assert fidelity.loc["SHAP", "Prediction left as top features go ↓"] == "0.20 [0.15, 0.25]"
+    assert fidelity.loc["SHAP", "Prediction rebuilt from top features ↑"] == "0.80 [0.75, 0.85]"
+    assert fidelity.loc["Anchor", "Prediction left as top features go ↓"].endswith("†")  # derived importance vector
     assert "LIME" not in fidelity.index  # it has no values; its failure is shown instead
-    rules = _frame_element(at, "Rule length ↓")
+    rules = _frame_element(at, "Conditions in the rule ↓")
     assert rules.value["method"].tolist() == ["Anchor"]
-    assert json.loads(rules.proto.columns)["Rule length ↓"]["help"] == "meaning of rule_length (lower is better)"
+    assert json.loads(rules.proto.columns)["Conditions in the rule ↓"]["help"] == METRIC_HELP["rule_length"] + " Lower is better."
     overview = frame_with(at, "Algorithm").set_index("Method")
     assert overview.loc["LIME", "Status"] == "failed: LIME exploded on purpose"
     assert overview.loc["SHAP", "Status"] == "ok" and overview.loc["SHAP", "Gives"] == "feature weights"
@@ -151,8 +152,8 @@ def test_saved_runs_table_lists_runs_and_damaged_folders_as_warnings(outputs):
     (broken / "run.json").write_text("{ not json")
     at = app()
     table = frame_with(at, "sample size")
-    assert table[["date (UTC)", "rater", "sample size", "status"]].iloc[0].tolist() == [
-        "2026-01-02 03:04", "simulated", 12, "complete"]
+    assert table[["date", "rater", "sample size", "status"]].iloc[0].tolist() == [
+        "2 January 2026, 03:04 UTC", "simulated", 12, "complete"]
     assert any("20260101-000000-broken" in w.value and "invalid JSON" in w.value for w in at.warning)
 
 
@@ -169,9 +170,9 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     assert not at.exception
     page = texts(at)
     caption = next(c.value for c in at.caption if c.value.startswith("A: "))
-    assert "Run A → run B" in page and caption.index("2026-01-02") < caption.index("2026-01-03")  # A is the run chosen as A
+    assert "Run A → run B" in page and caption.index("2 Jan 2026, 03:04") < caption.index("3 Jan 2026, 03:04")  # A is the run chosen as A
     metrics = frame_with(at, "Difference (95% interval)")
-    shap = metrics[(metrics["Method"] == "SHAP") & (metrics["Metric"] == "Insertion AUC ↑")].iloc[0]
+    shap = metrics[(metrics["Method"] == "SHAP") & (metrics["Metric"] == "Prediction rebuilt from top features ↑")].iloc[0]
     # 0.80 (0.75–0.85) against 0.70 (0.65–0.75): the intervals touch, so the change is not called worse
     assert shap["Run A"] == "0.800" and shap["Difference (95% interval)"].startswith("-0.100 (-0.")
     assert shap["Difference (95% interval)"].endswith("within the uncertainty")
@@ -243,7 +244,7 @@ def test_bad_upload_keeps_the_results_already_on_screen(outputs):
     at.file_uploader(key="upload_model").set_value(("model.skops", b"not a zip", "application/octet-stream"))
     at.file_uploader(key="upload_csv").set_value(("patients.csv", heart.data_path.read_bytes(), "text/csv")).run()
     next(s for s in at.selectbox if s.label == "Target column").set_value("target").run()
-    assert any("is not a readable skops file" in e.value for e in at.error)
+    assert any("not a skops model" in e.value for e in at.error)
     at.session_state["usecase"] = "heart"
     open_page(at, RESULTS)
     assert not at.error and run.name in texts(at)

@@ -78,7 +78,7 @@ def test_the_sidebar_closes_after_choosing_a_page_on_a_narrow_screen(chromium, d
             page.wait_for_timeout(500)  # the sidebar slides in
             page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
             page.get_by_role("heading", name=title, level=1).wait_for()
-            sync_api.expect(sidebar).to_have_attribute("data-collapsed", "true", timeout=5_000)
+            sync_api.expect(sidebar).to_have_attribute("data-collapsed", "true", timeout=15_000)  # a loaded CI machine redraws slowly
             settle(page)
             in_front = page.evaluate("""() => { const h = document.querySelector('[data-testid="stMain"] h1');
                 const r = h.getBoundingClientRect();

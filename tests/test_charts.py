@@ -38,7 +38,7 @@ def test_fidelity_chart_bars_colours_and_error_bars():
     assert [t.marker.color for t in fig.data[:3]] == [METHOD_COLORS[m] for m in ("SHAP", "LIME", "Anchor")]
     # one stacked panel per metric (titles never overlap at phone width), horizontal bars named by method
     titles = [a.text for a in fig.layout.annotations]
-    assert titles == ["Deletion AUC ↓ (lower is better)", "Insertion AUC ↑ (higher is better)"]
+    assert titles == ["Prediction left as top features go ↓ (lower is better)", "Prediction rebuilt from top features ↑ (higher is better)"]
     deletion, insertion = fig.data[0], fig.data[3]
     assert deletion.orientation == "h" and list(deletion.y) == ["SHAP"] and list(deletion.x) == [0.20]
     assert list(insertion.x) == [0.80] and insertion.xaxis == "x2"
@@ -51,14 +51,14 @@ def test_fidelity_chart_bars_colours_and_error_bars():
 def test_fidelity_chart_reads_direction_from_the_table():
     table = long_table()
     table.loc[table["metric"] == "fidelity_deletion", "direction"] = "higher"
-    assert fidelity_chart(table).layout.annotations[0].text == "Deletion AUC ↑ (higher is better)"
+    assert fidelity_chart(table).layout.annotations[0].text == "Prediction left as top features go ↑ (higher is better)"
 
 
 def test_parsimony_chart_one_panel_per_metric_and_one_legend_entry_per_method():
     fig = parsimony_chart(wide_table())
     titles = [a.text for a in fig.layout.annotations]
-    assert titles == ["Important features ↓ (lower is better)", "Gini sparseness ↑ (higher is better)",
-                      "Entropy complexity ↓ (lower is better)", "Rule length ↓ (lower is better)",
+    assert titles == ["Features that matter ↓ (lower is better)", "Focus on few features ↑ (higher is better)",
+                      "Spread over many features ↓ (lower is better)", "Conditions in the rule ↓ (lower is better)",
                       "Features changed ↓ (lower is better)"]
     first = [t.name for t in fig.data if t.showlegend]
     assert first == ["SHAP", "LIME", "Anchor", "DiCE"]  # each method named once (the axis labels name them all)

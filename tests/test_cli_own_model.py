@@ -101,7 +101,7 @@ def test_cli_without_personas_option_says_generic_personas_rate(tmp_path, own_fi
                 "--output", str(tmp_path), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "Personas: the generic, domain-neutral set" in out and "--personas FILE" in out
-    assert "Deletion AUC" in out and "cases every method explained" in out and "fidelity_deletion" not in out
+    assert "Prediction left as top features go" in out and "cases every method explained" in out and "fidelity_deletion" not in out
     ratings = load_run(list_runs(tmp_path)[0].path).persona_ratings
     assert set(ratings["persona_name"]) == GENERIC_NAMES
 

@@ -48,3 +48,14 @@ def test_docs_are_listed_in_reading_order(tmp_path):
     assert [d.stem for d in docs] == ["how_it_works", "configuration", "safety", "zeta_notes"]
     assert docs[0].title == "Title of how_it_works" and docs[0].body.startswith("Body.")
     assert ORDER[0] == "how_it_works"
+
+
+def test_the_docs_say_where_the_pages_live_and_why():
+    """The pages live in ``app_pages/``; no doc or entry file still sends a reader to a ``pages/`` folder."""
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "a folder named `pages/` next to `app.py` makes a fresh" in readme.replace("\n", " ")
+    assert not (root / "pages").exists()
+    for entry in ("app.py", "study_app.py"):
+        text = (root / entry).read_text(encoding="utf-8")
+        assert not re.search(r"(?<!app_)\bpages/", text), entry

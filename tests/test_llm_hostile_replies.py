@@ -31,7 +31,7 @@ def rater_for(server, **options):
     ("deep_nesting", "nests JSON too deeply"),
     ("huge_body", f"larger than {MAX_REPLY_BYTES:,} bytes"),
     ("wrong_types", "no 'choices' list"),
-    ("content_not_text", "content is a dict"),
+    ("content_not_text", "content is a mapping of names to values"),
     ("huge_content", f"at most {MAX_ANSWER_CHARS:,}"),
 ])
 def test_each_hostile_reply_kind_is_one_failed_rating_with_a_short_reason(llm_server, tmp_path, kind, reason):

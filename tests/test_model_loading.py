@@ -96,7 +96,7 @@ def test_models_that_cannot_be_evaluated(tmp_path, small):
     with pytest.raises(ModelError, match="Unsupported model file type '.h5'"):
         (tmp_path / "m.h5").write_bytes(b"x")
         load_model(tmp_path / "m.h5")
-    with pytest.raises(ModelError, match="not a readable skops file"):
+    with pytest.raises(ModelError, match="not a skops model"):
         (tmp_path / "broken.skops").write_bytes(b"not a zip")
         load_model(tmp_path / "broken.skops")
 

@@ -120,7 +120,7 @@ def test_every_method_metric_recommendation_and_chart_is_included(report_html):
     for heading in ("Technical metrics", "Charts", "Persona ratings", "Model and data", "Use case",
                     "What the personas read"):
         assert f"<h3>{heading}</h3>" in report_html
-    assert "Rule coverage <span class='arrow'>↑</span>" in report_html
+    assert "Cases the rule covers (search estimate) <span class='arrow'>↑</span>" in report_html
     assert "0.120 <span class='ci'>[0.080, 0.160]</span>" in report_html
     assert report_html.count("class=\"plotly-graph-div\"") == 5
     assert "Loan officer" in report_html and "Applicant" in report_html

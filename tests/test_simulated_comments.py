@@ -110,3 +110,23 @@ def test_bundled_personas_of_different_roles_never_share_a_comment_and_no_commen
     stories = ok[ok["explanation_type"] == "Narrative"]
     assert len(stories) and not stories["comment"].str.contains("separate point").any(), \
         "a narrative is read as a story, not counted as separate points"
+
+
+def test_comments_name_the_feature_without_its_codebook_note():
+    """The heart config describes ``ca`` as "number of major vessels … (0-3; 4 = not recorded)": a comment names
+    the vessels, never the note (units and codebooks belong in tables, not in what a persona says)."""
+    domain = load_config(ROOT / "configs" / "heart" / "eval_config.yaml").domain
+    noted = {f: d for f, d in domain.feature_descriptions.items() if d.rstrip().endswith(")")}
+    assert {"ca", "oldpeak"} <= set(noted), noted  # the oracle below needs features that carry a note
+    case = Case(0, tuple(CaseFeature(f, d, "1") for f, d in noted.items()), 1, domain.positive_outcome, 0.8)
+    shown = [attribution("SHAP", 0, {"ca": 0.5, "oldpeak": -0.3}),
+             rule(0, [("ca", "<=", 0), ("oldpeak", ">", 1.5)], 0.95, 0.2),
+             counterfactual(0, [{"ca": (2, 0)}], [True])]
+    rater = make_rater("simulated")
+    for persona in load_personas(ROOT / "configs" / "heart" / "personas.yaml"):
+        for exp in shown:
+            comment = rater.rate(RatingTask(persona, case, exp, domain, "Explanation A")).comment
+            for feature, description in noted.items():
+                note = description[description.rindex("("):]
+                assert note not in comment, comment
+            assert "number of major vessels" in comment, comment

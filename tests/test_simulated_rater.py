@@ -45,7 +45,7 @@ def test_end_user_finds_plausible_changes_more_actionable_than_attributions():
     attr = attribution("SHAP", 0, full_attributions(5), metrics=FAITHFUL)
     cf_rating, attr_rating = rate(applicant, domain, case, cf), rate(applicant, domain, case, attr)
     assert cf_rating.scores["actionability"] > attr_rating.scores["actionability"]
-    assert "loan amount (USD) from 12,000 to 8,000" in cf_rating.comment
+    assert "loan amount from $12,000 to $8,000" in cf_rating.comment  # the unit moves from the name to the value
 
 
 def test_validation_analyst_finds_attributions_over_every_feature_more_complete_than_a_two_condition_rule():
@@ -57,7 +57,7 @@ def test_validation_analyst_finds_attributions_over_every_feature_more_complete_
     assert rate(analyst, domain, case, attr).scores["completeness"] > rate(analyst, domain, case, two).scores[
         "completeness"]
     comment = rate(analyst, domain, case, two).comment
-    assert "loan grade assigned by the bank (A best - G worst)" in comment and "loan_grade" not in comment
+    assert "loan grade assigned by the bank" in comment and "(A best - G worst)" not in comment and "loan_grade" not in comment
 
 
 def test_more_items_lower_interpretability_for_a_low_ai_comfort_persona():

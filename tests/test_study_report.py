@@ -58,6 +58,8 @@ def test_report_shows_the_calibration_with_intervals_and_escapes_participant_tex
     assert "The personas agree with the 3 people in the role Patient" in patient
     assert "difference from Random" in patient and "12 pairs" in patient  # 3 people x 4 cases
     assert "does not apply" in section  # the judge checks, with the reason they do not apply to the simulator
+    n_all = (2 + 3) * len(study["items"])  # two link participants and three imported respondents
+    assert re.search(rf"Computed \d{{4}}-\d\d-\d\d \d\d:\d\d UTC from {n_all} ratings by 5 people", section)
     # the CSV spreadsheets open: no cell starts a formula
     humans = pd.read_csv(run_copy / "human_ratings.csv", dtype=str, keep_default_na=False)
     assert set(humans.loc[humans["participant_id"] == "p2", "role"]) == {"'" + FORMULA}

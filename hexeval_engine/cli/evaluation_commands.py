@@ -13,6 +13,7 @@ from ..charts.labels import metric_title
 from ..errors import RunError
 from ..evaluate import evaluate
 from ..llm.failures import all_failed
+from ..plain_values import show_time
 from ..paths import NAME_PATTERN, default_outputs_root, generic_personas_path, shown
 from ..raters.run import uses_generic_personas
 from ..recommend.wording import LEAD_LABELS
@@ -129,7 +130,7 @@ def runs_list(args) -> int:
     if not complete:
         print("No saved runs" + (f" for {shown(args.usecase)}" if args.usecase else "") + f" under {root}.")
     else:
-        table = pd.DataFrame([{"run_id": r.run_id, "usecase": r.usecase, "created": r.created, "rater": r.rater,
+        table = pd.DataFrame([{"run_id": r.run_id, "usecase": r.usecase, "created": show_time(r.created, short=True) if r.created else "", "rater": r.rater,
                                "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-",
                                "files": _files_state(r.integrity)}
                               for r in complete])
@@ -168,7 +169,7 @@ def runs_clean(args) -> int:
 def runs_show(args) -> int:
     run = load_run(_find(args.run, args))
     m = run.manifest
-    print(f"Run {run.run_id} ({m['usecase']}), created {m['created']}; {run.rater_label}")
+    print(f"Run {run.run_id} ({m['usecase']}), created {show_time(m.get('created', ''))}; {run.rater_label}")
     print(f"Folder: {run.path}")
     if run.integrity.warning:
         print(f"warning: {run.integrity.warning}")

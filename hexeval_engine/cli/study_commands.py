@@ -12,9 +12,10 @@ from ..errors import RunError
 from ..paths import NAME_PATTERN, default_outputs_root, shown
 from ..ratings_summary import DIMENSIONS
 from ..study import (ImportProblems, add_participants, close_study, create_study, import_ratings,
-                     read_calibration, refresh_evidence, template)
+                     refresh_evidence, template)
 from ..explanation import BASELINE_METHOD
 from ..study.calibration import estimate_text, signed_text
+from ..study.evidence import evidence_state, state_sentence
 from ..study.human_table import human_ratings
 from ..study.storage import read_study
 from ..vocabulary import dimension_label, plural
@@ -43,8 +44,9 @@ def register(sub) -> None:
     p.add_argument("--port", type=int, default=8502)
     p.add_argument("--address", default="127.0.0.1", help="interface to listen on (0.0.0.0 for other machines)")
     p.set_defaults(func=serve_cmd)
-    for name, func, text in (("status", status_cmd, "answers so far and the calibration"),
-                             ("close", close_cmd, "close the study: links stop working, answers stay"),
+    for name, func, text in (("status", status_cmd, "answers so far; recomputes the calibration with them"),
+                             ("close", close_cmd,
+                              "close the study: links stop working, answers stay, the calibration is recomputed"),
                              ("template", template_cmd, "write the CSV template for ratings collected elsewhere")):
         p = s.add_parser(name, help=text)
         _run(p)
@@ -126,7 +128,10 @@ def status_cmd(args) -> int:
     if humans.empty:
         print("No answers yet: no calibration.")
         return 0
-    _print_calibration(refresh_evidence(run))
+    print(f"Recomputing the calibration and the recommendations with {plural(len(humans), 'rating')} ...", flush=True)
+    cal = refresh_evidence(run)
+    print(state_sentence(evidence_state(run)))
+    _print_calibration(cal)
     return 0
 
 
@@ -170,8 +175,9 @@ def close_cmd(args) -> int:
     run = find_run(args.run, args.output)
     close_study(run)
     print(f"The study of run {run.name} is closed; its links no longer work.")
-    if read_calibration(run) is None and not human_ratings(run, read_study(run)).empty:
+    if not human_ratings(run, read_study(run)).empty:
         refresh_evidence(run)
+        print(state_sentence(evidence_state(run)) + " See it with `hexeval study status` or on the Results page.")
     return 0
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..errors import ConfigError
+from ..plain_values import kind_of
 from ..safe_yaml import read_yaml as _read_yaml_file
 from ..safe_yaml import short_repr
 from .schema import HexevalConfig
@@ -27,7 +28,7 @@ def load_config(path=None, overrides: dict | None = None) -> HexevalConfig:
     if overrides:
         if not isinstance(overrides, dict):
             raise ConfigError(f"config_overrides must be a nested dict such as {{'evaluation': {{'sample_size': 50}}}}; "
-                              f"got {type(overrides).__name__}.")
+                              f"got {kind_of(overrides)}.")
         raw = deep_merge(raw, overrides)
     if path is not None:
         raw = _resolve_persona_path(raw, Path(path))
@@ -45,7 +46,7 @@ def read_yaml(path) -> dict:
         return {}
     if not isinstance(data, dict):
         raise ConfigError(f"{path.name} must contain a mapping of sections (domain, evaluation, personas, ...); "
-                          f"it contains a {type(data).__name__}.")
+                          f"it contains {kind_of(data)}.")
     return data
 
 

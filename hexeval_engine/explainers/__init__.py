@@ -17,6 +17,7 @@ import numpy as np
 
 from ..errors import DataError
 from ..explanation import Explanation
+from ..plain_values import describe_error
 from .base import explained_classes, instance_seed
 from .parallel import ExplainRunner
 from .registry import EXPLAINERS, build_explainer, enabled_methods
@@ -67,7 +68,7 @@ def explain_instances(model, data, config, instance_ids, methods=None, *, seed: 
                 out.extend(runner.explain(method, X, ids, classes, probabilities, seeds))
             except Exception as err:  # one failing method must not sink the others
                 log.exception("%s failed while explaining instances %s", method, ids[:10])
-                message = f"{type(err).__name__}: {err}"
+                message = describe_error(err)
                 out.extend(Explanation(method=method, instance_id=i, predicted_class=int(c), probability=float(p),
                                        error=message, extra={"traceback": traceback.format_exc(limit=5)})
                            for i, c, p in zip(ids, classes, probabilities))

@@ -33,6 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..plain_values import describe_error
+
 #: Anchor, DiCE and SHAP's permutation explainer draw from numpy's (and Python's) global RNG.
 #: Work that seeds and uses the global RNG holds this lock, so threads (e.g. a dask cluster with
 #: ``processes=False``) cannot interleave draws and results stay reproducible.
@@ -69,7 +71,7 @@ class TimeBudgetExceeded(RuntimeError):
 
 def failure_text(err: BaseException) -> str:
     """What ``Explanation.error`` says about a failed instance (a budget stop speaks for itself)."""
-    return str(err) if isinstance(err, TimeBudgetExceeded) else f"{type(err).__name__}: {err}"
+    return str(err) if isinstance(err, TimeBudgetExceeded) else describe_error(err)
 
 
 def log_failure(logger, method: str, instance_id, err: BaseException) -> None:

@@ -42,6 +42,7 @@ from typing import Callable, Sequence
 import openai
 
 from ..errors import LLMError
+from ..plain_values import describe_error
 from ..vocabulary import plural
 from .cache import CachedAnswer, ResponseCache, cache_key
 from .credentials import is_official_endpoint, public_url, redact, resolve_api_key
@@ -358,7 +359,7 @@ class LLMClient:
                 text += (f"; {_FATAL_STATUS[err.status_code]}: check the API key, the model name '{self.model}' "
                          "and the base URL")
         else:
-            text = f"{type(err).__name__} from {where}: {str(err)[:300]}"
+            text = f"unexpected failure talking to {where}: {describe_error(err)}"
         return self._redact(text)
 
 

@@ -10,8 +10,13 @@ the body itself through :func:`read_reply` and every way the reply can be wrong 
 from __future__ import annotations
 
 import json
+import logging
 import time
 from dataclasses import dataclass
+
+from ..plain_values import kind_of
+
+log = logging.getLogger(__name__)
 
 MAX_REPLY_BYTES = 1_000_000
 """Largest reply body read (1 MB; a rating's completion is about 1 KB)."""
@@ -72,7 +77,7 @@ def parse_completion(body: bytes, content_type: str = "") -> Reply:
         raise ReplyError(f"the reply is {_kind(body, content_type)}, not a JSON chat completion; check that "
                          "the base URL is the server's API address (it usually ends in /v1)") from err
     if not isinstance(data, dict):
-        raise ReplyError(f"the reply is a JSON {type(data).__name__}, not a chat-completion object")
+        raise ReplyError(f"the reply is {kind_of(data)} of JSON, not a chat-completion object")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise ReplyError("the reply has no 'choices' list with a first choice")
@@ -81,15 +86,18 @@ def parse_completion(body: bytes, content_type: str = "") -> Reply:
         raise ReplyError("the reply's first choice has no 'message' object")
     content = message.get("content")
     if content is not None and not isinstance(content, str):
-        raise ReplyError(f"the reply's message content is a {type(content).__name__}, not text")
+        raise ReplyError(f"the reply's message content is {kind_of(content)}, not text")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
     return Reply(content or "", _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
 
 
 def _reason(err: Exception) -> str:
-    """``ReadTimeout: no bytes for 5 s``-like text naming the error type, without addresses or paths."""
+    """Why the reply broke off, in words (the error's type name goes to the log only), without addresses or paths."""
     name = type(err).__name__
-    return "no bytes arrived within the timeout" if "timeout" in name.lower() else name
+    log.info("The reply broke off: %s", name)
+    if "timeout" in name.lower():
+        return "no bytes arrived within the timeout"
+    return "the server closed the connection or sent incomplete data"
 
 
 def _count(value) -> int:

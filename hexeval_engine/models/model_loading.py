@@ -13,6 +13,7 @@ import hashlib
 import json
 import importlib
 import logging
+import pickle
 from pathlib import Path
 
 from ..errors import ModelError
@@ -115,8 +116,9 @@ def _load_skops(path: Path):
     try:
         requested = sio.get_untrusted_types(file=path)
     except Exception as err:  # skops raises many types for a corrupt archive
-        raise ModelError(f"'{path.name}' is not a readable skops file ({type(err).__name__}: {err}). "
-                         "Save the model with skops.io.dump(model, 'model.skops').") from err
+        log.info("skops could not list the types in %s: %s: %s", path, type(err).__name__, err)
+        raise ModelError(f"'{path.name}' {_what_is_wrong_with_skops(path)} Save the model again with "
+                         "skops.io.dump(model, 'model.skops') and upload the new file.") from err
     refused = [t for t in requested if not is_trusted_skops_type(t)]
     if refused:
         raise ModelError(f"'{path.name}' asks to load type(s) outside HEXEval's allow-list: {', '.join(refused)}. "
@@ -124,9 +126,48 @@ def _load_skops(path: Path):
                          "XGBoost components, or ask the operator to review and extend the allow-list.")
     try:
         return sio.load(path, trusted=list(requested))
-    except Exception as err:
-        raise ModelError(f"Could not load the skops file '{path.name}': {type(err).__name__}: {err}. "
-                         "Re-save it with the installed scikit-learn/skops versions.") from err
+    except Exception as err:  # skops rebuilds objects with the installed libraries; any of them can fail
+        log.info("skops could not load %s: %s: %s", path, type(err).__name__, err)
+        raise ModelError(f"'{path.name}' is a skops file, but the model in it cannot be rebuilt here: it was probably "
+                         f"saved with other versions of scikit-learn or skops than this server's ({_library_versions()}). "
+                         "Save it again with these versions (skops.io.dump) and upload the new file.") from err
+
+
+def _what_is_wrong_with_skops(path: Path) -> str:
+    """A sentence (after the file's name) saying in words why a file is not a readable skops archive."""
+    with open(path, "rb") as handle:
+        head = handle.read(512)
+    if not head:
+        return "is empty: nothing of the model reached the server."
+    if head.startswith(b"PK"):
+        import zipfile  # only needed to tell a cut-off archive from a foreign one
+
+        if not zipfile.is_zipfile(path):
+            return ("is not a complete skops file: it starts like one but its end is missing "
+                    "(it may have been cut off during upload or while saving).")
+        return "is a zip archive but not a skops model: it holds no readable model description."
+    if head[:1] == b"\x80":
+        return "is a pickle file, not a skops file; pickles can run code and are not accepted as uploads."
+    if head.lstrip()[:1] in (b"{", b"["):
+        return "holds JSON text, not a skops model (an XGBoost model saved as JSON needs the .json extension)."
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return "is not a skops file: its contents are not in the skops format."
+    return "holds plain text (such as a CSV table), not a skops model."
+
+
+def _library_versions() -> str:
+    """``scikit-learn 1.9.0, skops 0.16.0``: the versions a skops file must be saved with to load here."""
+    from importlib.metadata import PackageNotFoundError, version  # only for this message
+
+    parts = []
+    for name in ("scikit-learn", "skops"):
+        try:
+            parts.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            parts.append(f"{name} not installed")
+    return ", ".join(parts)
 
 
 def _looks_like(path: Path) -> str:
@@ -174,6 +215,15 @@ def _load_pickle(path: Path):
 
     try:
         return joblib.load(path)
+    except ModuleNotFoundError as err:
+        raise ModelError(f"'{path.name}' needs the Python package '{err.name}', which is not installed here. Install "
+                         "it, or save the model as a skops file (skops.io.dump) with the packages installed here.") from err
+    except (EOFError, pickle.UnpicklingError) as err:
+        log.info("Could not unpickle %s: %s: %s", path, type(err).__name__, err)
+        raise ModelError(f"'{path.name}' is not a complete pickle/joblib file (it may have been cut off, or it is "
+                         "another kind of file). Save the fitted model again with joblib.dump and use the new file.") from err
     except Exception as err:  # unpickling can raise anything
-        raise ModelError(f"Could not unpickle '{path.name}': {type(err).__name__}: {err}. Check that the file is a "
-                         "joblib/pickle of a fitted model and that the libraries it needs are installed.") from err
+        log.info("Could not unpickle %s: %s: %s", path, type(err).__name__, err)
+        raise ModelError(f"'{path.name}' is a pickle/joblib file, but the model in it cannot be rebuilt here: it was "
+                         "probably saved with other versions of its libraries. Save it again in this environment, "
+                         "preferably as a skops file (skops.io.dump).") from err

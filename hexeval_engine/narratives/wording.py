@@ -6,9 +6,8 @@ narrator writes and the text the offline extractor looks for can never drift apa
 
 from __future__ import annotations
 
-import re
-
 from ..config.schema import Domain
+from ..vocabulary import without_note
 
 AUDIENCES = ("lay", "professional")
 AUDIENCE_LABELS = {"lay": "lay readers (the person the decision is about)",
@@ -22,9 +21,7 @@ def audience_of_persona(persona_audience: str) -> str:
 
 def feature_label(feature: str, domain: Domain) -> str:
     """The feature's description without its units: ``"resting blood pressure"`` for ``trestbps``."""
-    description = domain.feature_descriptions.get(feature, feature)
-    short = re.sub(r"\s*\([^)]*\)\s*$", "", description).strip()
-    return short or description
+    return without_note(domain.feature_descriptions.get(feature, feature))
 
 
 def feature_names_for_matching(feature: str, domain: Domain) -> list[str]:

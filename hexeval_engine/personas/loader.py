@@ -7,6 +7,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from ..errors import ConfigError
+from ..plain_values import kind_of
 from ..safe_yaml import read_yaml, short_repr
 from .schema import LEVEL_VALUES, Persona
 
@@ -45,7 +46,7 @@ def _read(path: Path) -> list:
                           "'personas:' list (see configs/heart/personas.yaml).")
     data = read_yaml(path, what=f"The persona file {path.name}")
     if not isinstance(data, dict) or not isinstance(data.get("personas"), list) or not data["personas"]:
-        got = "an empty file" if data is None else f"a {type(data).__name__}"
+        got = "an empty file" if data is None else kind_of(data)
         if isinstance(data, dict):
             got = f"a mapping with keys {short_repr(sorted(map(str, data)))}"
         raise ConfigError(f"The persona file {path.name} must hold a mapping with a non-empty 'personas:' list; "
@@ -63,7 +64,7 @@ def _validate(entry, index: int, path: Path) -> Persona:
         label = f"persona {short_repr(entry['name'], 60)} (#{index + 1})"
     if not isinstance(entry, dict):
         raise ConfigError(f"In {path.name}, {label} must be a mapping of fields (name, role, ...); got "
-                          f"{type(entry).__name__} {short_repr(entry)}.")
+                          f"{kind_of(entry)} {short_repr(entry)}.")
     try:
         return Persona.model_validate(entry)
     except ValidationError as err:

@@ -18,6 +18,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..llm.json_text import MAX_CANDIDATES, find_object  # noqa: F401  (MAX_CANDIDATES re-exported)
+from ..plain_values import kind_of
 from ..safe_yaml import short_repr
 from .base import DIMENSIONS
 
@@ -65,7 +66,7 @@ def parse_rating(content: str | None) -> RatingPayload:
     if content is None or (isinstance(content, str) and not content.strip()):
         raise AnswerError("the answer is empty")
     if not isinstance(content, str):
-        raise AnswerError(f"the answer is a {type(content).__name__}, not text")
+        raise AnswerError(f"the answer is {kind_of(content)}, not text")
     if len(content) > MAX_ANSWER_CHARS:
         raise AnswerError(f"the answer is {len(content):,} characters long; a rating needs a few hundred "
                           f"(at most {MAX_ANSWER_CHARS:,} are read)")

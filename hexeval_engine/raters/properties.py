@@ -96,7 +96,7 @@ class ExplanationProperties:
 
 
 def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
-            value_labels: dict | None = None) -> ExplanationProperties:
+            value_labels: dict | None = None, units: dict | None = None) -> ExplanationProperties:
     """Measure ``explanation`` of ``case``.
 
     Parameters
@@ -110,6 +110,8 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
         largest non-zero attributions are taken as shown.
     value_labels : dict, optional
         The domain's ``{feature: {raw value: label}}``, to word values.
+    units : dict, optional
+        The domain's ``{feature: unit}``, so numbers carry their unit (``$12,000``, ``2.5 mm``).
     """
     text = explanation.text or ""
     items: list[str] = []
@@ -122,15 +124,15 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
         features += shown
     if explanation.rule is not None:
         for c in explanation.rule.conditions:
-            items.append(condition_label(c, case, value_labels))
+            items.append(condition_label(c, case, value_labels, units=units))
             features.append(c.feature)
     changes, infeasible, alternatives = [], [], 0
     kinds = explanation.extra.get("actionability") or {}
     for cf in explanation.counterfactuals or []:
         alternatives += bool(cf.changes)
         for feature, (old, new) in cf.changes.items():
-            change = (f"{feature_label(feature, case)} from {value_label(feature, old, value_labels)} "
-                      f"to {value_label(feature, new, value_labels)}")
+            change = (f"{feature_label(feature, case)} from {value_label(feature, old, value_labels, units=units)} "
+                      f"to {value_label(feature, new, value_labels, units=units)}")
             changes.append(change)
             if FORBIDDEN_CHANGES.get(kinds.get(feature, "actionable"), lambda o, n: False)(old, new):
                 infeasible.append(change)

@@ -42,7 +42,8 @@ class SimulatedRater:
 
     def rate(self, task: RatingTask) -> Rating:
         start = time.perf_counter()
-        props = measure(task.explanation, task.case, top_k=self.top_k, value_labels=task.domain.value_labels)
+        props = measure(task.explanation, task.case, top_k=self.top_k, value_labels=task.domain.value_labels,
+                        units=task.domain.units)
         raw = raw_scores(props, PersonaWeights.of(task.persona))
         scores = {d: round_score(raw[d]) for d in DIMENSIONS}
         comment = write_comment(task, props, scores)

@@ -11,14 +11,16 @@ import math
 import re
 
 from ..config.schema import Domain
+from ..vocabulary import Vocabulary, without_note
 from .base import Case
 
 
 def feature_label(feature: str, case: Case) -> str:
-    """The use case's description of ``feature``, or its column name made readable (``loan_grade``: ``loan grade``)."""
+    """The use case's name for ``feature`` without its note (units, codebook), or its column name made readable
+    (``loan_grade``: ``loan grade``): a comment names the feature, never the codebook's note."""
     description = case.description_of(feature)
     if description and description != feature:
-        return description
+        return without_note(description)
     return readable_name(feature)
 
 
@@ -27,17 +29,32 @@ def readable_name(name: str) -> str:
     return re.sub(r"[_\s]+", " ", str(name)).strip() or "an unnamed feature"
 
 
-def value_label(feature: str, value, labels: dict | None) -> str:
+def value_label(feature: str, value, labels: dict | None, *, units: dict | None = None) -> str:
     """A raw value as a person writes it: its label when the domain has one, else a plain number or text.
 
-    ``labels`` is the domain's ``{feature: {raw value: label}}``. Numbers get thousands
-    separators and at most two decimals (``70000.0`` -> ``70,000``, ``0.3512`` -> ``0.35``).
+    ``labels`` is the domain's ``{feature: {raw value: label}}``; ``units`` its ``{feature: unit}``, so a
+    number carries its unit (``12000`` of a USD feature -> ``$12,000``) once the feature's name has lost
+    its note. Numbers get thousands separators and at most two decimals (``70000.0`` -> ``70,000``).
     """
     vocab = (labels or {}).get(feature) or {}
     for key in _keys(value):
         if key in vocab:
             return str(vocab[key])
+    number = _number(value)
+    if units and units.get(feature) and number is not None:
+        return Vocabulary(units={feature: units[feature]}).number(feature, number)
     return plain_value(value)
+
+
+def _number(value) -> float | None:
+    """``value`` as a finite number, or None for text, booleans and missing values."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        number = float(value.item() if hasattr(value, "item") else value)
+    except (TypeError, ValueError):  # text values have no unit to add
+        return None
+    return number if math.isfinite(number) else None
 
 
 def plain_value(value) -> str:
@@ -59,15 +76,15 @@ def plain_value(value) -> str:
     return str(value)
 
 
-def condition_label(condition, case: Case, labels: dict | None) -> str:
+def condition_label(condition, case: Case, labels: dict | None, *, units: dict | None = None) -> str:
     """A rule condition in words: ``loan_grade = D`` -> ``loan grade is D``."""
     name = feature_label(condition.feature, case)
     op, value = condition.op, condition.value
     if op == "in" and isinstance(value, (tuple, list)) and len(value) == 2:
-        low, high = (value_label(condition.feature, v, labels) for v in value)
+        low, high = (value_label(condition.feature, v, labels, units=units) for v in value)
         return f"{name} is above {low} and at most {high}"
     words = {"=": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above", ">=": "is at least"}
-    return f"{name} {words.get(op, 'is')} {value_label(condition.feature, value, labels)}"
+    return f"{name} {words.get(op, 'is')} {value_label(condition.feature, value, labels, units=units)}"
 
 
 def count(n: int, singular: str, plural: str | None = None) -> str:

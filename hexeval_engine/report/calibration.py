@@ -10,6 +10,7 @@ study stage, which sits above it).
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -98,6 +99,16 @@ def _comments(humans: pd.DataFrame | None, role: str) -> str:
     return f"<h4>What people wrote</h4><ul>{items}</ul>{more}"
 
 
+def _covers(covers: dict | None) -> str:
+    """When the calibration was computed and from how many answers (answers given later are not in it)."""
+    if not covers:
+        return ""
+    when = datetime.fromisoformat(covers["computed_at"]).astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"<p class='muted'>Computed {esc(when)} from {esc(plural(covers['n_ratings'], 'rating'))} by "
+            f"{esc(plural(covers['n_people'], 'person', 'people'))}; answers given later are not included until the "
+            "operator recomputes (<code>hexeval study status</code> or the Results page).</p>")
+
+
 def calibration_section(run_dir, recommendations: dict | None = None) -> str:
     """The calibration section of a run with study answers ("" for a run without them)."""
     if run_dir is None:
@@ -113,7 +124,8 @@ def calibration_section(run_dir, recommendations: dict | None = None) -> str:
     kind = calibration.get("persona_kind", "simulated")
     parts = ["<section id='calibration'><h2>Real people: study answers and calibration</h2>",
              "<p>Intervals are 95% bootstrap intervals over cases. Krippendorff's α among people is the ceiling: "
-             "personas cannot be expected to agree with people better than people agree with each other.</p>"]
+             "personas cannot be expected to agree with people better than people agree with each other.</p>",
+             _covers(calibration.get("covers"))]
     for role, block in calibration["roles"].items():
         rows = [[dimension_label(d), *(_estimate(block["dimensions"][d].get(k)) for k in MEASURES)] for d in DIMENSIONS]
         parts += [f"<h3>{esc(role)}</h3>",

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from .. import charts
+from ..plain_values import show_time
 from ..recommend.verdict import clear_lead_rule, verdict_line
 from .calibration import calibration_section
 from .narratives import narratives_section
@@ -152,7 +153,7 @@ def render_report(run) -> str:
     """
     manifest = run.manifest or {}
     title = f"HEXEval report — {manifest.get('usecase_title') or manifest.get('usecase', 'run')}"
-    meta = (f"Run <code>{esc(manifest.get('run_id'))}</code> · created {esc(manifest.get('created'))} · "
+    meta = (f"Run <code>{esc(manifest.get('run_id'))}</code> · created {esc(show_time(manifest.get('created', '')))} · "
             f"status {esc(manifest.get('status'))}")
     run_dir = getattr(run, "path", None)
     toc = ("<nav class='toc'><a href='#verdicts'>Who should see what</a><a href='#evidence'>Evidence</a>"

@@ -18,7 +18,7 @@ from ..vocabulary import dimension_label, format_number, humanise, plural
 from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
 from ..metrics.table import as_long, canonical_method, method_errors
 from ..charts.colors import method_color
-from ..charts.labels import ARROWS, metric_title
+from ..charts.labels import ARROWS, metric_help, metric_title
 from ..charts.ratings import DIMENSIONS, usable_ratings
 
 
@@ -192,7 +192,7 @@ def metrics_section(wide: pd.DataFrame | None, long: pd.DataFrame | None) -> str
         rows = []
         for metric, group in table.groupby("metric", sort=False):
             direction = group["direction"].iloc[0]
-            meaning = group["meaning"].dropna().iloc[0] if group["meaning"].notna().any() else ""
+            meaning = metric_help(metric, group["meaning"].dropna().iloc[0] if group["meaning"].notna().any() else "")
             cells = []
             for m in methods:
                 r = group[group["method"] == m]

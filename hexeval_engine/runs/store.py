@@ -31,6 +31,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..errors import ConfigError, RunError
+from ..plain_values import describe_error
 from ..paths import default_outputs_root, is_valid_name, shown
 from .folders import TMP_PREFIX, is_orphan_run_folder
 from .integrity import Integrity, check_integrity, hash_folder
@@ -412,7 +413,7 @@ def _read_jsonl(path: Path) -> list[dict]:
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as err:
-        raise RunError(f"{path.name} of run {shown(path.parent.name)} cannot be read ({type(err).__name__}). "
+        raise RunError(f"{path.name} of run {shown(path.parent.name)} cannot be read ({describe_error(err)}). "
                        "Re-run the evaluation.") from err
     for n, line in enumerate(lines, 1):
         if line.strip():

@@ -6,8 +6,8 @@ Kendall's tau between their orders of the methods, Krippendorff's ordinal alpha 
 people's median as two coders), each with a percentile bootstrap interval over items; the
 forward-simulation (what-if) accuracy of people and personas per method and its paired difference
 from the Random explanation on the same units (a person or persona and a case), with bootstrap
-intervals (:func:`hexeval_engine.paired_stats.paired_difference`); the real n of people and
-ratings; and one sentence per role for the agreement and one for the what-if answers.
+intervals (:func:`hexeval_engine.paired_stats.mean_ci` of the paired differences); the real n of
+people and ratings; and one sentence per role for the agreement and one for the what-if answers.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ import pandas as pd
 from scipy import stats
 
 from ..explanation import BASELINE_METHOD
-from ..paired_stats import mean_ci, paired_difference
+from ..paired_stats import mean_ci
 from ..ratings_summary import DIMENSIONS
 from ..vocabulary import plural
 from .forward import answer_scores
-from .krippendorff import ordinal_alpha
+from .krippendorff import resampled_alpha
 
 RESAMPLES = 1000
 LEVEL = 0.95
@@ -33,60 +33,86 @@ def _finite(x) -> float | None:
     return None if x is None or not math.isfinite(float(x)) else float(x)
 
 
-def _ci(values: list[float]) -> tuple[float | None, float | None]:
-    vals = [v for v in values if v is not None and math.isfinite(v)]
+def _ci(draws: np.ndarray) -> tuple[float | None, float | None]:
+    """Percentile interval of the finite draws (None, None with fewer than 20 of them)."""
+    vals = draws[np.isfinite(draws)]
     if len(vals) < 20:
         return None, None
     lo, hi = np.percentile(vals, [50 * (1 - LEVEL), 50 * (1 + LEVEL)])
     return float(lo), float(hi)
 
 
-def _spearman(a: np.ndarray, b: np.ndarray) -> float | None:
-    if len(a) < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
-        return None
-    return _finite(np.corrcoef(stats.rankdata(a), stats.rankdata(b))[0, 1])  # Spearman's rho: Pearson on ranks
+def _spearman(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Spearman's rho of each row pair of ``a`` and ``b`` (shape (r, n)): Pearson on average ranks, computed
+    as :func:`numpy.corrcoef` does; NaN where n < 3 or a row does not vary."""
+    n = a.shape[1]
+    if n < 3:
+        return np.full(a.shape[0], np.nan)
+    ra, rb = stats.rankdata(a, axis=1), stats.rankdata(b, axis=1)
+    ra, rb = ra - ra.mean(axis=1, keepdims=True), rb - rb.mean(axis=1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rho = np.clip(((ra * rb).sum(axis=1) / (n - 1)) / np.sqrt((ra * ra).sum(axis=1) / (n - 1))
+                      / np.sqrt((rb * rb).sum(axis=1) / (n - 1)), -1, 1)
+    varies = (np.ptp(a, axis=1) > 0) & (np.ptp(b, axis=1) > 0)
+    return np.where(varies & np.isfinite(rho), rho, np.nan)
 
 
-def _kendall(human: np.ndarray, persona: np.ndarray, method: np.ndarray, n_methods: int) -> float | None:
-    """Kendall's tau between the methods' mean human and mean persona ratings (items given as arrays)."""
-    counts = np.bincount(method, minlength=n_methods)
+def _method_means(values: np.ndarray, method: np.ndarray, n_methods: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of ``values`` (shape (r, n)): each method's count and mean (summed in the items' order)."""
+    r = values.shape[0]
+    bins = (method + n_methods * np.arange(r)[:, None]).ravel()
+    counts = np.bincount(bins, minlength=r * n_methods).reshape(r, n_methods)
+    sums = np.bincount(bins, weights=values.ravel(), minlength=r * n_methods).reshape(r, n_methods)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return counts, sums / counts
+
+
+def _kendall(human: np.ndarray, persona: np.ndarray, method: np.ndarray, n_methods: int) -> np.ndarray:
+    """Kendall's tau-b between the methods' mean human and mean persona ratings, per row of the (r, n)
+    arrays (the methods no item of a row has are left out); NaN with fewer than three methods or no
+    variation in either order."""
+    counts, h = _method_means(human, method, n_methods)
+    _, p = _method_means(persona, method, n_methods)
     seen = counts > 0
-    if seen.sum() < 3:
-        return None
-    h = np.bincount(method, weights=human, minlength=n_methods)[seen] / counts[seen]
-    p = np.bincount(method, weights=persona, minlength=n_methods)[seen] / counts[seen]
-    if np.ptp(h) == 0 or np.ptp(p) == 0:
-        return None
-    return _finite(stats.kendalltau(h, p).statistic)
+    pair = seen[:, :, None] & seen[:, None, :] & np.triu(np.ones((n_methods, n_methods), dtype=bool), 1)
+    sh = np.where(pair, np.sign(np.nan_to_num(h[:, :, None] - h[:, None, :])), 0.0)
+    sp = np.where(pair, np.sign(np.nan_to_num(p[:, :, None] - p[:, None, :])), 0.0)
+    untied_h, untied_p = (sh * sh).sum(axis=(1, 2)), (sp * sp).sum(axis=(1, 2))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tau = np.clip((sh * sp).sum(axis=(1, 2)) / np.sqrt(untied_h) / np.sqrt(untied_p), -1.0, 1.0)
+    return np.where((seen.sum(axis=1) >= 3) & (untied_h > 0) & (untied_p > 0), tau, np.nan)
 
 
 def _role_dimension(humans: pd.DataFrame, personas: pd.DataFrame, dimension: str, rng) -> dict:
+    """The four agreement measures of one role and question, each with its bootstrap interval over items.
+
+    All resamples are drawn at once (``rng.integers(n, size=(RESAMPLES, n))`` draws the same numbers
+    as ``RESAMPLES`` draws of size ``n``) and measured as arrays.
+    """
     keys_of = ["instance_index", "explanation_type"]
     h = humans.groupby(keys_of)[dimension].mean()
     p = personas.groupby(keys_of)[dimension].mean()
     paired = pd.DataFrame({"human": h, "persona": p}).dropna()
     keys = list(paired.index)
-    groups = {k: g[dimension].dropna().tolist() for k, g in humans.groupby(keys_of)}
+    groups = humans.dropna(subset=[dimension]).groupby(keys_of)[dimension].agg(list).to_dict()
     human, persona = paired["human"].to_numpy(dtype=float), paired["persona"].to_numpy(dtype=float)
     methods = sorted({k[1] for k in keys})
     method = np.array([methods.index(k[1]) for k in keys], dtype=int)
     among_units = [groups.get(k, []) for k in keys]
     between_units = [[float(round(persona[i])), float(np.median(among_units[i]))] for i in range(len(keys))]
 
-    def measures(pick: np.ndarray) -> dict:
-        return {"spearman": _spearman(human[pick], persona[pick]),
-                "kendall_tau_methods": _kendall(human[pick], persona[pick], method[pick], len(methods)),
-                "alpha_humans": ordinal_alpha([among_units[i] for i in pick]),
-                "alpha_personas_humans": ordinal_alpha([between_units[i] for i in pick])}
+    def measures(picks: np.ndarray) -> dict:
+        return {"spearman": _spearman(human[picks], persona[picks]),
+                "kendall_tau_methods": _kendall(human[picks], persona[picks], method[picks], len(methods)),
+                "alpha_humans": resampled_alpha(among_units, picks),
+                "alpha_personas_humans": resampled_alpha(between_units, picks)}
 
-    point = measures(np.arange(len(keys)))
-    draws = {name: [] for name in point}
-    for _ in range(RESAMPLES if len(keys) >= 3 else 0):
-        for name, value in measures(rng.integers(len(keys), size=len(keys))).items():
-            draws[name].append(value)
+    point = {name: _finite(value[0]) for name, value in measures(np.arange(len(keys))[None]).items()}
+    n_draws = RESAMPLES if len(keys) >= 3 else 0
+    draws = measures(rng.integers(len(keys), size=(n_draws, len(keys)))) if n_draws else {}
     result = {"n_items": len(keys)}
     for name, value in point.items():
-        lo, hi = _ci(draws[name])
+        lo, hi = _ci(draws[name]) if n_draws else (None, None)
         result[name] = {"value": value, "ci_low": lo, "ci_high": hi}
     return result
 
@@ -106,7 +132,12 @@ def _accuracy(frame: pd.DataFrame, scores: np.ndarray, *, seed: int) -> dict:
 
 def _versus_random(frame: pd.DataFrame, scores: np.ndarray, units: list[str], *, seed: int) -> dict:
     """Per method: the paired difference of its what-if score minus the Random explanation's on the same
-    units (a person or persona and a case), with its bootstrap interval and the real n of pairs."""
+    units (a person or persona and a case), with its bootstrap interval and the real n of pairs.
+
+    The mean and interval are :func:`hexeval_engine.paired_stats.paired_difference`'s; its Wilcoxon
+    p-value, which the calibration does not report and which costs a permutation test on small
+    samples with ties, is not computed.
+    """
     if not len(frame):
         return {}
     table = frame[units + ["explanation_type"]].astype(str).assign(score=scores)
@@ -114,14 +145,16 @@ def _versus_random(frame: pd.DataFrame, scores: np.ndarray, units: list[str], *,
     if BASELINE_METHOD not in wide:
         return {}
     out = {}
+    baseline = wide[BASELINE_METHOD].to_numpy(dtype=float)
     for method in wide.columns:
         if method == BASELINE_METHOD:
             continue
-        diff = paired_difference(wide[method].to_numpy(dtype=float), wide[BASELINE_METHOD].to_numpy(dtype=float),
-                                 n_resamples=RESAMPLES, confidence=LEVEL, seed=seed)
-        if diff.n:
-            out[str(method)] = {"value": _finite(diff.mean), "ci_low": _finite(diff.ci_low),
-                                "ci_high": _finite(diff.ci_high), "n": diff.n}
+        values = wide[method].to_numpy(dtype=float)
+        keep = np.isfinite(values) & np.isfinite(baseline)
+        if keep.any():
+            mean, lo, hi = mean_ci(values[keep] - baseline[keep], n_resamples=RESAMPLES, confidence=LEVEL, seed=seed)
+            out[str(method)] = {"value": _finite(mean), "ci_low": _finite(lo), "ci_high": _finite(hi),
+                                "n": int(keep.sum())}
     return out
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..errors import RunError
 from ..paths import shown
+from ..plain_values import describe_error
 from ..runs.amendments import record_amendment
 
 STUDY_FILE = "study/study.json"
@@ -42,7 +43,7 @@ def read_study(run_dir) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
-        raise RunError(f"The study of run {shown(Path(run_dir).name)} is damaged ({type(err).__name__}). "
+        raise RunError(f"The study of run {shown(Path(run_dir).name)} is damaged ({describe_error(err)}). "
                        "Create a new study on a fresh run.") from err
 
 
@@ -74,7 +75,8 @@ def read_answers(run_dir, participant_id: str) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
-        raise RunError(f"The answers of participant {participant_id} are damaged ({type(err).__name__}).") from err
+        raise RunError(f"The answers of participant {participant_id} are damaged ({describe_error(err)}). Restore the "
+                       "file from a backup, or give the participant a new link.") from err
 
 
 def all_answers(run_dir) -> list[dict]:

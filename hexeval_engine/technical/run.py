@@ -56,6 +56,7 @@ from ..metrics.aggregate import summarise
 from ..metrics.claim_evidence import claim_rows
 from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
 from ..metrics.shared_inputs import SharedInputs
+from ..plain_values import describe_error
 from ..progress import report
 from .class_groups import CaseGroup, case_groups, label_explanations
 from .stability import stability_explanations
@@ -352,7 +353,7 @@ def _explain_method(runner, method: str, sample: _Sample, config, work: _Work) -
                                       on_instance=lambda m=method: progress.step(f"{m}: instance explained"))
     except Exception as err:  # one failing method must not sink the others
         log.exception("%s failed on the technical evaluation sample", method)
-        work.fail(method, f"{type(err).__name__}: {err}")
+        work.fail(method, describe_error(err))
         progress.skip(n, f"{method}: failed")
         return
     bad = [e for e in produced if not e.ok]
@@ -378,7 +379,7 @@ def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _W
     except Exception as err:  # stability is one metric; the others still count
         log.exception("Stability explanations failed")
         work.failures.append({"method": "/".join(ok_stab or ["LIME"]),
-                              "error": f"stability: {type(err).__name__}: {err}"})
+                              "error": f"stability: {describe_error(err)}"})
 
 
 def _measure_method(model, data, config, method: str, work: _Work, shared: SharedInputs, *, explanations) -> None:
@@ -394,7 +395,7 @@ def _measure_method(model, data, config, method: str, work: _Work, shared: Share
                 seed_runs={k: v for k, v in work.seed_runs.items() if k[0] == method}, shared=shared))
     except Exception as err:
         log.exception("Metrics failed for %s", method)
-        work.fail(method, f"metrics: {type(err).__name__}: {err}")
+        work.fail(method, f"metrics: {describe_error(err)}")
 
 
 def _measure_claims(model, data, config, ok_methods: list[str], work: _Work, shared: SharedInputs, *,
@@ -411,7 +412,7 @@ def _measure_claims(model, data, config, ok_methods: list[str], work: _Work, sha
     except Exception as err:  # the other metrics still count; the failure is recorded where results are read
         log.exception("Claim-scoped metrics failed")
         work.failures.append({"method": "/".join(ok_methods),
-                              "error": f"claim-scoped metrics: {type(err).__name__}: {err}"})
+                              "error": f"claim-scoped metrics: {describe_error(err)}"})
 
 
 def _summarise_shared(sample: _Sample, config, work: _Work):

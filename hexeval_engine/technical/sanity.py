@@ -42,6 +42,7 @@ from scipy.stats import rankdata, spearmanr
 
 from ..explanation import BASELINE_METHOD
 from ..paired_stats import mean_ci
+from ..plain_values import describe_error
 from ..vocabulary import plural
 from .class_groups import case_groups
 
@@ -219,7 +220,7 @@ def _refittable(model):
     try:
         return clone(target), ""
     except (TypeError, ValueError, RuntimeError) as err:
-        return None, f"the model cannot be re-fitted here ({type(target).__name__}: {err})"
+        return None, f"the model cannot be re-fitted here ({describe_error(err)})"
 
 
 def _randomised_model(model, data, config):
@@ -238,7 +239,7 @@ def _randomised_model(model, data, config):
         fresh.fit(X, y)
     except Exception as err:  # any estimator-specific failure: the check is skipped with its reason
         log.warning("Randomised model could not be fitted: %s", err)
-        return None, f"re-fitting the model on permuted labels failed ({type(err).__name__}: {err})"
+        return None, f"re-fitting the model on permuted labels failed ({describe_error(err)})"
     randomised = HexevalModel(estimator=fresh, preprocessor=model.preprocessor, feature_names=model.feature_names,
                               threshold=model.threshold, class_labels=model.class_labels, source="randomised copy",
                               kind=model.kind, regression=model.regression)

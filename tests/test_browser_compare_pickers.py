@@ -1,0 +1,48 @@
+"""On a phone (390 px) the compare page's run pickers show a chosen run's whole label: nothing is cut off.
+
+A Streamlit 1.67 picker shows its value in a one-line ``<input>`` that cannot wrap, so the label inside must
+fit; the run's full label (rater, cases, id) is printed under the picker.
+"""
+
+from __future__ import annotations
+
+from browser_env import ARTIFACTS, browser_marks, playwright_sync_api
+from browser_env import settle as _settle
+
+pytestmark = browser_marks()
+sync_api = playwright_sync_api()
+
+#: For a run picker: its value, the width that value's text needs in the input's own font, and the room it has.
+_FIT = """(name) => {
+  const input = document.querySelector(`input[role="combobox"][aria-label="${name}"]`);
+  const style = getComputedStyle(input);
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return {value: input.value, needs: context.measureText(input.value).width, room: room,
+          right: input.getBoundingClientRect().right, window: window.innerWidth};
+}"""
+
+
+def test_compare_pickers_show_the_whole_run_label_at_390(chromium, dashboard):
+    url, _log = dashboard
+    context = chromium.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{url}/compare")
+        page.get_by_role("heading", name="Compare runs", level=1).wait_for()
+        _settle(page)
+        for name in ("Run A", "Run B"):
+            page.get_by_role("combobox", name=name, exact=True).click()
+            page.get_by_role("option").first.click()
+            _settle(page)
+        page.screenshot(path=str(ARTIFACTS / "compare-pickers-390.png"))
+        for name in ("Run A", "Run B"):
+            fit = page.evaluate(_FIT, name)
+            assert fit["value"] and "·" in fit["value"], fit  # a run is chosen and shown by its label
+            assert fit["needs"] <= fit["room"], fit  # the whole label fits: nothing after the time is cut off
+            assert fit["right"] <= fit["window"], fit
+        main = page.get_by_test_id("stMain").inner_text()
+        assert "simulated" in main and "cases" in main, main[:800]  # the full labels, under the pickers
+    finally:
+        context.close()

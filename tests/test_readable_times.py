@@ -1,0 +1,58 @@
+"""A run's time reads as a date and a clock time ("25 November 2026, 08:45 UTC"), never as an ISO timestamp."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from hexeval_engine.plain_values import show_time
+
+ISO = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}")
+
+
+@pytest.mark.parametrize("iso, full, short", [
+    ("2026-11-25T08:45:12.5+00:00", "25 November 2026, 08:45 UTC", "25 Nov 2026, 08:45"),
+    ("2026-01-02T09:04:05+01:00", "2 January 2026, 08:04 UTC", "2 Jan 2026, 08:04"),  # converted to UTC
+    ("2026-03-09T23:59:00", "9 March 2026, 23:59 UTC", "9 Mar 2026, 23:59"),  # HEXEval writes UTC
+])
+def test_show_time_gives_a_date_and_a_clock_time(iso, full, short):
+    assert show_time(iso) == full and show_time(iso, short=True) == short
+
+
+def test_a_text_that_is_no_time_is_said_to_be_unknown():
+    assert show_time("yesterday") == "an unknown time"
+
+
+def test_the_report_header_and_the_run_labels_read_the_time(tmp_path):
+    from test_report import make_run  # the report tests' fake run, one source for both
+
+    from hexeval_engine.report.html import render_report
+    from hexeval_ui.runs_view import run_label
+    from hexeval_engine.runs.store import list_runs
+    from ui_run_fixtures import save_fixture_run
+
+    run = make_run()
+    run.manifest["created"] = "2026-11-25T08:45:12+00:00"
+    html = render_report(run)
+    header = html[html.index("<body"):html.index("</header>") if "</header>" in html else html.index("<body") + 3000]
+    assert "25 November 2026, 08:45 UTC" in header and not ISO.search(header), header[:600]
+    save_fixture_run(tmp_path, created="2026-11-25T08:45:12+00:00")
+    label = run_label(list_runs(tmp_path)[0], with_title=True)
+    assert "25 Nov 2026, 08:45" in label and not ISO.search(label), label
+
+
+def test_picker_labels_fit_a_phone_and_tell_runs_of_the_same_minute_apart():
+    from types import SimpleNamespace
+
+    from hexeval_ui.runs_view import PICKER_CHARS, short_run_labels
+
+    def info(path, title, created, run_id):
+        return SimpleNamespace(path=path, title=title, usecase="heart", created=created, run_id=run_id)
+
+    labels = short_run_labels([
+        info("a", "Heart Disease (Healthcare)", "2026-11-25T08:29:01+00:00", "20261125-082901-acaf1f"),
+        info("b", "Heart Disease (Healthcare)", "2026-11-25T08:29:40+00:00", "20261125-082940-93f3eb"),
+        info("c", "A very long name someone typed for their upload", "2026-11-24T10:00:00+00:00", "x-1234")])
+    assert labels["a"] == "Heart Disease · 25 Nov, 08:29 · af1f" and labels["b"].endswith("· f3eb")
+    assert labels["c"].endswith("… · 24 Nov, 10:00") and len(labels["c"]) <= PICKER_CHARS
