@@ -24,8 +24,8 @@ Public interface (stable)
   Jaccard overlap of its condition set (feature and direction of each condition) with the randomised
   model's rule, a counterfactual set's the Jaccard overlap of the features its counterfactuals change
   (two empty sets count as identical). "Barely changes" means the same ``max_similarity`` threshold.
-  Anchor's re-run may make as many model requests as the real search of the same case made
-  (:func:`request_cap`); a re-run stopped there keeps the rule found so far, and the result's
+  Anchor's re-run may make twice as many model requests as the real search of the same case made, and
+  at least ``RERUN_MIN_REQUESTS`` (:func:`request_cap`); a re-run stopped there keeps the rule found so far, and the result's
   ``notes`` say in how many cases that happened (shown with the check, never counted against the
   real explanation).
   Narrative retells its source's attributions and inherits its source's result.
@@ -363,8 +363,18 @@ def _usable(explanation) -> bool:
     return explanation is not None and explanation.ok
 
 
+#: The fewest model requests Anchor's re-run on the randomised model may make, however few the real search
+#: needed: a real rule found in one request would otherwise leave the re-run a one-request search whose
+#: "rule found so far" differs from the real rule because it was cut short, not because the model changed.
+RERUN_MIN_REQUESTS = 16
+
+#: How many times the real search's requests the re-run may make.
+RERUN_REQUEST_FACTOR = 2
+
+
 def request_cap(real) -> int | None:
-    """The model requests Anchor's re-run on the randomised model may make: as many as the real search made.
+    """The model requests Anchor's re-run on the randomised model may make: twice the real search's, at least
+    ``RERUN_MIN_REQUESTS``.
 
     The randomised model's labels carry no signal, so its search seldom reaches the precision threshold
     and would otherwise run through every rule size (on wide data into its time budget). Bounding it by
@@ -373,13 +383,13 @@ def request_cap(real) -> int | None:
     ``None`` (no cap) when the real explanation does not record its requests.
     """
     requests = (real.extra or {}).get("model_requests") if real is not None else None
-    return int(requests) if requests is not None else None
+    return max(RERUN_REQUEST_FACTOR * int(requests), RERUN_MIN_REQUESTS) if requests is not None else None
 
 
 def stopped_note(stopped: int, compared: int) -> str:
     """The sentence the check's summary shows when Anchor re-runs stopped at the real search's budget."""
-    return (f"Anchor's search on the randomised model stopped at the real search's budget (as many model "
-            f"requests as the real search of the same case made) in {stopped} of {plural(compared, 'case')}; the "
+    return (f"Anchor's search on the randomised model stopped at the real search's budget (twice the "
+            f"model requests the real search of the same case made, at least {RERUN_MIN_REQUESTS}) in {stopped} of {plural(compared, 'case')}; the "
             "rule found so far is compared. This says nothing against the real explanation.")
 
 
