@@ -111,6 +111,8 @@ def render_baseline_evidence(run) -> None:
     if rand.get("status") == "done":
         st.markdown("**Does the explanation change when the model is replaced by one trained on shuffled labels?**")
         st.dataframe(randomisation_table(checks), hide_index=True, key="randomisation_table")
+        for note in rand.get("notes") or []:
+            st.caption(note)
         if rand.get("not_checked"):
             st.caption("Not re-run for this check (their searches take seconds per case): "
                        + ", ".join(rand["not_checked"]) + ".")

@@ -177,3 +177,25 @@ def test_typical_distance_is_seeded_and_excludes_the_row_itself(heart):
     assert a.typical == b.typical and all(v > 0 for v in a.typical.values())
     rows = pd.DataFrame([data.X_train.iloc[i] for i in range(5)])
     assert np.isfinite(a.knn_ratio(rows, predicted[:5])).all()
+
+
+def test_embedding_by_hand(credit, credit_manifold):
+    """Numeric columns standardised (missing at the mean), each category a 1/sqrt(2) one-hot, in the manifold's order."""
+    manifold, _ = credit_manifold
+    _, _, data, _ = credit
+    rows = data.X_test.iloc[:7].copy()
+    rows.iloc[0, rows.columns.get_loc(manifold.numeric[0])] = np.nan
+    rows.iloc[1, rows.columns.get_loc(manifold.categorical[0])] = None
+    got = manifold.embed(rows)
+    want = []
+    for _, row in rows.iterrows():
+        cells = []
+        for j, f in enumerate(manifold.numeric):
+            x = pd.to_numeric(row[f], errors="coerce")
+            cells.append(0.0 if pd.isna(x) else (float(x) - manifold.means[j]) / manifold.stds[j])
+        for f in manifold.categorical:
+            cells += [math.sqrt(0.5) if not pd.isna(row[f]) and str(row[f]) == level else 0.0
+                      for level in manifold.codes[f]]
+        want.append(cells)
+    np.testing.assert_allclose(got, np.array(want), rtol=1e-12, atol=0)
+    assert got[0, 0] == 0.0 and not got[1, len(manifold.numeric):len(manifold.numeric) + len(manifold.codes[manifold.categorical[0]])].any()

@@ -132,11 +132,14 @@ class AnchorExplainer:
                                                   _sample_rows(self.space.train, config.evaluation.random_state), names)
 
     def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
-                on_instance=None, explained=None) -> list[Explanation]:
+                on_instance=None, request_caps=None, explained=None) -> list[Explanation]:
         """One :class:`Explanation` per row; ``seeds[i]`` seeds the global RNG the library draws from for row ``i``.
 
         The searches of all rows run together (:func:`~.lockstep.run_lockstep`), so each model call
         serves every row still searching. A row whose search fails gets an explanation with ``error``.
+        ``request_caps[i]`` (``None``: no cap) bounds row ``i``'s model requests (``anchor_beam``'s
+        ``max_requests``); a search stopped there keeps the rule found so far and says so in its
+        ``extra["stopped_at_request_cap"]``. Every explanation records ``extra["model_requests"]``.
 
         ``explained`` (multi-class): the class index each row is explained for. The model is then the
         multi-class model, and row ``i``'s search classifies samples by its one-class view
@@ -158,6 +161,8 @@ class AnchorExplainer:
             threshold, pooled = 0.5, self._class_predictor().class_rows
             views = [int(c) for c in explained]
 
+        caps = list(request_caps) if request_caps is not None else [None] * len(M)
+
         def search(i):
             def run(predict):
                 def classify(Z):
@@ -170,7 +175,7 @@ class AnchorExplainer:
                         sampler, lambda raw: (classify(raw) == int(classes[i])).astype(int), delta=DELTA,
                         epsilon=TAU, batch_size=BATCH_SIZE, desired_confidence=self.threshold, beam_size=BEAM_SIZE,
                         min_samples_start=MIN_SAMPLES_START, max_anchor_size=MAX_ANCHOR_SIZE,
-                        coverage_samples=COVERAGE_SAMPLES)
+                        coverage_samples=COVERAGE_SAMPLES, max_requests=caps[i])
                 except TimeBudgetExceeded as err:
                     raise AnchorBudgetExceeded(err, sampler.n_predicates, len(self.data.feature_names)) from err
                 return [sampler.mapping[idx] for idx in found["feature"]], found
@@ -211,7 +216,10 @@ class AnchorExplainer:
         coverage = found["coverage"][-1] if found["coverage"] else 1.0
         conditions = self._conditions(predicates)
         used = {c.feature for c in conditions}
-        extra = dict(shared, meets_threshold=bool(precision >= self.threshold))
+        extra = dict(shared, meets_threshold=bool(precision >= self.threshold),
+                     model_requests=int(found["model_requests"]))
+        if found.get("stopped_at_request_cap"):
+            extra["stopped_at_request_cap"] = True
         if filled:
             extra["filled_for_explainer"] = filled
         return Explanation(**base, rule=Rule(conditions, float(precision), float(coverage)),

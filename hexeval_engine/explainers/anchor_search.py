@@ -357,22 +357,84 @@ class _Search:
         return anchor
 
 
+class RequestCapReached(Exception):
+    """The search was about to ask the model more often than ``max_requests`` allows."""
+
+
 def anchor_beam(sampler, label_fn, *, delta=0.05, epsilon=0.1, batch_size=10, desired_confidence=1.0, beam_size=1,
                 epsilon_stop=0.05, min_samples_start=0, max_anchor_size=None, stop_on_first=False,
-                coverage_samples=10000) -> dict:
+                coverage_samples=10000, max_requests=None) -> dict:
     """The anchor of one instance; keyword arguments as ``AnchorBaseBeam.anchor_beam``'s.
 
     ``sampler`` is an :class:`~.anchor_sampling.AnchorSampler` (the library's ``sample_fn`` for
     the instance, same random numbers); ``label_fn(raw) -> labels`` labels sampled rows as the
     library's ``sample_fn`` does (1 where the model gives the explained class). Besides the
-    library's keys, the result has ``model_requests`` (times the search asked the model) and
-    ``held_bytes`` (most memory its samples, coverage masks and training keys held).
+    library's keys, the result has ``model_requests`` (times the search asked the model),
+    ``held_bytes`` (most memory its samples, coverage masks and training keys held) and
+    ``stopped_at_request_cap``.
+
+    ``max_requests`` (HEXEval's, not the library's) bounds the model requests: a search about to ask
+    once more stops and returns the best rule found so far (:func:`_best_so_far`) with
+    ``stopped_at_request_cap`` true. Below the cap nothing changes: same draws, same rule.
     """
+    asked = [0]
+
+    def counted(raw):
+        if max_requests is not None and asked[0] >= max_requests:
+            raise RequestCapReached
+        asked[0] += 1
+        return label_fn(raw)
+
+    state: dict = {}
+    try:
+        found = _beam(sampler, counted, state, delta=delta, epsilon=epsilon, batch_size=batch_size,
+                      desired_confidence=desired_confidence, beam_size=beam_size, epsilon_stop=epsilon_stop,
+                      min_samples_start=min_samples_start, max_anchor_size=max_anchor_size,
+                      stop_on_first=stop_on_first, coverage_samples=coverage_samples)
+        return dict(found, stopped_at_request_cap=False)
+    except RequestCapReached:
+        return dict(_best_so_far(state), model_requests=asked[0], stopped_at_request_cap=True)
+
+
+def _best_so_far(state: dict) -> dict:
+    """The rule a search stopped at its request cap stands by.
+
+    The best rule that already met the precision threshold when there is one (what the search would
+    have returned had it stopped there); otherwise, among the rules ranked so far (the beams of the
+    sizes finished, else the candidates being ranked), the one with the highest precision on its
+    samples, ties to the earlier candidate; the empty rule when the search had not started ranking.
+    """
+    search = state.get("search")
+    if search is None:
+        samples = state["samples"]
+        mean = float(samples.labels[:samples.n].mean()) if samples.n else 0.0
+        return {"feature": [], "mean": [], "precision": [], "coverage": [], "all_precision": mean,
+                "num_preds": samples.n, "held_bytes": samples.nbytes}
+    if state.get("best_tuple"):
+        best = state["best_tuple"]
+    else:
+        ranked = [t for size in sorted(state["best_of_size"]) if size > 0 for t in state["best_of_size"][size]]
+        pool = ranked or [t for t in state.get("tuples", []) if search.rules[t].nsamples > 0]
+        if not pool:
+            samples = search.samples
+            return {"feature": [], "mean": [], "precision": [], "coverage": [],
+                    "all_precision": float(samples.labels[:samples.n].mean()), "num_preds": samples.n,
+                    "held_bytes": search.held_bytes}
+        precisions = [search.rules[t].positives / search.rules[t].nsamples for t in pool]
+        best = pool[int(np.argmax(precisions))]
+    search._note_memory()
+    return dict(search.result(best), held_bytes=search.held_bytes)
+
+
+def _beam(sampler, label_fn, state, *, delta, epsilon, batch_size, desired_confidence, beam_size, epsilon_stop,
+          min_samples_start, max_anchor_size, stop_on_first, coverage_samples) -> dict:
+    """:func:`anchor_beam`'s search; ``state`` holds what :func:`_best_so_far` reads if it is stopped."""
     empty = {"feature": [], "mean": [], "precision": [], "coverage": [], "all_precision": 0}
     weights = np.bincount(sampler.rows(coverage_samples), minlength=sampler.n_train)
     width = sampler.train_keys.shape[1] if max_anchor_size is None else min(max_anchor_size,
                                                                             sampler.train_keys.shape[1])
     samples = _Samples(sampler, width)
+    state["samples"] = samples
     first = sampler.draw([], max(1, min_samples_start))
     samples.add(first, np.asarray(label_fn(first.raw), dtype=np.int8))
     requests = 1
@@ -394,6 +456,7 @@ def anchor_beam(sampler, label_fn, *, delta=0.05, epsilon=0.1, batch_size=10, de
     n_features = search.n_predicates
     current_size = 1
     best_of_size: dict[int, list] = {0: []}
+    state.update(search=search, best_of_size=best_of_size)
     best_coverage = -1
     best_tuple: tuple = ()
     if max_anchor_size is None:
@@ -401,6 +464,7 @@ def anchor_beam(sampler, label_fn, *, delta=0.05, epsilon=0.1, batch_size=10, de
     while current_size <= max_anchor_size:
         tuples = search.make_tuples(best_of_size[current_size - 1])
         tuples = [x for x in tuples if search.rules[x].coverage > best_coverage]
+        state["tuples"] = tuples
         if len(tuples) == 0:
             break
         chosen = search.lucb(tuples, epsilon, delta, batch_size, min(beam_size, len(tuples)))
@@ -421,7 +485,7 @@ def anchor_beam(sampler, label_fn, *, delta=0.05, epsilon=0.1, batch_size=10, de
             if mean >= desired_confidence and lb > desired_confidence - epsilon_stop:
                 if rule.coverage > best_coverage:
                     best_coverage = rule.coverage
-                    best_tuple = t
+                    best_tuple = state["best_tuple"] = t
                     if best_coverage == 1 or stop_on_first:
                         stop_this = True
         if stop_this:

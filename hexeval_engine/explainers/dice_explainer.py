@@ -79,9 +79,15 @@ class DiceExplainer:
         train = _categoricals_as_text(self.space.decode(self.space.train), data.categorical_features)
         train[data.target] = data.y_train.to_numpy()
         train = self._with_unseen_categories(train)
+        #: per categorical column with a label longer than ``STAND_IN_AFTER``: its text -> stand-in
+        self._short = stand_ins(train, data.categorical_features)
+        #: and each stand-in -> the coder's code of the value it stands for
+        self._stand_in_codes = {col: {short: _code(data.coder, col, text) for text, short in table.items()}
+                                for col, table in self._short.items()}
+        train = self.shorten(train)
         self._data = dice_ml.Data(dataframe=train, continuous_features=list(data.numeric_features),
                                   outcome_name=data.target)
-        self._backend = _PooledModel(data.coder)
+        self._backend = _PooledModel(data.coder, self._stand_in_codes)
         self._model = dice_ml.Model(model=self._backend, backend="sklearn", model_type="classifier")
         self.kinds = feature_actionability(config, data.feature_names)
         self.vary = [f for f in features_to_vary(self.kinds)
@@ -123,8 +129,10 @@ class DiceExplainer:
         probabilities = np.asarray(probabilities, dtype=float)
         calls_before = self.predictor.calls
 
+        searched = self.shorten(queries)
+
         def search(i):
-            return lambda predict: self._search(queries.iloc[[i]].reset_index(drop=True), int(seeds[i]), predict)
+            return lambda predict: self._search(searched.iloc[[i]].reset_index(drop=True), int(seeds[i]), predict)
 
         with silenced("dice_ml"):
             results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
@@ -191,7 +199,8 @@ class DiceExplainer:
             reason = dice_random.unsupported_reason(dice)
             if reason is None:
                 return dice_random.random_search(dice, query, **kwargs, positive=predict,
-                                                 encode=lambda frame: encode_loose(self.data.coder, frame))
+                                                 encode=lambda frame: encode_loose(self.data.coder, frame,
+                                                                                   self._stand_in_codes))
             _log_once(f"DiCE's own random search is used because {reason}.")
         found = dice.generate_counterfactuals(query, desired_class="opposite", posthoc_sparsity_param=None,
                                               verbose=False, **kwargs)
@@ -219,7 +228,16 @@ class DiceExplainer:
 
     def _to_raw(self, frame: pd.DataFrame) -> pd.DataFrame:
         """DiCE frame (categoricals possibly as strings, numbers as floats) -> raw CSV types."""
-        return self.space.decode(encode_loose(self.data.coder, frame))
+        return self.space.decode(encode_loose(self.data.coder, frame, self._stand_in_codes))
+
+    def shorten(self, frame: pd.DataFrame) -> pd.DataFrame:
+        """``frame`` (categoricals as text) with long labels replaced by their stand-ins (:func:`stand_ins`)."""
+        if not self._short:
+            return frame
+        frame = frame.copy()
+        for col, table in self._short.items():
+            frame[col] = frame[col].map(table).astype(object)
+        return frame
 
     def _counterfactuals(self, row: dict, cls: int, frame) -> list[Counterfactual]:
         if frame is None or not len(frame):
@@ -250,8 +268,9 @@ class _PooledModel:
     storage, so interleaved searches never answer each other's requests.
     """
 
-    def __init__(self, coder):
+    def __init__(self, coder, stand_in_codes=None):
         self.coder = coder
+        self.stand_in_codes = stand_in_codes
         self._local = threading.local()
 
     def bind(self, predict) -> None:
@@ -261,7 +280,7 @@ class _PooledModel:
         predict = getattr(self._local, "predict", None)
         if predict is None:
             raise RuntimeError("The DiCE model was called outside a HEXEval search.")
-        p1 = np.asarray(predict(encode_loose(self.coder, frame)), dtype=float)
+        p1 = np.asarray(predict(encode_loose(self.coder, frame, self.stand_in_codes)), dtype=float)
         return np.column_stack([1.0 - p1, p1])
 
 
@@ -274,8 +293,9 @@ def _log_once(message: str) -> None:
         log.info(message)
 
 
-def encode_loose(coder, frame: pd.DataFrame) -> np.ndarray:
-    """Code a frame whose categorical values may come back as strings (``"1"`` for ``1``)."""
+def encode_loose(coder, frame: pd.DataFrame, stand_in_codes: dict | None = None) -> np.ndarray:
+    """Code a frame whose categorical values may come back as strings (``"1"`` for ``1``) or as the
+    stand-ins of long labels (``stand_in_codes``: column -> stand-in -> code, see :func:`stand_ins`)."""
     out = np.empty((len(frame), len(coder.feature_names)))
     for j, col in enumerate(coder.feature_names):
         if col in coder.categories:
@@ -283,11 +303,44 @@ def encode_loose(coder, frame: pd.DataFrame) -> np.ndarray:
             for code, value in enumerate(coder.categories[col]):
                 lookup[value] = code
                 lookup[str(value)] = code
+            if stand_in_codes and col in stand_in_codes:
+                lookup.update(stand_in_codes[col])
             get = lookup.get
             out[:, j] = np.array([get(v, get(str(v), np.nan)) for v in frame[col].tolist()], dtype=float)
         else:
             out[:, j] = pd.to_numeric(frame[col], errors="coerce").astype(float).to_numpy()
     return out
+
+
+#: Categorical labels longer than this many characters make DiCE work with stand-ins (:func:`stand_ins`).
+STAND_IN_AFTER = 64
+
+
+def stand_ins(train: pd.DataFrame, categorical) -> dict:
+    """Short stand-in labels for the categorical columns with a label longer than ``STAND_IN_AFTER``.
+
+    DiCE copies, compares, sorts and one-hot encodes its categorical labels as text many times per search;
+    a free-text column of 100,000-character notes made every such step handle megabytes. The stand-ins
+    (``"c"`` and the label's rank, zero-padded to one width) sort as the labels sort and map one to one, so
+    every order DiCE takes from them (sorted levels, first appearance) and with it every draw is the same;
+    :func:`encode_loose` and :meth:`DiceExplainer._to_raw` map them back. Returns column -> label -> stand-in.
+    """
+    out = {}
+    for col in categorical:
+        labels = train[col].dropna().astype(str).unique()
+        if len(labels) and max(len(v) for v in labels) > STAND_IN_AFTER:
+            ranked = sorted(labels)
+            width = len(str(len(ranked) - 1))
+            out[col] = {label: f"c{rank:0{width}d}" for rank, label in enumerate(ranked)}
+    return out
+
+
+def _code(coder, col, text):
+    """The coder's code of the category whose text is ``text`` (NaN for the text of a missing value)."""
+    for code, value in enumerate(coder.categories[col]):
+        if value == text or str(value) == text:
+            return code
+    return np.nan
 
 
 def _found_nothing(err: BaseException) -> bool:

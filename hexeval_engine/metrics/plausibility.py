@@ -99,15 +99,20 @@ class CounterfactualManifold:
         """Rows in standardised units: numeric ``(x - mean) / std`` (a missing value at the mean), each
         categorical feature one-hot scaled by ``1/sqrt(2)`` so two different categories are 1 apart (a
         missing or unseen value is the zero vector, half a difference from any category)."""
-        parts = [np.nan_to_num((_numeric(rows, self.numeric) - self.means) / self.stds, nan=0.0)]
+        # filled in place (no per-feature blocks stacked afterwards): a 3,000-level column's block and
+        # its stacked copy held twice the embedding at once
+        width = len(self.numeric) + sum(len(self.codes[f]) for f in self.categorical)
+        out = np.zeros((len(rows), width))
+        n = len(self.numeric)
+        out[:, :n] = np.nan_to_num((_numeric(rows, self.numeric) - self.means) / self.stds, nan=0.0)
+        start = n
         for f in self.categorical:
-            block = np.zeros((len(rows), len(self.codes[f])))
             pos = pd.Index(list(self.codes[f])).get_indexer(rows[f].astype(str))
             pos[rows[f].isna().to_numpy()] = -1
             hit = np.flatnonzero(pos >= 0)
-            block[hit, pos[hit]] = np.sqrt(0.5)
-            parts.append(block)
-        return np.hstack(parts) if parts else np.empty((len(rows), 0))
+            out[hit, start + pos[hit]] = np.sqrt(0.5)
+            start += len(self.codes[f])
+        return out
 
     def _typical(self, klass: int, reference_rows: int, random_state: int) -> float:
         members = np.flatnonzero(self.train_class == klass)

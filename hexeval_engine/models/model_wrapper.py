@@ -14,6 +14,7 @@ import pandas as pd
 from ..errors import ModelError
 from ..plain_values import show, show_all
 from ..vocabulary import noun
+from . import fast_forest
 
 
 @dataclass
@@ -199,7 +200,7 @@ class HexevalModel:
         X = self._columns(X)
         inputs = self._as_input(X)
         inputs = self.preprocessor.transform(inputs) if self.preprocessor is not None else inputs
-        proba = np.asarray(self.estimator.predict_proba(inputs), dtype=float)
+        proba = np.asarray(fast_forest.predict_proba(self.estimator, inputs), dtype=float)  # exact; see fast_forest
         with self._lock:
             self.calls += 1
             self.rows += len(X)

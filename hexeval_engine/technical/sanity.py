@@ -24,6 +24,10 @@ Public interface (stable)
   Jaccard overlap of its condition set (feature and direction of each condition) with the randomised
   model's rule, a counterfactual set's the Jaccard overlap of the features its counterfactuals change
   (two empty sets count as identical). "Barely changes" means the same ``max_similarity`` threshold.
+  Anchor's re-run may make twice as many model requests as the real search of the same case made, and
+  at least ``RERUN_MIN_REQUESTS`` (:func:`request_cap`); a re-run stopped there keeps the rule found so far, and the result's
+  ``notes`` say in how many cases that happened (shown with the check, never counted against the
+  real explanation).
   Narrative retells its source's attributions and inherits its source's result.
 """
 
@@ -39,6 +43,7 @@ from scipy.stats import rankdata, spearmanr
 from ..explanation import BASELINE_METHOD
 from ..paired_stats import mean_ci
 from ..plain_values import describe_error
+from ..vocabulary import plural
 from .class_groups import case_groups
 
 log = logging.getLogger(__name__)
@@ -280,7 +285,8 @@ def randomisation_check(model, data, config, technical) -> dict:
     -------
     dict
         ``{"status": "done" | "skipped", "reason", "n_cases", "methods": {method: {"similarity",
-        "ci_low", "ci_high", "n", "ignores_model"}}, "not_checked": [method]}``.
+        "ci_low", "ci_high", "n", "ignores_model"}}, "not_checked": [method], "notes": [sentence]}``;
+        Anchor's entry also has ``stopped_at_real_budget`` (re-runs stopped at :func:`request_cap`).
     """
     from ..explainers import ExplainRunner  # the explainer stack loads only when the check runs
     from ..explainers.base import explained_classes, instance_seed  # the explainer stack loads only when the check runs
@@ -304,6 +310,7 @@ def randomisation_check(model, data, config, technical) -> dict:
     features = list(data.feature_names)
     searched = set(ids[:SEARCH_CASES])
     sims: dict = {m: [] for m in methods}
+    stopped = 0
     # a multi-class model: the randomised model is explained for the class it predicts (technical.class_groups)
     for group in case_groups(randomised, data, config, ids):
         X = data.X_test.iloc[group.ids][features].reset_index(drop=True)
@@ -316,23 +323,74 @@ def randomisation_check(model, data, config, technical) -> dict:
             if not n:
                 continue
             group_ids = group.ids
-            seeds = [instance_seed(config.evaluation.random_state, i, method) for i in group_ids[:n]]
+            real = {i: technical.explanation(method, i) for i in group_ids[:n]}
+            # a case whose real explanation failed cannot be compared: a search method does not redo it
+            rows = [k for k, i in enumerate(group_ids[:n]) if method not in _SEARCH_METHODS or _usable(real[i])]
+            if not rows:
+                continue
+            run_ids = [group_ids[k] for k in rows]
+            seeds = [instance_seed(config.evaluation.random_state, i, method) for i in run_ids]
+            args = (X.iloc[rows], run_ids, np.asarray(classes)[rows], np.asarray(probabilities)[rows], seeds)
             with ExplainRunner(view, group.data, seq) as runner:
-                redone = {e.instance_id: e for e in runner.explain(method, X.iloc[:n], group_ids[:n], classes[:n],
-                                                                   probabilities[:n], seeds, render=False) if e.ok}
+                if method == "Anchor":  # bounded by the real search's own model requests (request_cap)
+                    redone_all = runner.explainer(method).explain(*args, request_caps=[request_cap(real[i])
+                                                                                       for i in run_ids])
+                else:
+                    redone_all = runner.explain(method, *args, render=False)
+            redone = {e.instance_id: e for e in redone_all if e.ok}
             for iid in group_ids[:n]:
-                real = technical.explanation(method, iid)
-                if real is None or not real.ok or iid not in redone:
+                if not _usable(real[iid]) or iid not in redone:
                     continue
-                sims[method].append(explanation_similarity(real, redone[iid], features))
+                sims[method].append(explanation_similarity(real[iid], redone[iid], features))
+                if method == "Anchor" and (redone[iid].extra or {}).get("stopped_at_request_cap"):
+                    stopped += 1
     for method in methods:
         mean, low, high = mean_ci(sims[method], confidence=config.evaluation.confidence_level,
                                   seed=config.evaluation.random_state)
         out["methods"][method] = {"similarity": mean, "ci_low": low, "ci_high": high, "n": len(sims[method]),
                                   "measure": _MEASURE.get(method, "rank similarity"),
                                   "ignores_model": bool(math.isfinite(mean) and mean >= settings.max_similarity)}
-    out.update(status="done", n_cases=len(ids))
+    notes = []
+    if "Anchor" in out["methods"]:
+        out["methods"]["Anchor"]["stopped_at_real_budget"] = stopped
+        if stopped:
+            notes.append(stopped_note(stopped, out["methods"]["Anchor"]["n"]))
+    out.update(status="done", n_cases=len(ids), notes=notes)
     return out
+
+
+def _usable(explanation) -> bool:
+    return explanation is not None and explanation.ok
+
+
+#: The fewest model requests Anchor's re-run on the randomised model may make, however few the real search
+#: needed: a real rule found in one request would otherwise leave the re-run a one-request search whose
+#: "rule found so far" differs from the real rule because it was cut short, not because the model changed.
+RERUN_MIN_REQUESTS = 16
+
+#: How many times the real search's requests the re-run may make.
+RERUN_REQUEST_FACTOR = 2
+
+
+def request_cap(real) -> int | None:
+    """The model requests Anchor's re-run on the randomised model may make: twice the real search's, at least
+    ``RERUN_MIN_REQUESTS``.
+
+    The randomised model's labels carry no signal, so its search seldom reaches the precision threshold
+    and would otherwise run through every rule size (on wide data into its time budget). Bounding it by
+    the real search's own cost on the same case is deterministic (a count, not seconds); a re-run that
+    stops there keeps the rule found so far, and the check says how many stopped (:func:`stopped_note`).
+    ``None`` (no cap) when the real explanation does not record its requests.
+    """
+    requests = (real.extra or {}).get("model_requests") if real is not None else None
+    return max(RERUN_REQUEST_FACTOR * int(requests), RERUN_MIN_REQUESTS) if requests is not None else None
+
+
+def stopped_note(stopped: int, compared: int) -> str:
+    """The sentence the check's summary shows when Anchor re-runs stopped at the real search's budget."""
+    return (f"Anchor's search on the randomised model stopped at the real search's budget (twice the "
+            f"model requests the real search of the same case made, at least {RERUN_MIN_REQUESTS}) in {stopped} of {plural(compared, 'case')}; the "
+            "rule found so far is compared. This says nothing against the real explanation.")
 
 
 def run_sanity_checks(model, data, config, technical) -> tuple[dict, list[dict]]:
