@@ -59,6 +59,7 @@ bench: prepare
 	$(PY) benchmarks/technical.py
 	$(PY) benchmarks/targets.py --skip wide
 	$(PY) benchmarks/personas.py
+	$(PY) benchmarks/multiclass.py --short
 
 clean-outputs:
 	rm -rf outputs/*/ outputs/llm_cache.sqlite

@@ -25,7 +25,11 @@ HOW = ("It explains the same cases with every method, measures how faithful, sma
 PITCH = {"heart": ("Should a patient be referred for cardiac work-up?", "the cardiologist", "the patient"),
          "credit_risk": ("Should a loan be approved?", "the loan officer", "the applicant"),
          "wine": ("Which of three grape cultivars is this wine from? (3-class)", "the lab chemist",
-                  "the wine drinker")}
+                  "the wine drinker"),
+         "diabetes": ("How far will a patient's diabetes progress in a year? (regression)", "the endocrinologist",
+                      "the patient")}
+#: Cards per row on the start page.
+CARDS_PER_ROW = 3
 
 
 def render_landing(usecases) -> None:
@@ -33,21 +37,28 @@ def render_landing(usecases) -> None:
     st.markdown(QUESTION)
     st.markdown(HOW)
     st.subheader("Try it")
-    cols = st.columns(min(3, len(usecases) + 1))
-    for col, uc in zip(cols, usecases):
-        with col.container(border=True):
-            st.markdown(f"**{uc.title}**")
-            st.caption(_pitch(uc))
-            if st.button("Open this use case", key=f"open_{uc.name}", type="primary", icon=":material/play_arrow:",
-                         on_click=_choose, args=(uc.name,), width="stretch"):
-                st.switch_page(CONFIGURE_PAGE)
-    with cols[len(usecases) % len(cols)].container(border=True):
-        st.markdown("**Your own model**")
-        st.caption("Upload a model file (skops, XGBoost JSON or ONNX) and the CSV it was trained on.")
-        if st.button("Upload my model", key="open_custom", icon=":material/upload:", on_click=_choose,
-                     args=(state.CUSTOM,), width="stretch"):
-            st.switch_page(CONFIGURE_PAGE)
+    cards = list(usecases) + [None]  # None: the card for your own model
+    for start in range(0, len(cards), CARDS_PER_ROW):
+        for col, uc in zip(st.columns(CARDS_PER_ROW), cards[start:start + CARDS_PER_ROW]):
+            _card(col, uc)
     st.caption("A run with the built-in simulated personas takes about a minute and needs no network or API key.")
+
+
+def _card(col, uc) -> None:
+    """One use case's card (``uc`` None: the card for your own model)."""
+    with col.container(border=True):
+        if uc is None:
+            st.markdown("**Your own model**")
+            st.caption("Upload a model file (skops, XGBoost JSON or ONNX) and the CSV it was trained on.")
+            if st.button("Upload my model", key="open_custom", icon=":material/upload:", on_click=_choose,
+                         args=(state.CUSTOM,), width="stretch"):
+                st.switch_page(CONFIGURE_PAGE)
+            return
+        st.markdown(f"**{uc.title}**")
+        st.caption(_pitch(uc))
+        if st.button("Open this use case", key=f"open_{uc.name}", type="primary", icon=":material/play_arrow:",
+                     on_click=_choose, args=(uc.name,), width="stretch"):
+            st.switch_page(CONFIGURE_PAGE)
 
 
 def _choose(name: str) -> None:

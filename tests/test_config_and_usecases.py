@@ -53,11 +53,11 @@ def test_overrides_merge_deeply(tmp_path):
 
 def test_registry_lists_bundled_usecases():
     names = [u.name for u in list_usecases()]
-    assert names == ["credit_risk", "heart", "wine"]
+    assert names == ["credit_risk", "diabetes", "heart", "wine"]
     heart = get_usecase("heart")
     assert heart.target == "target" and heart.data_path.exists() and heart.config_path.exists()
     assert load_config(heart.config_path).personas.file == str(heart.personas_path)
-    with pytest.raises(ConfigError, match="Unknown use case 'hart'. Available: credit_risk, heart"):
+    with pytest.raises(ConfigError, match="Unknown use case 'hart'. Available: credit_risk, diabetes, heart"):
         get_usecase("hart")
 
 

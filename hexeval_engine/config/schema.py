@@ -59,6 +59,14 @@ class DataSettings(Section):
         0.25, gt=0, le=5, description="regression: the band around a case's prediction, as a share of the target's "
                                       "standard deviation: Anchor's rule keeps the prediction within it, DiCE's "
                                       "counterfactuals move the prediction beyond it")
+    counterfactual_range: tuple[float | None, float | None] | None = Field(
+        None, description="regression: the range DiCE's counterfactuals move the prediction into, [low, high] in the "
+                          "target's units (null for an open end, e.g. [null, 150]); default: away from the "
+                          "explained side by counterfactual_shift")
+    counterfactual_shift: float | None = Field(
+        None, gt=0, le=5, description="regression without counterfactual_range: how far DiCE's counterfactuals move "
+                                      "the prediction, as a share of the target's standard deviation (default: "
+                                      "regression_band)")
     counterfactual_target: str | int | None = Field(
         None, description="multi-class: the class DiCE's counterfactuals aim for (a target value); default the "
                           "runner-up class of each case")
@@ -68,6 +76,19 @@ class DataSettings(Section):
     def _class_names_as_text(cls, value):
         """YAML reads ``{0: Barolo}`` with whole-number keys; class names are looked up by the value as text."""
         return {str(k): v for k, v in value.items()} if isinstance(value, dict) else value
+
+    @model_validator(mode="after")
+    def _range_is_a_range(self):
+        if self.counterfactual_range is None:
+            return self
+        low, high = self.counterfactual_range
+        if low is None and high is None:
+            raise ValueError("counterfactual_range [null, null] names no range: give the lowest and/or highest "
+                             "prediction counterfactuals should reach, e.g. [null, 150] or [200, 250]")
+        if low is not None and high is not None and not low < high:
+            raise ValueError(f"counterfactual_range [{low:g}, {high:g}] has its low end at or above its high end: "
+                             f"write it as [low, high], e.g. [{min(low, high):g}, {max(low, high):g}]")
+        return self
 
     @model_validator(mode="after")
     def _ordinal_needs_order(self):

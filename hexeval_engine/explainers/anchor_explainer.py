@@ -31,10 +31,11 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Condition, Explanation, Rule
+from ..models.class_view import view_probability
 from .anchor_sampling import AnchorSampler
 from .anchor_search import anchor_beam
 from .base import (GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace, TimeBudgetExceeded, budget_setting,
-                   failure_text, log_failure)
+                   failure_text, log_failure, rows_per_call)
 from .lockstep import MAX_TOGETHER, run_lockstep
 
 log = logging.getLogger(__name__)
@@ -125,12 +126,13 @@ class AnchorExplainer:
         names = {j: [coder.label(col, v) for v in coder.categories[col]]
                  for j, col in enumerate(coder.feature_names) if col in coder.categories}
         self.predictor = CodedPredictor(model, coder)
+        self._classes = None  # ClassPredictor for searches over several one-class views (explain(explained=...))
         with GLOBAL_RNG_LOCK:
             self._anchor = AnchorTabularExplainer(["0", "1"], list(coder.feature_names),
                                                   _sample_rows(self.space.train, config.evaluation.random_state), names)
 
     def explain(self, X_raw: pd.DataFrame, instance_ids, classes, probabilities, seeds, *,
-                on_instance=None, request_caps=None) -> list[Explanation]:
+                on_instance=None, request_caps=None, explained=None) -> list[Explanation]:
         """One :class:`Explanation` per row; ``seeds[i]`` seeds the global RNG the library draws from for row ``i``.
 
         The searches of all rows run together (:func:`~.lockstep.run_lockstep`), so each model call
@@ -138,22 +140,34 @@ class AnchorExplainer:
         ``request_caps[i]`` (``None``: no cap) bounds row ``i``'s model requests (``anchor_beam``'s
         ``max_requests``); a search stopped there keeps the rule found so far and says so in its
         ``extra["stopped_at_request_cap"]``. Every explanation records ``extra["model_requests"]``.
+
+        ``explained`` (multi-class): the class index each row is explained for. The model is then the
+        multi-class model, and row ``i``'s search classifies samples by its one-class view
+        (:func:`hexeval_engine.models.class_view.view_probability` of class ``explained[i]``, at 0.5), exactly
+        as a search on that view would, while every row's samples share the pooled model calls whatever
+        class they are explained for. ``classes`` and ``probabilities`` are then those of the views.
         """
         start = time.perf_counter()
         M, filled = self.space.encode(X_raw)
         classes = np.asarray(classes, dtype=int)
         probabilities = np.asarray(probabilities, dtype=float)
-        positive = np.where(classes == 1, probabilities, 1.0 - probabilities)
-        known = ~np.array([bool(f) for f in filled], dtype=bool)
-        self.predictor.seed(M[known], positive[known])
-        threshold = self.model.threshold
+        if explained is None:
+            positive = np.where(classes == 1, probabilities, 1.0 - probabilities)
+            known = ~np.array([bool(f) for f in filled], dtype=bool)
+            self.predictor.seed(M[known], positive[known])
+            threshold, pooled = self.model.threshold, self.predictor.positive
+            views = [None] * len(M)
+        else:
+            threshold, pooled = 0.5, self._class_predictor().class_rows
+            views = [int(c) for c in explained]
 
         caps = list(request_caps) if request_caps is not None else [None] * len(M)
 
         def search(i):
             def run(predict):
                 def classify(Z):
-                    return (predict(Z) >= threshold).astype(int)
+                    scores = predict(Z) if views[i] is None else view_probability(predict(Z), views[i])
+                    return (scores >= threshold).astype(int)
 
                 sampler = AnchorSampler(self._anchor, M[i])
                 try:
@@ -167,16 +181,23 @@ class AnchorExplainer:
                 return [sampler.mapping[idx] for idx in found["feature"]], found
             return run
 
-        calls_before = self.predictor.calls
+        predictor = self.predictor if explained is None else self._class_predictor()
+        calls_before = predictor.calls
         together = self.together()
-        results = run_lockstep([search(i) for i in range(len(M))], list(seeds), self.predictor.positive,
+        results = run_lockstep([search(i) for i in range(len(M))], list(seeds), pooled,
                                on_finish=None if on_instance is None else (lambda i: on_instance()),
                                max_together=together, budget_seconds=self.budget,
                                budget_setting=budget_setting("anchor"))
         seconds = (time.perf_counter() - start) / max(len(M), 1)
-        shared = {"pooled_model_calls": self.predictor.calls - calls_before, "pooled_instances": len(M)}
+        shared = {"pooled_model_calls": predictor.calls - calls_before, "pooled_instances": len(M)}
         return [self._explanation(iid, int(classes[i]), float(probabilities[i]), results[i],
                                   filled[i], seconds, shared) for i, iid in enumerate(instance_ids)]
+
+    def _class_predictor(self) -> "ClassPredictor":
+        """The multi-class model's class probabilities over coded rows, cached (built on first use)."""
+        if self._classes is None:
+            self._classes = ClassPredictor(self.model, self.data.coder)
+        return self._classes
 
     def together(self) -> int:
         """How many searches run together: as many as fit in ``SEARCH_MEMORY_BUDGET``, at most ``MAX_TOGETHER``."""
@@ -238,6 +259,36 @@ class AnchorExplainer:
             else:
                 conditions[f] = Condition(col, "<=", high, f"{col} <= {coder.label(col, high)}")
         return [conditions[f] for f in order]
+
+
+class ClassPredictor(CodedPredictor):
+    """``(n, K)`` class probabilities of a multi-class model over coded rows, with :class:`CodedPredictor`'s
+    cache (each row's probabilities are kept whole, so searches explaining different classes share them)."""
+
+    def class_rows(self, M: np.ndarray) -> np.ndarray:
+        """Class probabilities (the data's class order) for each coded row."""
+        M = np.ascontiguousarray(np.atleast_2d(M), dtype=float)
+        keys = [row.tobytes() for row in M]
+        unknown: dict[bytes, int] = {}
+        for i, key in enumerate(keys):
+            if key not in self._cache and key not in unknown:
+                unknown[key] = i
+        if unknown and len(self._cache) + len(unknown) > self.max_cached_rows:
+            self._cache.clear()
+            unknown = {key: i for i, key in reversed(list(enumerate(keys)))}
+        if unknown:
+            idx = np.fromiter(unknown.values(), dtype=np.int64, count=len(unknown))
+            for key, p in zip(unknown, self._class_predict(M[idx])):
+                self._cache[key] = p
+        return np.array([self._cache[k] for k in keys], dtype=float).reshape(len(keys), -1)
+
+    def _class_predict(self, M: np.ndarray) -> np.ndarray:
+        step = rows_per_call(M.shape[1])
+        proba = np.concatenate([self.model.class_probabilities(self.coder.decode(M[k:k + step]))
+                                for k in range(0, len(M), step)])
+        self.calls += -(-len(M) // step)
+        self.rows += len(M)
+        return proba
 
 
 def _sample_rows(train: np.ndarray, random_state: int) -> np.ndarray:

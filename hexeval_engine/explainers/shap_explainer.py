@@ -11,6 +11,9 @@ The fastest exact algorithm the model allows is used and recorded in ``Explanati
 2. **Tree SHAP, interventional, probability output** against ``background_size`` training rows
    (boosted trees such as XGBoost, whose raw output is a log-odds margin): exact for that
    background, in probability units.
+A regressor's band view (its probability an affine map of the prediction) is explained by exact SHAP
+of the prediction, mapped onto the view (:mod:`.value_shap`: linear or tree SHAP of the regressor).
+
 3. Otherwise **Permutation SHAP** (model-agnostic) over the coded raw columns, decoding every
    masked row before the model call, with ``background_size`` training rows as the masker.
 
@@ -40,6 +43,7 @@ from .base import GLOBAL_RNG_LOCK, TimeBudgetExceeded, budget_setting
 from .feature_mapping import dense_matrix, output_to_raw, sum_to_raw
 from .linear_shap import ALGORITHM as LINEAR_ALGORITHM
 from .linear_shap import LinearShap
+from .value_shap import ValueShap
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +77,7 @@ class ShapExplainer:
         self._tree = None
         self._mapping = None
         self._agnostic = None
+        self._value = None  # exact SHAP of a regressor's prediction, for its band views (value_shap)
         self.budget = config.evaluation.explainers.shap.time_budget_seconds
         #: Rows of the last ``attributions`` call that failed, with the reason (their values are NaN).
         self.failed_rows: dict[int, str] = {}
@@ -126,6 +131,8 @@ class ShapExplainer:
             chosen = self._choose_exact(X_raw, positive)
             if chosen is not None:
                 return chosen
+        if self._value is not None:
+            return self._value.values(X_raw[list(self.data.feature_names)])
         if self._linear is not None:
             return self._linear.values(X_raw[list(self.data.feature_names)])
         if self._tree is not None:
@@ -136,10 +143,14 @@ class ShapExplainer:
     def _choose_exact(self, X_raw, positive):
         """Try linear SHAP, then the tree options, on these rows; keep the first that is exact. ``None`` if none is."""
         self.algorithm = _AGNOSTIC
+        names = list(self.data.feature_names)
+        value = ValueShap.build(self.model, self.background, names, X_raw, positive)
+        if value is not None:  # a regressor's band view: exact SHAP of the prediction, mapped
+            self._value, self.algorithm = value, value.algorithm
+            return value.values(X_raw[names])
         mapping = output_to_raw(self.model, self.data.feature_names)
         if mapping is None:
             return None
-        names = list(self.data.feature_names)
         linear = LinearShap.build(self.model, self.background[names], mapping, X_raw[names], positive)
         if linear is not None:
             self._linear, self.algorithm, self.output = linear, LINEAR_ALGORITHM, "log-odds"

@@ -4,6 +4,8 @@ Public interface
 ----------------
 ``band_view(model, *, centre, band, scale, direction) -> HexevalModel``
 ``BandEstimator``  the view's estimator (``predict_proba`` of shape (n, 2))
+``range_view(model, *, low, high, scale) -> HexevalModel``  "the prediction is outside [low, high]" (counterfactuals)
+``RangeEstimator``
 
 A case whose prediction is ``f(x) = centre`` is explained on one side: why the prediction is this high
 (``direction = +1``: it stays at or above ``centre - band``) or this low (``direction = -1``: it stays at or
@@ -56,6 +58,12 @@ class BandEstimator:
         q = 0.5 + self.direction * (np.asarray(values, dtype=float) - self.edge) / (2 * self.scale)
         return np.clip(q, 0.0, 1.0)
 
+    def value_map(self) -> tuple:
+        """``(regressor, slope, offset)`` with ``q = offset + slope * f`` away from the clip: exact SHAP of the
+        prediction maps onto the view (:mod:`hexeval_engine.explainers.value_shap`)."""
+        slope = self.direction / (2 * self.scale)
+        return self.model, slope, 0.5 - slope * self.edge
+
     def predict_proba(self, X) -> np.ndarray:
         """``[1 - q, q]`` for the raw rows ``X``."""
         q = self.probability(self.model.predict_value(X))
@@ -78,5 +86,54 @@ class BandEstimator:
 def band_view(model: HexevalModel, *, centre: float, band: float, scale: float, direction: int) -> HexevalModel:
     """A binary :class:`HexevalModel` over the regressor ``model`` (see the module docstring)."""
     return HexevalModel(estimator=BandEstimator(model, centre=centre, band=band, scale=scale, direction=direction),
+                        feature_names=model.feature_names, threshold=0.5, class_labels=(0, 1),
+                        source=model.source, kind=model.kind, sha256=model.sha256)
+
+
+class RangeEstimator:
+    """A binary estimator over a regressor: class 1 while the prediction is outside ``[low, high]``.
+
+    ``q(z) = 0.5 + s(f(z)) / (2 * scale)`` clipped to [0, 1], with ``s(v) = max(low - v, v - high)`` the signed
+    distance to the range (negative inside; an open end is ``-inf`` / ``+inf``): ``q < 0.5`` exactly when the
+    prediction lies strictly inside the range, so a counterfactual "flips" when it reaches the range.
+    """
+
+    opaque_graph = True
+
+    def __init__(self, model: HexevalModel, *, low: float | None, high: float | None, scale: float):
+        self.model, self.scale = model, float(scale)
+        self.low = -np.inf if low is None else float(low)
+        self.high = np.inf if high is None else float(high)
+        self.classes_ = np.array([0, 1])
+        if model.feature_names is not None:  # rows reach predict_proba as the DataFrame the model takes
+            self.feature_names_in_ = np.asarray(model.feature_names, dtype=object)
+
+    def probability(self, values: np.ndarray) -> np.ndarray:
+        """``q`` for predicted values."""
+        values = np.asarray(values, dtype=float)
+        outside = np.maximum(self.low - values, values - self.high)
+        return np.clip(0.5 + outside / (2 * self.scale), 0.0, 1.0)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``[1 - q, q]`` for the raw rows ``X``."""
+        q = self.probability(self.model.predict_value(X))
+        return np.column_stack([1.0 - q, q])
+
+    def __getstate__(self) -> dict:
+        """Picklable for process workers: the wrapped model travels without its lock."""
+        m = self.model
+        fields = {"estimator": m.estimator, "preprocessor": m.preprocessor, "feature_names": m.feature_names,
+                  "source": m.source, "kind": m.kind, "sha256": m.sha256, "input_codes": m.input_codes,
+                  "regression": True, "class_labels": ()}
+        return {"fields": fields, "low": self.low, "high": self.high, "scale": self.scale}
+
+    def __setstate__(self, state: dict) -> None:
+        low, high = (None if not np.isfinite(v) else v for v in (state["low"], state["high"]))
+        self.__init__(HexevalModel(**state["fields"]), low=low, high=high, scale=state["scale"])
+
+
+def range_view(model: HexevalModel, *, low: float | None, high: float | None, scale: float) -> HexevalModel:
+    """A binary :class:`HexevalModel` over the regressor ``model``: class 1 while its prediction is outside the range."""
+    return HexevalModel(estimator=RangeEstimator(model, low=low, high=high, scale=scale),
                         feature_names=model.feature_names, threshold=0.5, class_labels=(0, 1),
                         source=model.source, kind=model.kind, sha256=model.sha256)

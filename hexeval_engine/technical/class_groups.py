@@ -5,6 +5,8 @@ Public interface
 ``CaseGroup``  one group: the views, data and config its cases are explained and measured with
 ``case_groups(model, data, config, ids) -> list[CaseGroup]``
 ``label_explanations(explanations, group, X_raw) -> None``
+``value_reference(groups) -> CaseGroup | None``  one view every regression case's attributions map from
+``map_to_group(explanation, reference, group) -> Explanation``
 
 A binary model gives one group: the model, data and config themselves, every case (the binary path is
 untouched). A multi-class model's cases are grouped by the class ``c`` the model predicts for them and
@@ -24,7 +26,7 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explainers.render import render_into, row_dicts
-from ..models.band_view import band_view
+from ..models.band_view import band_view, range_view
 from ..models.class_view import class_view
 from ..models.task import Task, task_of
 from ..plain_values import plain, show, show_all
@@ -53,6 +55,11 @@ class CaseGroup:
         for texts.
     direction, edge :
         Regression: +1 to explain "why this high", -1 "why this low"; the band's edge on that side.
+    scale :
+        Regression: the band views' common scale (``models.band_view``).
+    counterfactual_error : str or None
+        Why DiCE has nothing to do for the group's case (its prediction already lies in
+        ``data.counterfactual_range``), recorded as its failed explanation; ``None`` otherwise.
     """
 
     model: object
@@ -67,6 +74,8 @@ class CaseGroup:
     probabilities: np.ndarray | None = None
     direction: int = 0
     edge: float = 0.0
+    scale: float = 0.0
+    counterfactual_error: str | None = None
 
     def view_of(self, method: str) -> tuple:
         """``(model, config)`` that ``method`` explains and is measured with."""
@@ -80,6 +89,10 @@ def case_groups(model, data, config, ids) -> list[CaseGroup]:
     ids = [int(i) for i in ids]
     if data.is_regression:
         return _value_groups(model, data, config, ids)
+    if config.data.counterfactual_range is not None:
+        raise ConfigError(f"data.counterfactual_range is set ({_range_text(config.data.counterfactual_range)}), but "
+                          f"the model is a {task_of(data, config).describe()} model: the range is for regressors. "
+                          "Remove it (use data.counterfactual_target to choose a class).")
     if data.n_classes == 2:
         return [CaseGroup(model, data, config, model, config, ids)]
     task = task_of(data, config)
@@ -131,14 +144,18 @@ def _value_groups(model, data, config, ids) -> list[CaseGroup]:
 
     Cases predicted at or above the training rows' mean prediction are explained as "why this high" (the
     prediction stays at or above its value minus the band), the others as "why this low". The band is
-    ``data.regression_band`` times the target's standard deviation on the training rows; DiCE's
-    counterfactuals move the prediction beyond it.
+    ``data.regression_band`` times the target's standard deviation on the training rows. DiCE's
+    counterfactuals move the prediction into ``data.counterfactual_range`` when it is set, else away from the
+    explained side by ``data.counterfactual_shift`` (default: the band) times that deviation.
     """
     task = task_of(data, config)
     features = list(data.feature_names)
     train = model.predict_value(data.X_train[features])
     values = model.predict_value(data.X_test.iloc[ids][features]) if ids else np.array([])
-    band = float(config.data.regression_band * np.std(data.y_train.to_numpy(dtype=float)))
+    spread = float(np.std(data.y_train.to_numpy(dtype=float)))
+    band = float(config.data.regression_band * spread)
+    shift = band if config.data.counterfactual_shift is None else float(config.data.counterfactual_shift * spread)
+    wanted = config.data.counterfactual_range
     scale = float(np.ptp(np.concatenate([train, values])) + 2 * band) or 1.0
     middle = float(np.mean(train))
     groups = []
@@ -148,9 +165,60 @@ def _value_groups(model, data, config, ids) -> list[CaseGroup]:
         edge = value - direction * band
         view_data = _value_data(data, train, model, edge, direction)
         words = _value_config(config, task, value, edge, direction)
-        groups.append(CaseGroup(view, view_data, words, view, words, [int(i)], task=task,
-                                probabilities=np.array([value]), direction=direction, edge=edge))
+        aim, aim_words, error = view, words, None
+        if wanted is not None:
+            aim = range_view(model, low=wanted[0], high=wanted[1], scale=scale)
+            aim_words = _range_config(config, task, wanted)
+            if aim.predict_proba(data.X_test.iloc[[i]][features])[0, 1] < 0.5:
+                error = (f"The prediction ({task.value_text(value)}) already lies in data.counterfactual_range "
+                         f"({_range_text(wanted)}), so there is nothing for a counterfactual to reach. Choose a "
+                         "range the cases are not in, or remove the key to move each prediction by "
+                         "data.counterfactual_shift.")
+        elif shift != band:
+            aim = band_view(model, centre=value, band=shift, scale=scale, direction=direction)
+            aim_words = _value_config(config, task, value, value - direction * shift, direction)
+        groups.append(CaseGroup(view, view_data, words, aim, aim_words, [int(i)], task=task,
+                                probabilities=np.array([value]), direction=direction, edge=edge, scale=scale,
+                                counterfactual_error=error))
     return groups
+
+
+#: Methods whose explanation of a band view is an affine image of the explanation of the prediction.
+AFFINE_METHODS = ("SHAP", "LIME")
+
+
+def value_reference(groups: list[CaseGroup]) -> CaseGroup | None:
+    """Regression: one band view whose attributions every case's view maps from; ``None`` otherwise.
+
+    Every case's view has ``q_i = 0.5 + d_i (f - e_i) / (2 s)`` with the common scale ``s``; the reference
+    ``q_0 = 0.5 + (f - e_0) / (2 s)`` (``d = +1``, edge ``e_0`` the mean of the cases' edges) gives
+    ``q_i = a_i + d_i q_0`` with ``a_i = 0.5 - d_i / 2 + d_i (e_0 - e_i) / (2 s)``. SHAP and LIME are linear in
+    the explained function (Shapley values; LIME's weighted ridge fit on the same samples), so one
+    explainer of ``q_0`` serves every case: attributions times ``d_i``, base values and intercepts through
+    the affine map (:func:`map_to_group`), as long as no sample's prediction reaches a view's clip.
+    """
+    if not groups or groups[0].task is None or not groups[0].task.is_regression:
+        return None
+    first = groups[0]
+    edge = float(np.mean([g.edge for g in groups]))
+    view = band_view(first.model.estimator.model, centre=edge, band=0.0, scale=first.scale, direction=1)
+    return dataclasses.replace(first, model=view, counterfactual_model=view, ids=[i for g in groups for i in g.ids],
+                               direction=1, edge=edge, probabilities=None)
+
+
+def map_to_group(explanation, reference: CaseGroup, group: CaseGroup):
+    """The reference view's SHAP or LIME ``explanation`` of a case (towards class 1, the probability ``q_0``), as
+    the explanation of ``group``'s view (towards its class 1: the prediction stays on the explained side)."""
+    d = group.direction
+    shift = 0.5 - d / 2 + d * (reference.edge - group.edge) / (2 * group.scale)
+    e = dataclasses.replace(explanation, extra=dict(explanation.extra), predicted_class=1,
+                            probability=shift + d * explanation.probability)
+    if e.ok:
+        e.attributions = {f: d * v for f, v in explanation.attributions.items()}
+        for key in ("base_value", "intercept", "local_prediction"):
+            if key in e.extra:
+                e.extra[key] = shift + d * e.extra[key]
+    return e
 
 
 def _value_data(data, train_values, model, edge: float, direction: int):
@@ -170,6 +238,24 @@ def _value_config(config, task: Task, value: float, edge: float, direction: int)
     return config.model_copy(update={"domain": domain})
 
 
+def _range_text(wanted) -> str:
+    """``[low, high]`` in words: ``"between 100 and 150"``, ``"at most 150"``, ``"at least 200"``."""
+    low, high = wanted
+    if low is None:
+        return f"at most {format_number(high)}"
+    if high is None:
+        return f"at least {format_number(low)}"
+    return f"between {format_number(low)} and {format_number(high)}"
+
+
+def _range_config(config, task: Task, wanted):
+    """The counterfactuals' config when they aim at ``data.counterfactual_range``: its outcome words name the range."""
+    domain = config.domain.model_copy(update={
+        "positive_outcome": f"{task.quantity} outside the range {_range_text(wanted)}",
+        "negative_outcome": f"{task.quantity} {_range_text(wanted)}"})
+    return config.model_copy(update={"domain": domain})
+
+
 def _label_values(explanations, group: CaseGroup, X_raw: pd.DataFrame) -> None:
     """Regression: record the predicted value and the explained side on each explanation, word the texts."""
     task, (iid,), value = group.task, group.ids, float(group.probabilities[0])
@@ -181,8 +267,10 @@ def _label_values(explanations, group: CaseGroup, X_raw: pd.DataFrame) -> None:
         if e.instance_id != iid:
             continue
         e.extra["value_view"] = dict(view)
+        if e.method == "DiCE":  # where its counterfactuals move the prediction, in the quantity's words
+            e.extra["value_view"]["counterfactual_aim"] = group.counterfactual_config.domain.negative_outcome
         if e.ok:
-            render_into(e, row, group.data, group.config)
+            render_into(e, row, group.data, group.view_of(e.method)[1])
 
 
 def _target_index(config, task: Task) -> int | None:

@@ -58,7 +58,7 @@ from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
 from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
-from .class_groups import CaseGroup, case_groups, label_explanations
+from .class_groups import AFFINE_METHODS, CaseGroup, case_groups, label_explanations, map_to_group, value_reference
 from .stability import stability_explanations
 
 log = logging.getLogger(__name__)
@@ -83,7 +83,8 @@ class TechnicalResult:
         ``method, metric, value, ci_low, ci_high, n, direction, meaning, derived`` (shared cases).
     per_instance : DataFrame
         ``method, instance_id, metric, value, derived`` on the shared cases: every method's rows
-        cover the same instance ids.
+        cover the same instance ids. Multi-class and regression runs add ``explained_class``: the name of
+        the class each case is explained for, or the side of the band its prediction is explained on.
     explanations : list of Explanation
         The explanations of the sample (not the noisy copies), by method then instance.
     instance_ids : list of int
@@ -162,9 +163,16 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     parts = [_group_sample(g, sample) for g in groups]
     units = sum(p.progress_units() - 1 for p in parts) + 1  # the metrics step is counted once
     work = _Work(progress=_Progress(report(on_progress), units))
-    rows_in_workers = 0
+    reference = value_reference(groups)  # a regressor: SHAP and LIME explain the prediction once for all cases
+    rows_in_workers, work.reference = _explain_reference(reference, sample, config, work) if reference else (0, {})
+    if len(groups) > 1 and groups[0].task is not None and groups[0].task.is_multiclass:
+        work.reference.update(_explain_anchor_pooled(model, data, groups, parts, config, work))
     for group, part in zip(groups, parts):  # one group for a binary model (technical.class_groups)
-        rows_in_workers += _explain_group(group, part, config, work)
+        rows_in_workers += _explain_group(group, part, config, work, reference, whole=len(groups) == 1)
+    for method in sample.methods:  # explained group by group: a method that failed on every case is left out
+        mine = [e for e in work.explanations if e.method == method]
+        if mine and method not in work.failed and not any(e.ok for e in mine):
+            work.fail(method, f"all {len(mine)} instances failed; first error: {mine[0].error}")
     work.progress.message("Computing metrics")
     for group, part in zip(groups, parts):
         _measure_group(group, part, work)
@@ -174,30 +182,114 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     metrics = _with_meta(wide, sample.methods, work.explanations, shared, timings, work.failed)
     explained = {int(e.instance_id): e.extra["class_view"]["class"] for e in work.explanations
                  if "class_view" in e.extra}
+    per_instance, unshared = (_with_explained_class(t, work.explanations) for t in (per_instance, unshared))
     return TechnicalResult(metrics, long, per_instance, work.explanations, sample.ids, work.failures, timings,
                            int(model.rows - rows_before + rows_in_workers), shared, unshared,
                            dict(sorted(explained.items())))
 
 
-def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work) -> int:
-    """Explain one group's cases (and noisy copies) with every method; rows the workers evaluated."""
+def _explain_reference(reference: CaseGroup, sample: _Sample, config, work: _Work) -> tuple[int, dict]:
+    """A regressor: SHAP and LIME explain every case once, on the reference band view (towards its class 1).
+
+    Returns the rows the workers evaluated and ``{(method, instance id): explanation}``; each case's group maps
+    them onto its own view (:func:`hexeval_engine.technical.class_groups.map_to_group`).
+    """
+    methods = [m for m in AFFINE_METHODS if m in sample.methods]
+    if not methods or not sample.ids:
+        return 0, {}
+    q0 = reference.model.predict_proba(sample.X)[:, 1]
+    towards = dataclasses.replace(sample, classes=np.ones(len(sample.ids), dtype=int), probabilities=q0)
+    start = len(work.explanations)
+    with ExplainRunner(reference.model, reference.data, reference.config) as runner:
+        for method in methods:
+            _explain_method(runner, method, towards, config, work)
+        rows = runner.worker_rows
+    produced = work.explanations[start:]
+    del work.explanations[start:]
+    return rows, {(e.method, e.instance_id): e for e in produced}
+
+
+def _explain_anchor_pooled(model, data, groups: list[CaseGroup], parts: list, config, work: _Work) -> dict:
+    """A multi-class model: Anchor's searches for every class group run together, sharing each model call.
+
+    Each case's search classifies samples by its own one-class view (``AnchorExplainer.explain(explained=...)``),
+    so its rule is the one a search on that view finds; run group by group, each group's few cases made
+    their own thousands of small model calls. Returns ``{("Anchor", instance id): explanation}``.
+    """
+    if "Anchor" not in parts[0].methods:
+        return {}
+    chosen = [(g, p, k) for g, p in zip(groups, parts) for k in range(p.counts["Anchor"])]
+    if not chosen:
+        return {}
+    X = pd.concat([p.X.iloc[[k]] for _, p, k in chosen], ignore_index=True)
+    ids = [p.ids[k] for _, p, k in chosen]
+    n = len(ids)
+    seeds = [instance_seed(config.evaluation.random_state, i, "Anchor") for i in ids]
+    work.progress.message(f"Anchor: explaining {n} instances")
+    start = len(work.explanations)
+    try:
+        with work.clock.charge("Anchor"), ExplainRunner(model, data, config) as runner:
+            work.explanations += runner.explainer("Anchor").explain(
+                X, ids, np.array([p.classes[k] for _, p, k in chosen]),
+                np.array([p.probabilities[k] for _, p, k in chosen]), seeds,
+                on_instance=lambda: work.progress.step("Anchor: instance explained"),
+                explained=np.array([g.explained for g, _, _ in chosen]))
+    except Exception as err:  # one failing method must not sink the others
+        log.exception("Anchor failed on the technical evaluation sample")
+        work.fail("Anchor", f"{type(err).__name__}: {err}")
+        work.progress.skip(n, "Anchor: failed")
+        return {}
+    produced = work.explanations[start:]
+    del work.explanations[start:]
+    bad = [e for e in produced if not e.ok]
+    work.failures += [{"method": "Anchor", "instance_id": e.instance_id, "error": e.error} for e in bad]
+    if produced and len(bad) == len(produced):
+        work.fail("Anchor", f"all {len(bad)} instances failed; first error: {bad[0].error}")
+    return {("Anchor", e.instance_id): e for e in produced}
+
+
+def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, reference: CaseGroup | None, *,
+                   whole: bool) -> int:
+    """Explain one group's cases (and noisy copies) with every method; rows the workers evaluated.
+
+    ``whole``: the group holds the whole sample (a binary model), so a method that failed on all its cases
+    is left out here; otherwise that is judged over all groups once they ran (one case failing in a group
+    of one must not leave a method out)."""
     start = len(work.explanations)
     work.perturbed, work.seed_runs = {}, {}
     rows = 0
     with ExplainRunner(group.model, group.data, group.config) as runner:
         for method in sample.methods:
-            if group.counterfactual_model is not group.model and method == "DiCE":
+            if reference is not None and method in AFFINE_METHODS:  # explained once: map onto this case's view
+                done = [work.reference.get((method, i)) for i in sample.ids[:sample.counts[method]]]
+                work.explanations += [map_to_group(e, reference, group) for e in done if e is not None]
+            elif method == "Anchor" and any(k[0] == method for k in work.reference):  # pooled over the groups
+                done = [work.reference.get((method, i)) for i in sample.ids[:sample.counts[method]]]
+                work.explanations += [e for e in done if e is not None]
+            elif method == "DiCE" and group.counterfactual_error is not None:  # already in the wanted range
+                _record_nothing_to_reach(group, sample, work)
+            elif group.counterfactual_model is not group.model and method == "DiCE":
                 with ExplainRunner(group.counterfactual_model, group.data, group.counterfactual_config) as other:
-                    _explain_method(other, method, _counterfactual_sample(group, sample), config, work)
+                    _explain_method(other, method, _counterfactual_sample(group, sample), config, work, whole=whole)
                     rows += other.worker_rows
             else:
-                _explain_method(runner, method, sample, config, work)
+                _explain_method(runner, method, sample, config, work, whole=whole)
         _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work)
         rows += runner.worker_rows
     work.group_noise.append((work.perturbed, work.seed_runs))
     label_explanations(work.explanations[start:], group, sample.X)
     work.group_spans.append((start, len(work.explanations)))
     return rows
+
+
+def _record_nothing_to_reach(group: CaseGroup, sample: _Sample, work: _Work) -> None:
+    """DiCE's failed explanation of a case whose prediction already lies in ``data.counterfactual_range``."""
+    for iid in sample.ids[:sample.counts["DiCE"]]:
+        e = Explanation(method="DiCE", instance_id=int(iid), predicted_class=0, probability=0.0,
+                        error=group.counterfactual_error)
+        work.explanations.append(e)
+        work.failures.append({"method": "DiCE", "instance_id": int(iid), "error": e.error})
+        work.progress.step("DiCE: instance explained")
 
 
 def _measure_group(group: CaseGroup, sample: _Sample, work: _Work) -> None:
@@ -289,6 +381,9 @@ class _Work:
     per_instance_parts: list = field(default_factory=list)
     group_spans: list = field(default_factory=list)  # (start, end) of each case group's explanations
     group_noise: list = field(default_factory=list)  # (perturbed, seed_runs) of each case group
+    #: {(method, id): explanation} made before the groups: regression's SHAP/LIME on the reference view (mapped
+    #: per case), multi-class Anchor pooled over the class groups
+    reference: dict = field(default_factory=dict)
 
     def fail(self, method: str, error: str) -> None:
         """Leave ``method`` out of the comparison, recording why."""
@@ -340,8 +435,9 @@ def _counterfactual_sample(group: CaseGroup, sample: _Sample) -> _Sample:
     return dataclasses.replace(sample, classes=classes, probabilities=probabilities)
 
 
-def _explain_method(runner, method: str, sample: _Sample, config, work: _Work) -> None:
-    """Explain the first ``counts[method]`` cases with ``method``, recording failed cases and a total failure."""
+def _explain_method(runner, method: str, sample: _Sample, config, work: _Work, *, whole: bool = True) -> None:
+    """Explain the first ``counts[method]`` cases with ``method``, recording failed cases and (``whole``: these
+    are all the cases the method explains) a total failure."""
     n, ids = sample.counts[method], sample.ids
     progress = work.progress
     progress.message(f"{method}: explaining {n} instances")
@@ -358,7 +454,7 @@ def _explain_method(runner, method: str, sample: _Sample, config, work: _Work) -
         return
     bad = [e for e in produced if not e.ok]
     work.failures += [{"method": method, "instance_id": e.instance_id, "error": e.error} for e in bad]
-    if produced and len(bad) == len(produced):
+    if whole and produced and len(bad) == len(produced):
         work.fail(method, f"all {len(bad)} instances failed; first error: {bad[0].error}")
     work.explanations += produced
 
@@ -433,6 +529,25 @@ def _summarise_shared(sample: _Sample, config, work: _Work):
     wide, long = summarise(per_instance, n_resamples=ev.bootstrap_resamples, confidence=ev.confidence_level,
                            seed=ev.random_state, methods=sample.methods)
     return shared, per_instance, unshared, wide, long
+
+
+def _with_explained_class(table: pd.DataFrame, explanations) -> pd.DataFrame:
+    """Multi-class and regression runs: ``explained_class`` says in words what each row explains.
+
+    Multi-class: the class's name (the class the case is explained for, its predicted class); regression:
+    the side of the band the prediction is explained on ("disease progression at least 208"). A binary
+    run's table is returned unchanged.
+    """
+    words = {}
+    for e in explanations:
+        if "class_view" in e.extra:
+            words.setdefault(int(e.instance_id), e.extra["class_view"]["name"])
+        elif "value_view" in e.extra:
+            view = e.extra["value_view"]
+            words.setdefault(int(e.instance_id), f"{view['quantity']} {view['side']}")
+    if not words:
+        return table
+    return table.assign(explained_class=table["instance_id"].map(lambda i: words.get(int(i), "")).astype(str))
 
 
 def _timings(methods, clock: MethodClock, total: float) -> dict:

@@ -115,7 +115,7 @@ def signal_check(model, data, config) -> dict:
     if data.n_classes > 2:
         return _class_signal_check(model.class_probabilities(X), data.y_test.to_numpy().astype(int), config)
     proba = model.predict_proba(X)[:, 1]
-    y = np.asarray(data.y_test == data.class_labels[1], dtype=int)
+    y = np.asarray(data.y_test.to_numpy() == 1, dtype=int)  # the target is encoded: 1 is class_labels[1]
     auc = _auc(y, proba)
     rng = np.random.default_rng(config.evaluation.random_state)
     aucs = bootstrap_aucs(y, proba, [rng.integers(0, y.size, y.size) for _ in range(settings.auc_resamples)])
