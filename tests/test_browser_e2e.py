@@ -203,6 +203,35 @@ def test_run_wine_three_classes_names_the_explained_class(page):
     _no_exception(page)
 
 
+def test_run_diabetes_regression_names_the_quantity_and_the_side(page):
+    """A regression use case in the same browser session: the run, results, case explorer and recommendations
+    say it is a regression and explain why each prediction is this high or this low."""
+    _goto(page, "Configure & Run")
+    _pick_usecase(page, "Diabetes Progression (Endocrinology, regression)")
+    page.get_by_role("slider").first.focus()
+    page.keyboard.press("Home")  # the smallest sample size (5)
+    _settle(page)
+    _set_number(page, "Perturbation samples", 200)
+    for k in (0, 1):
+        page.get_by_label("Max instances", exact=True).nth(k).fill("2")
+        page.get_by_label("Max instances", exact=True).nth(k).press("Enter")
+        _settle(page)
+    _set_number(page, "Instances per persona", 1)
+    page.get_by_role("button", name="Run evaluation").click()
+    page.get_by_text("See the results").wait_for(timeout=180_000)
+    _no_exception(page)
+    page.get_by_text("See the results").click()
+    page.get_by_role("heading", name="Results", level=1).wait_for()
+    page.get_by_text(re.compile(r"Regression of .*each case is explained on one side of a band")).first.wait_for()
+    _tab(page, "Case explorer")
+    page.get_by_text(re.compile(r"explains why the prediction is this (high|low) \((at least|at most) ")).first.wait_for()
+    _no_exception(page)
+    _shot(page, "09d_diabetes_case_explorer")
+    _goto(page, "Recommendations")
+    page.get_by_text("Who should see what").wait_for()
+    _no_exception(page)
+
+
 def test_saved_run_loads_into_results_and_recommendations(page):
     _goto(page, "Configure & Run")
     _pick_usecase(page, "Heart Disease (Healthcare)")
