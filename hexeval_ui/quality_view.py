@@ -18,7 +18,10 @@ def render_quality(report, *, class_labels: tuple | None = None, target: str | N
                    help="Exact duplicate rows in the file, before any are dropped.", border=True)
     cols[3].metric("Leaking test rows", report.duplicates_crossing_split,
                    help="Test rows whose feature values also appear among the training rows.", border=True)
-    cols[4].metric("Minority class", f"{report.minority_share:.0%}", help="Share of the rarer class.", border=True)
+    if report.class_balance:
+        cols[4].metric("Minority class", f"{report.minority_share:.0%}", help="Share of the rarest class.", border=True)
+    else:  # a regression target has no classes to balance
+        cols[4].metric("Target", "a number", help="The model predicts a measured quantity (regression).", border=True)
     notes = getattr(report, "notes", [])
     if notes:
         st.info(bullet_list(notes), icon=":material/translate:")
@@ -29,7 +32,10 @@ def render_quality(report, *, class_labels: tuple | None = None, target: str | N
     left, middle, right = st.columns(3)
     with left:
         st.markdown(f"**Class balance** (`{target}`)" if target else "**Class balance**")
-        st.dataframe(_class_table(report.class_balance, class_labels), hide_index=True)
+        if report.class_balance:
+            st.dataframe(_class_table(report.class_balance, class_labels), hide_index=True)
+        else:
+            st.caption("None: the target is a measured quantity (regression), not classes.")
     with middle:
         st.markdown("**Missing values**")
         if report.missing_values:
@@ -48,7 +54,7 @@ def render_quality(report, *, class_labels: tuple | None = None, target: str | N
 def _class_table(balance: dict, class_labels: tuple | None) -> pd.DataFrame:
     total = sum(balance.values()) or 1
     rows = [{"value": k, "rows": v, "share": f"{v / total:.0%}"} for k, v in balance.items()]
-    if class_labels is not None:
+    if class_labels is not None and len(class_labels) == 2:  # with three classes or more none is "positive"
         positive = str(class_labels[1])
         for r in rows:
             r["class"] = "positive" if r["value"] == positive else "negative"

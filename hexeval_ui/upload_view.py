@@ -123,7 +123,7 @@ def _target_picker(csv) -> str | None:
         show_error(err)
         return None
     return st.selectbox("Target column", columns, index=columns.index(guess) if guess in columns else None,
-                        placeholder="Pick the binary column the model predicts", key=f"upload_target_{csv.file_id}")
+                        placeholder="Pick the column the model predicts (its classes or values)", key=f"upload_target_{csv.file_id}")
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -136,7 +136,7 @@ def _columns(data: bytes, name: str) -> tuple[list[str], str | None]:
     try:
         guess = find_target(frame, None)
     except HexevalError:
-        guess = None  # no unambiguous binary column: the user picks one
+        guess = None  # no unambiguous target column: the user picks one
     return list(frame.columns), guess
 
 
