@@ -28,7 +28,39 @@ import numpy as np
 from .model_wrapper import HexevalModel
 
 
-class BandEstimator:
+class _ValueView:
+    """What both views share: ``classes_`` ``[0, 1]``, the regressor's column names, ``predict_proba`` from
+    the subclass's ``probability`` of the predicted values, and pickling of the wrapped model without its lock."""
+
+    opaque_graph = True
+
+    def _wrap(self, model: HexevalModel) -> None:
+        self.model = model
+        self.classes_ = np.array([0, 1])
+        if model.feature_names is not None:  # rows reach predict_proba as the DataFrame the model takes
+            self.feature_names_in_ = np.asarray(model.feature_names, dtype=object)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """``[1 - q, q]`` for the raw rows ``X``."""
+        q = self.probability(self.model.predict_value(X))
+        return np.column_stack([1.0 - q, q])
+
+    def _model_fields(self) -> dict:
+        """The wrapped regressor's fields, for ``__getstate__`` (process workers; the lock stays behind)."""
+        m = self.model
+        return {"estimator": m.estimator, "preprocessor": m.preprocessor, "feature_names": m.feature_names,
+                "source": m.source, "kind": m.kind, "sha256": m.sha256, "input_codes": m.input_codes,
+                "regression": True, "class_labels": ()}
+
+
+def _binary_model(estimator: _ValueView) -> HexevalModel:
+    """The binary :class:`HexevalModel` around a view of the regressor ``estimator.model``."""
+    model = estimator.model
+    return HexevalModel(estimator=estimator, feature_names=model.feature_names, threshold=0.5, class_labels=(0, 1),
+                        source=model.source, kind=model.kind, sha256=model.sha256)
+
+
+class BandEstimator(_ValueView):
     """A binary estimator over a regression :class:`HexevalModel` (see the module docstring).
 
     Attributes
@@ -39,14 +71,10 @@ class BandEstimator:
         ``True``: explainers treat the view as a black box.
     """
 
-    opaque_graph = True
-
     def __init__(self, model: HexevalModel, *, centre: float, band: float, scale: float, direction: int):
-        self.model, self.centre, self.band = model, float(centre), float(band)
+        self._wrap(model)
+        self.centre, self.band = float(centre), float(band)
         self.scale, self.direction = float(scale), int(direction)
-        self.classes_ = np.array([0, 1])
-        if model.feature_names is not None:  # rows reach predict_proba as the DataFrame the model takes
-            self.feature_names_in_ = np.asarray(model.feature_names, dtype=object)
 
     @property
     def edge(self) -> float:
@@ -64,18 +92,9 @@ class BandEstimator:
         slope = self.direction / (2 * self.scale)
         return self.model, slope, 0.5 - slope * self.edge
 
-    def predict_proba(self, X) -> np.ndarray:
-        """``[1 - q, q]`` for the raw rows ``X``."""
-        q = self.probability(self.model.predict_value(X))
-        return np.column_stack([1.0 - q, q])
-
     def __getstate__(self) -> dict:
         """Picklable for process workers: the wrapped model travels without its lock."""
-        m = self.model
-        fields = {"estimator": m.estimator, "preprocessor": m.preprocessor, "feature_names": m.feature_names,
-                  "source": m.source, "kind": m.kind, "sha256": m.sha256, "input_codes": m.input_codes,
-                  "regression": True, "class_labels": ()}
-        return {"fields": fields, "centre": self.centre, "band": self.band, "scale": self.scale,
+        return {"fields": self._model_fields(), "centre": self.centre, "band": self.band, "scale": self.scale,
                 "direction": self.direction}
 
     def __setstate__(self, state: dict) -> None:
@@ -85,12 +104,10 @@ class BandEstimator:
 
 def band_view(model: HexevalModel, *, centre: float, band: float, scale: float, direction: int) -> HexevalModel:
     """A binary :class:`HexevalModel` over the regressor ``model`` (see the module docstring)."""
-    return HexevalModel(estimator=BandEstimator(model, centre=centre, band=band, scale=scale, direction=direction),
-                        feature_names=model.feature_names, threshold=0.5, class_labels=(0, 1),
-                        source=model.source, kind=model.kind, sha256=model.sha256)
+    return _binary_model(BandEstimator(model, centre=centre, band=band, scale=scale, direction=direction))
 
 
-class RangeEstimator:
+class RangeEstimator(_ValueView):
     """A binary estimator over a regressor: class 1 while the prediction is outside ``[low, high]``.
 
     ``q(z) = 0.5 + s(f(z)) / (2 * scale)`` clipped to [0, 1], with ``s(v) = max(low - v, v - high)`` the signed
@@ -98,15 +115,11 @@ class RangeEstimator:
     prediction lies strictly inside the range, so a counterfactual "flips" when it reaches the range.
     """
 
-    opaque_graph = True
-
     def __init__(self, model: HexevalModel, *, low: float | None, high: float | None, scale: float):
-        self.model, self.scale = model, float(scale)
+        self._wrap(model)
+        self.scale = float(scale)
         self.low = -np.inf if low is None else float(low)
         self.high = np.inf if high is None else float(high)
-        self.classes_ = np.array([0, 1])
-        if model.feature_names is not None:  # rows reach predict_proba as the DataFrame the model takes
-            self.feature_names_in_ = np.asarray(model.feature_names, dtype=object)
 
     def probability(self, values: np.ndarray) -> np.ndarray:
         """``q`` for predicted values."""
@@ -114,18 +127,9 @@ class RangeEstimator:
         outside = np.maximum(self.low - values, values - self.high)
         return np.clip(0.5 + outside / (2 * self.scale), 0.0, 1.0)
 
-    def predict_proba(self, X) -> np.ndarray:
-        """``[1 - q, q]`` for the raw rows ``X``."""
-        q = self.probability(self.model.predict_value(X))
-        return np.column_stack([1.0 - q, q])
-
     def __getstate__(self) -> dict:
         """Picklable for process workers: the wrapped model travels without its lock."""
-        m = self.model
-        fields = {"estimator": m.estimator, "preprocessor": m.preprocessor, "feature_names": m.feature_names,
-                  "source": m.source, "kind": m.kind, "sha256": m.sha256, "input_codes": m.input_codes,
-                  "regression": True, "class_labels": ()}
-        return {"fields": fields, "low": self.low, "high": self.high, "scale": self.scale}
+        return {"fields": self._model_fields(), "low": self.low, "high": self.high, "scale": self.scale}
 
     def __setstate__(self, state: dict) -> None:
         low, high = (None if not np.isfinite(v) else v for v in (state["low"], state["high"]))
@@ -134,6 +138,4 @@ class RangeEstimator:
 
 def range_view(model: HexevalModel, *, low: float | None, high: float | None, scale: float) -> HexevalModel:
     """A binary :class:`HexevalModel` over the regressor ``model``: class 1 while its prediction is outside the range."""
-    return HexevalModel(estimator=RangeEstimator(model, low=low, high=high, scale=scale),
-                        feature_names=model.feature_names, threshold=0.5, class_labels=(0, 1),
-                        source=model.source, kind=model.kind, sha256=model.sha256)
+    return _binary_model(RangeEstimator(model, low=low, high=high, scale=scale))
