@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 from browser_env import browser_marks, playwright_sync_api
 from local_server import streamlit_app
-from test_browser_e2e import _goto, _no_exception, _settle, _shot
+from test_browser_e2e import _goto, _no_exception, _settle, _shot, _small_settings
 
 pytestmark = browser_marks()
 sync_api = playwright_sync_api()
@@ -39,23 +39,6 @@ def _pick(page, label: str, option) -> None:
 
 def _upload(page, label: str, path) -> None:
     page.get_by_test_id("stFileUploader").filter(has_text=label).locator("input[type=file]").set_input_files(str(path))
-    _settle(page)
-
-
-def _small_settings(page) -> None:
-    page.get_by_role("slider").first.focus()
-    page.keyboard.press("Home")  # the smallest sample size (5)
-    _settle(page)
-    for label, value in (("Perturbation samples", 200),):
-        page.get_by_label(label, exact=True).fill(str(value))
-        page.get_by_label(label, exact=True).press("Enter")
-        _settle(page)
-    for k in (0, 1):
-        page.get_by_label("Max instances", exact=True).nth(k).fill("2")
-        page.get_by_label("Max instances", exact=True).nth(k).press("Enter")
-        _settle(page)
-    page.get_by_label("Instances per persona", exact=True).fill("1")
-    page.get_by_label("Instances per persona", exact=True).press("Enter")
     _settle(page)
 
 

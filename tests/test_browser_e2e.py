@@ -138,20 +138,37 @@ def _set_number(page, label: str, value: int) -> None:
     _settle(page)
 
 
-def test_run_heart_disease_then_results_and_recommendations(page):
-    _goto(page, "Configure & Run")
-    _pick_usecase(page, "Heart Disease (Healthcare)")
+def _small_settings(page) -> None:
+    """The smallest run Configure & Run allows: 5 cases, 200 perturbation samples, 2 Anchor and DiCE cases,
+    1 case per persona."""
     page.get_by_role("slider").first.focus()
     page.keyboard.press("Home")  # the smallest sample size (5)
     _settle(page)
     _set_number(page, "Perturbation samples", 200)
-    page.get_by_label("Max instances", exact=True).nth(0).fill("2")
-    page.get_by_label("Max instances", exact=True).nth(0).press("Enter")
-    _settle(page)
-    page.get_by_label("Max instances", exact=True).nth(1).fill("2")
-    page.get_by_label("Max instances", exact=True).nth(1).press("Enter")
-    _settle(page)
+    for k in (0, 1):
+        box = page.get_by_label("Max instances", exact=True).nth(k)
+        box.fill("2")
+        box.press("Enter")
+        _settle(page)
     _set_number(page, "Instances per persona", 1)
+
+
+def _run_small_and_open_results(page, usecase: str, *, timeout: int) -> None:
+    """Run ``usecase`` at :func:`_small_settings` from Configure & Run and open its Results."""
+    _goto(page, "Configure & Run")
+    _pick_usecase(page, usecase)
+    _small_settings(page)
+    page.get_by_role("button", name="Run evaluation").click()
+    page.get_by_text("See the results").wait_for(timeout=timeout)
+    _no_exception(page)
+    page.get_by_text("See the results").click()
+    page.get_by_role("heading", name="Results", level=1).wait_for()
+
+
+def test_run_heart_disease_then_results_and_recommendations(page):
+    _goto(page, "Configure & Run")
+    _pick_usecase(page, "Heart Disease (Healthcare)")
+    _small_settings(page)
     page.get_by_role("button", name="Run evaluation").click()
     page.get_by_text("See the results").wait_for(timeout=120_000)
     _no_exception(page)
@@ -176,22 +193,7 @@ def test_run_heart_disease_then_results_and_recommendations(page):
 def test_run_wine_three_classes_names_the_explained_class(page):
     """A 3-class use case in the same browser session: the run, results, case explorer and recommendations
     name the task and the class each case is explained for."""
-    _goto(page, "Configure & Run")
-    _pick_usecase(page, "Wine Cultivars (Food chemistry, 3 classes)")
-    page.get_by_role("slider").first.focus()
-    page.keyboard.press("Home")  # the smallest sample size (5)
-    _settle(page)
-    _set_number(page, "Perturbation samples", 200)
-    for k in (0, 1):
-        page.get_by_label("Max instances", exact=True).nth(k).fill("2")
-        page.get_by_label("Max instances", exact=True).nth(k).press("Enter")
-        _settle(page)
-    _set_number(page, "Instances per persona", 1)
-    page.get_by_role("button", name="Run evaluation").click()
-    page.get_by_text("See the results").wait_for(timeout=120_000)
-    _no_exception(page)
-    page.get_by_text("See the results").click()
-    page.get_by_role("heading", name="Results", level=1).wait_for()
+    _run_small_and_open_results(page, "Wine Cultivars (Food chemistry, 3 classes)", timeout=120_000)
     page.get_by_text("3-class classification").first.wait_for()
     _tab(page, "Case explorer")
     page.get_by_text(re.compile(r"explains why cultivar \d rather than the other two")).first.wait_for()
@@ -206,22 +208,7 @@ def test_run_wine_three_classes_names_the_explained_class(page):
 def test_run_diabetes_regression_names_the_quantity_and_the_side(page):
     """A regression use case in the same browser session: the run, results, case explorer and recommendations
     say it is a regression and explain why each prediction is this high or this low."""
-    _goto(page, "Configure & Run")
-    _pick_usecase(page, "Diabetes Progression (Endocrinology, regression)")
-    page.get_by_role("slider").first.focus()
-    page.keyboard.press("Home")  # the smallest sample size (5)
-    _settle(page)
-    _set_number(page, "Perturbation samples", 200)
-    for k in (0, 1):
-        page.get_by_label("Max instances", exact=True).nth(k).fill("2")
-        page.get_by_label("Max instances", exact=True).nth(k).press("Enter")
-        _settle(page)
-    _set_number(page, "Instances per persona", 1)
-    page.get_by_role("button", name="Run evaluation").click()
-    page.get_by_text("See the results").wait_for(timeout=180_000)
-    _no_exception(page)
-    page.get_by_text("See the results").click()
-    page.get_by_role("heading", name="Results", level=1).wait_for()
+    _run_small_and_open_results(page, "Diabetes Progression (Endocrinology, regression)", timeout=180_000)
     page.get_by_text(re.compile(r"Regression of .*each case is explained on one side of a band")).first.wait_for()
     _tab(page, "Case explorer")
     page.get_by_text(re.compile(r"explains why the prediction is this (high|low) \((at least|at most) ")).first.wait_for()

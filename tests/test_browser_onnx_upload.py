@@ -12,8 +12,8 @@ import pytest
 
 from browser_env import browser_marks, playwright_sync_api
 from local_server import streamlit_app
-from test_browser_custom_upload import _pick, _session, _small_settings, _upload
-from test_browser_e2e import _goto, _no_exception, _settle, _shot
+from test_browser_custom_upload import _pick, _session, _upload
+from test_browser_e2e import _goto, _no_exception, _settle, _shot, _small_settings
 
 pytestmark = browser_marks()
 sync_api = playwright_sync_api()
