@@ -244,3 +244,13 @@ def test_the_wrapper_uses_the_fast_path_and_the_estimator_sees_no_feature_names(
         matrix = model.transform(rows)
     assert np.array_equal(got[:, 1], expected[:, model.positive_index])
     assert isinstance(matrix, np.ndarray) and matrix.shape == (30, 26)
+
+
+def test_none_in_a_text_column_is_unknown_and_other_objects_take_scikit_learns_path():
+    credit = _prepared(CREDIT).estimator
+    rows = _credit_rows().iloc[:30].copy()
+    rows["loan_grade"] = rows["loan_grade"].astype(object)
+    rows.loc[rows.index[:2], "loan_grade"] = None  # what the engine's decoder writes for a missing label
+    _assert_exact(credit, rows)
+    rows.loc[rows.index[2], "loan_grade"] = 3  # a number among labels: scikit-learn decides what it means
+    assert fast_preprocess.estimator_input(credit, rows) is None

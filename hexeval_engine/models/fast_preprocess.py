@@ -48,7 +48,7 @@ from sklearn.utils._set_output import _get_output_config
 
 #: Column dtypes taken as numbers: numpy integers and floats (booleans and extension dtypes are not).
 _NUMERIC_KINDS = ("i", "u", "f")
-#: Per encoder, the ``pandas.Index`` of each text feature's categories (its hash table is built once).
+#: Per encoder, each text feature's ``{category: position}`` (built once per fitted encoder).
 _TEXT_INDEXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _TEXT_LOCK = threading.Lock()
 
@@ -318,7 +318,8 @@ def _category_codes(encoder, source):
                 text_indexes = _text_indexes(encoder)
             if text_indexes[j] is None or not _all_text_or_missing(column):
                 return None
-            index = text_indexes[j].get_indexer(column)
+            lookup = text_indexes[j]  # a dict, as scikit-learn's own mapping: Python's hash and equality
+            index = np.fromiter((lookup.get(value, -1) for value in column), dtype=np.intp, count=len(column))
             known = index >= 0
         else:
             return None
@@ -332,12 +333,12 @@ def _all_text_or_missing(column: np.ndarray) -> bool:
 
 
 def _text_indexes(encoder) -> list:
-    """A ``pandas.Index`` per feature whose categories are all text (``None`` for other features), cached."""
+    """Per feature whose categories are all text, ``{category: position}`` (``None`` for other features), cached."""
     with _TEXT_LOCK:
         entry = _TEXT_INDEXES.get(encoder)
         if entry is not None and entry[0] is encoder.categories_:
             return entry[1]
-        indexes = [pd.Index(cats, dtype=object) if all(type(c) is str for c in cats) else None
+        indexes = [{c: k for k, c in enumerate(cats)} if all(type(c) is str for c in cats) else None
                    for cats in encoder.categories_]
         _TEXT_INDEXES[encoder] = (encoder.categories_, indexes)
         return indexes
