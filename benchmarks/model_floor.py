@@ -122,7 +122,7 @@ class CallRecorder:
                 setattr(owner, name, original)
 
     def _model_patches(self) -> list:
-        from hexeval_engine.models.model_wrapper import HexevalModel
+        from hexeval_engine.models.model_wrapper import HexevalModel  # the engine loads in recording processes only
 
         recorder = self
 
@@ -243,6 +243,7 @@ def _wrapped(function, name: str):
 
 def _label_patches() -> list:
     """``(owner, attribute, replacement)`` for every engine entry point that knows where a call comes from."""
+    # the engine loads in recording processes only (targets.py's parent process imports this module to print)
     import importlib
 
     import hexeval_engine.technical.run as technical

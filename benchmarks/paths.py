@@ -65,7 +65,7 @@ def _overrides() -> dict:
 
 def _inputs(name: str, folder: Path) -> dict:
     """``evaluate()``'s keyword arguments for workload ``name`` (files written in ``folder``)."""
-    from hexeval_engine import get_usecase
+    from hexeval_engine import get_usecase  # the engine loads in the child processes only
     from workloads import upload_files
 
     heart = get_usecase("heart")
@@ -76,7 +76,7 @@ def _inputs(name: str, folder: Path) -> dict:
     kwargs = {"model_path": model_path, "data_path": csv_path, "target_column": "target",
               "config_overrides": _overrides()}
     if name.endswith("_declared"):
-        from hexeval_engine import load_config
+        from hexeval_engine import load_config  # the engine loads in the child processes only
 
         usecase = load_config(heart.config_path)
         overrides = kwargs["config_overrides"]
@@ -97,7 +97,7 @@ def child(name: str) -> dict:
     import shap  # noqa: F401
     import skops.io  # noqa: F401
 
-    from hexeval_engine import evaluate
+    from hexeval_engine import evaluate  # the engine loads in the child processes only
 
     with tempfile.TemporaryDirectory() as tmp:
         kwargs = _inputs(name, Path(tmp))

@@ -73,7 +73,7 @@ def child(name: str, sample_size: int, *, floor: bool = False) -> dict:
     model, data, config, description = load_workload(name, sample_size)
     if not floor:
         return _measured(name, model, data, config, description, run_technical_evaluation)[0]
-    from model_floor import CallRecorder, real_rows
+    from model_floor import CallRecorder, real_rows  # only a child asked for the floor records
 
     recorder = CallRecorder()
     with recorder.recording():
