@@ -130,3 +130,20 @@ def test_comments_name_the_feature_without_its_codebook_note():
                 note = description[description.rindex("("):]
                 assert note not in comment, comment
             assert "number of major vessels" in comment, comment
+
+
+def test_rule_bound_at_the_lowest_value_reads_as_that_value(usecase_bundle):
+    """A rule "ca <= 0" on data whose lowest ca is 0 pins the value: the comment says "is 0", never "is at most 0";
+    a bound inside the data's range keeps its comparison. The lowest values come from the training data here."""
+    from hexeval_engine.raters.case import build_cases
+
+    _, config, data, model = usecase_bundle("heart")
+    lowest_ca, lowest_chol = data.X_train["ca"].min(), data.X_train["chol"].min()
+    assert lowest_ca == 0
+    case = build_cases(model, data, config.domain, [0])[0]
+    persona = load_personas(ROOT / "configs" / "heart" / "personas.yaml")[0]
+    exp = rule(0, [("ca", "<=", float(lowest_ca)), ("chol", "<=", float(lowest_chol) + 50)], 0.95, 0.3)
+    rating = make_rater("simulated").rate(RatingTask(persona, case, exp, config.domain, "Explanation A"))
+    assert "number of major vessels coloured by fluoroscopy is 0" in rating.comment, rating.comment
+    assert "at most 0" not in rating.comment
+    assert f"is at most {int(lowest_chol) + 50}" in rating.comment, rating.comment

@@ -42,6 +42,16 @@ class Case:
     threshold: float = 0.5
     classes: tuple = ()  # multi-class: the names of all classes (the prediction is the most probable one)
     value: float | None = None  # regression: the predicted value (``outcome`` words it)
+    #: ``(feature, lowest, highest)`` of each numeric feature in the training data, so a rule bound at the
+    #: edge reads as the value itself (``ca <= 0`` -> "is 0", not "is at most 0").
+    ranges: tuple = ()
+
+    def range_of(self, feature: str) -> tuple:
+        """``(lowest, highest)`` of ``feature`` in the training data, ``(None, None)`` when unknown."""
+        for name, low, high in self.ranges:
+            if name == feature:
+                return low, high
+        return None, None
 
     def description_of(self, feature: str) -> str:
         for f in self.features:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ..config.schema import Domain
 from ..data.dataset import Dataset
 from ..vocabulary import Vocabulary
@@ -34,9 +36,18 @@ def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int], *
         return {}
     rows = data.X_test.iloc[list(instance_ids)]
     if data.is_regression:
-        return _value_cases(model, data, domain, list(instance_ids), rows, quantity)
-    if len(class_names) > 2:
-        return _class_cases(model, data, domain, list(instance_ids), rows, tuple(class_names))
+        cases = _value_cases(model, data, domain, list(instance_ids), rows, quantity)
+    elif len(class_names) > 2:
+        cases = _class_cases(model, data, domain, list(instance_ids), rows, tuple(class_names))
+    else:
+        cases = _binary_cases(model, data, domain, list(instance_ids), rows)
+    ranges = tuple((f, low, high) for f, (low, high) in
+                   Vocabulary.from_domain(domain, coder=data.coder, X=data.X_train).ranges.items())
+    return {iid: replace(case, ranges=ranges) for iid, case in cases.items()}
+
+
+def _binary_cases(model, data: Dataset, domain: Domain, instance_ids, rows) -> dict[int, Case]:
+    """Binary cases: the predicted outcome at the model's threshold and the positive class's probability."""
     proba = model.predict_proba(rows)[:, 1]
     threshold = float(getattr(model, "threshold", 0.5))
     cases = {}
