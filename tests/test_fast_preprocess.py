@@ -188,7 +188,7 @@ def _fallback_cases():
     X = pd.DataFrame({"a": rng.normal(size=100), "b": rng.choice(["u", "v", "w", "x"], 100)})
     y = (X["a"] > 0).astype(int)
 
-    def pipe(*pre_steps, **ct):
+    def pipe(*pre_steps):
         return Pipeline(list(pre_steps) + [("lr", LogisticRegression())]).fit(X, y)
 
     sparse = ColumnTransformer([("b", OneHotEncoder(), ["b"])], remainder="passthrough", sparse_threshold=1.0)
@@ -202,6 +202,9 @@ def _fallback_cases():
         "dropped category": pipe(("ct", ColumnTransformer([("b", OneHotEncoder(drop="first"), ["b"])]))),
         "infrequent categories": pipe(("ct", ColumnTransformer([("b", OneHotEncoder(min_frequency=30), ["b"])]))),
         "columns by position": pipe(("ct", ColumnTransformer([("a", StandardScaler(), [0])]))),
+        "weighted blocks": pipe(("ct", ColumnTransformer([("a", StandardScaler(), ["a"]),
+                                                          ("b", OneHotEncoder(), ["b"])],
+                                                         transformer_weights={"a": 2.0}))),
     }
 
 

@@ -9,7 +9,7 @@ of a one-hot + scaler + LogisticRegression pipeline (the estimator itself: ~0.07
 :func:`transform` computes the same matrix from the DataFrame's columns in numpy, with the same float
 operations in the same order, for the fitted steps it knows exactly:
 
-* ``ColumnTransformer`` with dense output, columns named, fitted on a DataFrame with these columns in
+* ``ColumnTransformer`` with dense output and no ``transformer_weights``, columns named, fitted on a DataFrame with these columns in
   this order, whose transformers are the ones below, ``'drop'`` or ``'passthrough'`` (scikit-learn stores
   a passthrough as an identity ``FunctionTransformer``), blocks stacked with ``numpy.hstack`` as
   ``ColumnTransformer._hstack`` does;
@@ -66,8 +66,8 @@ def estimator_input(estimator, X):
     Returns
     -------
     tuple or None
-        ``(final_estimator, Z)`` with ``Z`` ``numpy.array_equal`` (same dtype and shape) to what the
-        Pipeline passes to its last step, or ``None`` when this module cannot reproduce it exactly.
+        ``(final_estimator, Z)`` with ``Z`` ``numpy.array_equal`` (same dtype, shape and memory order) to
+        what the Pipeline passes to its last step, or ``None`` when this module cannot reproduce it exactly.
     """
     if type(estimator) is not Pipeline or _routing_enabled():
         return None
@@ -185,7 +185,7 @@ def _whole_matrix(step, X):
 
 def _column_transformer(ct, X):
     """``ColumnTransformer.transform`` for a dense-output transformer of known steps over named columns."""
-    if not isinstance(X, pd.DataFrame) or ct.sparse_output_ or not _default_output(ct):
+    if not isinstance(X, pd.DataFrame) or ct.sparse_output_ or ct.transformer_weights or not _default_output(ct):
         return None
     names = getattr(ct, "feature_names_in_", None)
     if names is None or list(X.columns) != list(names) or not X.columns.is_unique:
