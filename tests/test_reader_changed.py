@@ -35,11 +35,12 @@ COLUMNS = {
 }
 
 
-@pytest.mark.parametrize("name", list(COLUMNS))
-@pytest.mark.parametrize("value", [2, 2.0, np.inf, np.nan, None, "a", 1])
+CASES = [(name, value) for name in COLUMNS for value in [2, 2.0, np.inf, np.nan, None, "a", 1]
+         if name == "text" or not isinstance(value, str)]  # a label is never read against a numeric column
+
+
+@pytest.mark.parametrize(("name", "value"), CASES)
 def test_changed_matches_the_row_by_row_reading(name, value):
     column = COLUMNS[name]
-    if name != "text" and isinstance(value, str):
-        pytest.skip("a label against a numeric column is not a case the readers meet")
     expected = _oracle(column.astype(object).tolist(), value)
     assert _changed(column, value).tolist() == expected
