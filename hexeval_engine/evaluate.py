@@ -20,6 +20,7 @@ from .data.usecase_data import load_data_for_config
 from .errors import ConfigError, ModelError
 from .models.blas_threads import one_blas_thread
 from .models.compatibility import validate_model_data_compatibility
+from .models.encoded_columns import with_model_categories
 from .models.model_loading import file_sha256, load_model
 from .models.model_performance import held_out_performance
 from .llm.failures import failure_warning
@@ -218,6 +219,8 @@ def _load_inputs(model_path, data_path, target_column, config_path, config_overr
     data = load_data_for_config(data_path, config, target_column)
     config = _name_outcomes(config, data)
     model = load_model(model_path, allow_pickle=allow_pickle, data=data)
+    data, config = with_model_categories(data, model, config,
+                                         lambda c: load_data_for_config(data_path, c, target_column))
     model.input_codes = category_codes(data, config.data)  # data.categorical_encoding: label | ordinal
     return uc, config, data, model, model_path, data_path
 

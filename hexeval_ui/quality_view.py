@@ -24,7 +24,7 @@ def render_quality(report, *, class_labels: tuple | None = None, target: str | N
         cols[4].metric("Target", "a number", help="The model predicts a measured quantity (regression).", border=True)
     notes = getattr(report, "notes", [])
     if notes:
-        st.info(bullet_list(notes), icon=":material/translate:")
+        st.info(bullet_list(notes), icon=":material/info:")  # how the file was read: encoding, column kinds
     if report.warnings:
         st.warning(bullet_list(report.warnings), icon=":material/warning:")
     else:

@@ -30,6 +30,7 @@ from hexeval_engine.models.model_performance import held_out_performance
 from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.safe_yaml import parse_yaml
 from hexeval_engine.data.usecase_data import load_data_for_config
+from hexeval_engine.models.encoded_columns import with_model_categories
 
 MODEL_SUFFIXES = SAFE_SUFFIXES + PICKLE_SUFFIXES
 CSV_SUFFIXES = (".csv", ".txt", ".tsv")
@@ -170,6 +171,9 @@ def _check(folder: Path, model: UploadedFile, csv: UploadedFile, target: str, co
     if dataset is None or loaded is None:
         return check
     try:
+        dataset, cfg = with_model_categories(dataset, loaded, cfg,
+                                             lambda c: load_data_for_config(check.data_path, c, check.target))
+        check.quality, check.dataset_summary = dataset.quality, dataset.summary()
         loaded.input_codes = category_codes(dataset, cfg.data)
     except HexevalError as err:
         check.errors.append(str(err))
