@@ -35,7 +35,7 @@ from .runs.manifest import build_manifest
 from .runs.record import add_evaluation_sections, save_evaluation
 from .runs.store import new_run_id
 from .technical.run import run_technical_evaluation
-from .technical.sanity import RandomisedRefit, run_sanity_checks
+from .technical.sanity import run_sanity_checks
 from .usecases import get_usecase
 from .vocabulary import humanise
 
@@ -151,13 +151,11 @@ def evaluate(
             narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root,
                                         operator_key=operator_key, allowed_urls=allowed_urls)
         with clock("technical"):
-            # the randomisation check's re-fit runs on the other core while the explainers work (technical.sanity)
-            refit = RandomisedRefit(model, data, config) if config.evaluation.sanity.randomisation_check else None
             technical = run_technical_evaluation(model, data, config,
                                                  on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
         with clock("sanity_checks"):
             progress(60, 100, "Sanity checks: model signal and randomised model")
-            sanity, warnings = run_sanity_checks(model, data, config, technical, refit=refit)
+            sanity, warnings = run_sanity_checks(model, data, config, technical)
         if narration is not None:
             with clock("narratives"):
                 narratives = _narrate(data, technical, config, narration)

@@ -4,9 +4,7 @@ Public interface (stable)
 -------------------------
 ``signal_check(model, data, config) -> dict``
 ``randomisation_check(model, data, config, technical) -> dict``
-``run_sanity_checks(model, data, config, technical, *, refit=None) -> (checks, warnings)``
-``RandomisedRefit(model, data, config)``  the label-permuted copy fitted in a background thread, started before
-the technical stage so the fit overlaps it (passed on as ``refit``)
+``run_sanity_checks(model, data, config, technical) -> (checks, warnings)``
 
 * **No signal.** When the model's predictions carry no usable signal on the held-out rows, every
   explanation explains noise and any recommendation would be an artefact. The check computes the
@@ -37,7 +35,6 @@ from __future__ import annotations
 
 import logging
 import math
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pandas as pd
@@ -251,33 +248,6 @@ def _randomised_model(model, data, config):
     return randomised, ""
 
 
-class RandomisedRefit:
-    """The randomisation check's label-permuted copy of the model, fitted in a background thread from now on.
-
-    The fit (credit risk's XGBoost pipeline: ~0.3 s) depends only on the model, the training rows and
-    ``evaluation.random_state``, and XGBoost and scikit-learn fit in compiled code that releases the GIL; started
-    before the technical stage it runs on the second core while the explainers work, instead of after them. It is
-    the same call the check would make (:func:`_randomised_model`: same clone, so the same single-threaded
-    estimator settings, same permutation), so the copy and every check result are the same.
-
-    Parameters
-    ----------
-    model : HexevalModel
-    data : Dataset
-    config : HexevalConfig
-    """
-
-    def __init__(self, model, data, config):
-        self.model = model
-        pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hexeval-refit")
-        self._future = pool.submit(_randomised_model, model, data, config)
-        pool.shutdown(wait=False)  # the one task runs to its end; nothing else is queued
-
-    def result(self):
-        """``(randomised model or None, reason)`` as :func:`_randomised_model` returns it; waits for the fit."""
-        return self._future.result()
-
-
 def _vector(explanation, features) -> np.ndarray:
     imp = explanation.importance or {}
     return np.array([abs(float(imp.get(f, 0.0))) for f in features])
@@ -308,10 +278,8 @@ def explanation_similarity(real, redone, features) -> float:
     return float(spearmanr(a, b).statistic)
 
 
-def randomisation_check(model, data, config, technical, *, refit: RandomisedRefit | None = None) -> dict:
+def randomisation_check(model, data, config, technical) -> dict:
     """Similarity of each method's explanations between the real and a label-permuted model.
-
-    ``refit``, if given, is the label-permuted copy already being fitted (:class:`RandomisedRefit` of this model).
 
     Returns
     -------
@@ -335,9 +303,7 @@ def randomisation_check(model, data, config, technical, *, refit: RandomisedRefi
     if not ids or not methods:
         out["reason"] = "no shared case explained by a method the check can re-run"
         return out
-    if refit is not None and refit.model is not model:
-        raise ValueError("refit was started for another model; pass the RandomisedRefit of this model")
-    randomised, reason = refit.result() if refit is not None else _randomised_model(model, data, config)
+    randomised, reason = _randomised_model(model, data, config)
     if randomised is None:
         out["reason"] = reason
         return out
@@ -427,13 +393,10 @@ def stopped_note(stopped: int, compared: int) -> str:
             "rule found so far is compared. This says nothing against the real explanation.")
 
 
-def run_sanity_checks(model, data, config, technical, *, refit: RandomisedRefit | None = None) -> tuple[dict, list[dict]]:
-    """Both checks and the warnings they raise (``{"code", "message", ...}``).
-
-    ``refit``: the randomised copy started early (:class:`RandomisedRefit`), else it is fitted here.
-    """
+def run_sanity_checks(model, data, config, technical) -> tuple[dict, list[dict]]:
+    """Both checks and the warnings they raise (``{"code", "message", ...}``)."""
     checks = {"signal": signal_check(model, data, config),
-              "randomisation": randomisation_check(model, data, config, technical, refit=refit)}
+              "randomisation": randomisation_check(model, data, config, technical)}
     warnings: list[dict] = []
     signal = checks["signal"]
     if not signal["has_signal"]:
