@@ -7,16 +7,18 @@ the load average beside each line:
 * ``path_dependent_skip``  SHAP's choice of algorithm on the credit-risk XGBoost pipeline (the first
   ``ShapExplainer.attributions`` call on the 100 cases of the original's defaults, 100 background rows): the
   path-dependent option built, run and rejected first (off) or not built (on, :func:`margin_booster`).
-* ``early_refit``  the whole ``evaluate()`` at the original's defaults: the randomisation check's re-fit in the
-  check (off) or in a background thread from the start of the technical stage (on, ``RandomisedRefit``).
 
-    PYTHONPATH=. .venv/bin/python benchmarks/credit_changes.py [--repeats 5] [--only path_dependent_skip]
+Tried and reverted (the figures are in ``benchmarks/TARGETS.md``, credit branch): fitting the randomisation
+check's copy, and the counterfactual manifold's k-NN searches, in background threads from the start of the
+technical stage. Both made the whole run slower on the shared machine (no free core: every GIL hand-off waits
+for the scheduler).
+
+    PYTHONPATH=. .venv/bin/python benchmarks/credit_changes.py [--repeats 5] [--raw]
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import statistics
 import sys
 import time
@@ -64,25 +66,6 @@ def path_dependent_skip(repeats: int) -> dict:
                       "path-dependent option built, run and rejected first (off) / not built (on)")
 
 
-def early_refit(repeats: int) -> dict:
-    """Wall and CPU seconds of the whole evaluate() at the original's defaults, per setting."""
-    from hexeval_engine import evaluate
-
-    module = importlib.import_module("hexeval_engine.evaluate")
-    real = module.RandomisedRefit
-
-    def run(early: bool):
-        module.RandomisedRefit = real if early else (lambda model, data, config: None)
-        try:
-            return _timed(lambda: evaluate(usecase="credit_risk", config_overrides=original_defaults(100), save=False))
-        finally:
-            module.RandomisedRefit = real
-
-    evaluate(usecase="credit_risk", config_overrides=original_defaults(10), save=False)  # warm-up
-    return _alternate(run, repeats, "credit risk, whole evaluate() at the original's defaults (100 cases)",
-                      "re-fit in the check (off) / in the background from the technical stage on (on)")
-
-
 def _alternate(run, repeats: int, what: str, settings: str) -> dict:
     rows = {False: [], True: []}
     loads = []
@@ -94,13 +77,14 @@ def _alternate(run, repeats: int, what: str, settings: str) -> dict:
             **{("on" if s else "off"): rows[s] for s in rows}}
 
 
-CHANGES = {"path_dependent_skip": path_dependent_skip, "early_refit": early_refit}
+CHANGES = {"path_dependent_skip": path_dependent_skip}
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", nargs="*", choices=sorted(CHANGES))
+    parser.add_argument("--raw", action="store_true", help="also print every pair's wall seconds and the loads")
     args = parser.parse_args()
     print(f"{'change':22s} {'off wall':>9s} {'on wall':>9s} {'off CPU':>9s} {'on CPU':>9s}  "
           f"{'runs':>4s}  load (1-min, first / last)  measured; settings")
@@ -113,6 +97,9 @@ def main() -> None:
         print(f"{name:22s} {median('off', 0):8.3f}s {median('on', 0):8.3f}s {median('off', 1):8.3f}s "
               f"{median('on', 1):8.3f}s  {len(r['on']):4d}  {r['loads'][0].split()[0]} / {r['loads'][-1].split()[0]}"
               f"{'':16s}{r['what']}; {r['settings']}")
+        if args.raw:
+            pairs = ", ".join(f"{a[0]:.2f}/{b[0]:.2f}" for a, b in zip(r["off"], r["on"]))
+            print(f"{'':22s} wall off/on per pair: {pairs}; loads {', '.join(x.split()[0] for x in r['loads'])}")
     print("\nmedians of alternating runs in one process (off, on, off, on, ...); CPU = process CPU seconds, all threads")
 
 
