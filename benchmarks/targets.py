@@ -27,7 +27,14 @@ Targets (issue 22):
   shipped (``benchmarks/wide_data.py`` settings): <= 60 s, <= 1.5 GB peak, no Anchor case stopped by its
   budget. Slow: ``--skip wide`` leaves it out.
 
+The physical floor (every target): each model call the run makes is recorded (how many rows, which
+stage and method asked; ``benchmarks/model_floor.py``) and, after the timed run, replayed against the model's own
+``predict_proba`` on real rows of the data, best of 3 per call. A second table prints the calls, rows, floor
+seconds and each target's time as a multiple of the floor; ``--floor-detail`` prints where the calls come from
+and ``--save`` keeps that breakdown in the JSON.
+
     PYTHONPATH=. .venv/bin/python benchmarks/targets.py [--skip wide] [--only heart_upload ...] [--save out.json]
+                                                        [--floor-detail]
 """
 
 from __future__ import annotations
@@ -45,7 +52,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "benchmarks")]
 
-from workloads import load_average, original_defaults  # noqa: E402  (benchmarks/ is on the path from here)
+from model_floor import CallRecorder, real_rows  # noqa: E402  (benchmarks/ is on the path from here)
+from workloads import load_average, original_defaults  # noqa: E402
 
 ORIGINAL = "original's defaults: sample 100 (all explained), fidelity 20, stability 0.05 x 5 on 30, SHAP bg 100, " \
            "LIME 500/5, Anchor 10 @0.9, DiCE 5 x 3, personas off"
@@ -96,11 +104,27 @@ def _timed(fn) -> dict:
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
-def _evaluate_figures(timed: dict) -> dict:
+def _evaluate_figures(timed: dict, recorder: CallRecorder | None = None) -> dict:
+    """The figures of a timed ``evaluate()``; with ``recorder`` (which recorded it), its physical floor."""
     result = timed.pop("result")
     manifest = result.manifest
-    return {**timed, "stages": {k: v for k, v in manifest["timings"].items() if isinstance(v, (int, float))},
-            "failures": [f for f in manifest.get("failures", [])]}
+    figures = {**timed, "stages": {k: v for k, v in manifest["timings"].items() if isinstance(v, (int, float))},
+               "failures": [f for f in manifest.get("failures", [])]}
+    if recorder is not None:
+        figures["floor"] = recorder.floor(real_rows(result.data))
+    return figures
+
+
+def _recorded_evaluate(run) -> dict:
+    """Time ``run()`` (an ``evaluate()`` call) with every model call recorded; its figures and physical floor.
+
+    Recording wraps the model's predicting methods and a few engine entry points (``model_floor``): a few
+    microseconds per call, inside the timed figures; the floor is replayed after the clock stopped.
+    """
+    recorder = CallRecorder()
+    with recorder.recording():
+        timed = _timed(run)
+    return _evaluate_figures(timed, recorder)
 
 
 def child_heart_upload() -> dict:
@@ -109,22 +133,22 @@ def child_heart_upload() -> dict:
 
     with tempfile.TemporaryDirectory() as tmp:
         model_path, csv_path, overrides, _ = upload_files("heart_lr_upload", 100, Path(tmp))
-        return _evaluate_figures(_timed(lambda: evaluate(model_path, csv_path, target_column="target",
-                                                         config_overrides=overrides, save=False)))
+        return _recorded_evaluate(lambda: evaluate(model_path, csv_path, target_column="target",
+                                                   config_overrides=overrides, save=False))
 
 
 def child_credit_original() -> dict:
     from hexeval_engine import evaluate
 
-    return _evaluate_figures(_timed(lambda: evaluate(usecase="credit_risk", config_overrides=original_defaults(100),
-                                                     save=False)))
+    return _recorded_evaluate(lambda: evaluate(usecase="credit_risk", config_overrides=original_defaults(100),
+                                               save=False))
 
 
 def _whole(usecase: str) -> dict:
     from hexeval_engine import evaluate
 
     with tempfile.TemporaryDirectory() as out:
-        return _evaluate_figures(_timed(lambda: evaluate(usecase=usecase, rater="simulated", output_dir=out)))
+        return _recorded_evaluate(lambda: evaluate(usecase=usecase, rater="simulated", output_dir=out))
 
 
 def child_heart_whole() -> dict:
@@ -144,9 +168,12 @@ def child_dashboard_heart() -> dict:
     engine = importlib.import_module("hexeval_engine.evaluate")  # the module; run_view imports evaluate from it
     inner = {}
     evaluate = engine.evaluate
+    recorder = CallRecorder()  # the engine part only: calls inside the click's evaluate()
 
     def measured(*args, **kwargs):
-        inner.update(_timed(lambda: evaluate(*args, **kwargs)))
+        with recorder.recording():
+            inner.update(_timed(lambda: evaluate(*args, **kwargs)))
+        inner["data"] = inner["result"].data
         return inner.pop("result")
 
     with tempfile.TemporaryDirectory() as out:
@@ -171,21 +198,23 @@ def child_dashboard_heart() -> dict:
         if problems or "wall" not in inner:
             raise RuntimeError(f"the dashboard run did not finish: {problems or 'evaluate() was not called'}")
     timed.pop("result")
-    return {**timed, "engine_wall": inner["wall"], "engine_cpu": inner["cpu"]}
+    return {**timed, "engine_wall": inner["wall"], "engine_cpu": inner["cpu"],
+            "floor": recorder.floor(real_rows(inner["data"]))}
 
 
 def child_growth_credit() -> dict:
     runs = {}
     for sample in (100, 1000):
+        floor = ["--floor"] if sample == 1000 else []  # the 1,000-case run's calls, replayed after it was timed
         out = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "technical.py"), "--child", "credit_risk",
-                              str(sample)], capture_output=True, text=True, cwd=ROOT, check=False)
+                              str(sample), *floor], capture_output=True, text=True, cwd=ROOT, check=False)
         if out.returncode != 0:
             raise RuntimeError(f"credit risk at sample {sample} failed:\n{out.stderr[-2000:]}")
         runs[sample] = json.loads(out.stdout.strip().splitlines()[-1])
     small, big = runs[100], runs[1000]
     return {"wall": big["wall"], "cpu": big["cpu"], "ref_wall": small["wall"], "ref_cpu": small["cpu"],
             "load_before": small["load_before"], "load_after": big["load_after"], "peak_mb": big["peak_rss_mb"],
-            "explained": big["explained"]}
+            "explained": big["explained"], "floor": big["floor"]}
 
 
 def child_wide() -> dict:
@@ -197,8 +226,8 @@ def child_wide() -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         model, csv = make_wide(Path(tmp), 5000, 3000)
         knobs = copy.deepcopy(KNOBS)
-        figures = _evaluate_figures(_timed(lambda: evaluate(model, csv, "target", output_dir=tmp,
-                                                            config_overrides=knobs, keep_inputs=True)))
+        figures = _recorded_evaluate(lambda: evaluate(model, csv, "target", output_dir=tmp, config_overrides=knobs,
+                                                      keep_inputs=True))
     figures["anchor_stopped"] = sum(1 for f in figures["failures"]
                                     if f.get("method") == "Anchor" and "budget" in str(f.get("error", "")).lower())
     return figures
@@ -255,11 +284,59 @@ def print_table(results: dict) -> None:
           "the load average is the machine's 1-minute figure before and after the target ran (2 cores).")
 
 
+#: What each target's floor covers, and the time it is compared with.
+FLOOR_SCOPE = {"dashboard_heart": "the engine's evaluate() in the click", "growth_credit": "the 1,000-case technical stage"}
+
+
+def _floor_times(name: str, r: dict) -> tuple[float, float]:
+    """(wall, CPU) seconds of the work the floor covers: the engine part of the click, the 1,000-case run."""
+    if name == "dashboard_heart":
+        return r["engine_wall"], r["engine_cpu"]
+    return r["wall"], r["cpu"]
+
+
+def print_floor(results: dict, *, detail: bool = False) -> None:
+    """The physical floor of every target that recorded one, and how far the target is from it."""
+    rows = {name: r for name, r in results.items() if "floor" in r}
+    if not rows:
+        return
+    print("\nPhysical floor: every model call the run made, replayed after it with the same number of rows against "
+          "the model's own predict_proba\n(the fitted pipeline itself, not HEXEval's wrapper) on real rows of the data, "
+          "best of 3 per call.")
+    head = (f"{'target':<17}{'model calls':>12}{'model rows':>12}{'re-fitted (calls/rows)':>24}{'in model s':>12}"
+            f"{'floor s':>9}{'wall x floor':>14}{'CPU x floor':>13}  {'load before/after':<18} time compared")
+    print(head)
+    print("-" * (len(head) + 30))
+    for name, r in rows.items():
+        f = r["floor"]
+        wall, cpu = _floor_times(name, r)
+        refit = f"{f['randomised']['calls']:,} / {f['randomised']['rows']:,}"
+        load = f"{r['load_before'].split()[0]} / {r['load_after'].split()[0]}"
+        ratio = (lambda t: f"{t / f['floor']:.1f}x" if f["floor"] > 0 else "-")
+        print(f"{name:<17}{f['calls']:>12,}{f['rows']:>12,}{refit:>24}{f['in_model']:>12.3f}{f['floor']:>9.3f}"
+              f"{ratio(wall):>14}{ratio(cpu):>13}  {load:<18} {FLOOR_SCOPE.get(name, 'the whole evaluate()')}")
+    print("\nmodel calls / rows count every call that reached the model (a multi-class or regression view's call is "
+          "counted once, as the underlying model's call),\nthe randomisation check's re-fitted model included: its calls "
+          "(re-fitted column) are replayed against its own fitted pipeline. in model = seconds the run spent inside "
+          "HEXEval's model\nwrapper for these calls (the column selection and coding it does included; a forest's "
+          "exact fast path can make it less than the floor). x floor = the\ntarget's time divided by the floor.")
+    if detail:
+        for name, r in rows.items():
+            print(f"\n{name}: where the model calls come from (per method, then per stage / method / activity)")
+            for part in ("by_method", "by_label"):
+                for key, v in r["floor"][part].items():
+                    print(f"  {key or '(outside every stage)':<58}{v['calls']:>8,} calls{v['rows']:>12,} rows"
+                          f"{v['in_model']:>9.3f} s in model{v['floor']:>9.3f} s floor")
+                print()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=sorted(TARGETS), help="run only these targets")
     parser.add_argument("--skip", nargs="+", choices=sorted(TARGETS), default=[], help="leave these targets out")
-    parser.add_argument("--save", type=Path, help="also write every figure as JSON")
+    parser.add_argument("--save", type=Path, help="also write every figure as JSON (with each floor's breakdown)")
+    parser.add_argument("--floor-detail", action="store_true",
+                        help="also print where each target's model calls come from (per method and per stage)")
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -270,6 +347,7 @@ def main() -> None:
     names = [n for n in (args.only or TARGETS) if n not in args.skip]
     results = {name: run(name) for name in names}
     print_table(results)
+    print_floor(results, detail=args.floor_detail)
     if args.save:
         args.save.write_text(json.dumps(results, indent=1, default=str))
     print(f"\nload average after: {load_average()}")

@@ -56,8 +56,9 @@ SCALING = [("credit_risk", 50), ("credit_risk", 100), ("credit_risk", 200), ("cr
            ("synthetic:13", 100), ("synthetic:30", 100), ("synthetic:100", 100), ("synthetic:300", 100)]
 
 
-def child(name: str, sample_size: int) -> dict:
-    """Run one workload in this process and return its figures."""
+def child(name: str, sample_size: int, *, floor: bool = False) -> dict:
+    """Run one workload in this process and return its figures; ``floor``: every model call recorded and, after
+    the timed run, replayed against the model's own ``predict_proba`` (``model_floor``; the figures' ``floor``)."""
     import anchor.anchor_tabular  # noqa: F401  imported before timing
     import dice_ml  # noqa: F401
     import lime.lime_tabular  # noqa: F401
@@ -70,7 +71,14 @@ def child(name: str, sample_size: int) -> dict:
     from hexeval_engine.technical.run import run_technical_evaluation
 
     model, data, config, description = load_workload(name, sample_size)
-    return _measured(name, model, data, config, description, run_technical_evaluation)[0]
+    if not floor:
+        return _measured(name, model, data, config, description, run_technical_evaluation)[0]
+    from model_floor import CallRecorder, real_rows  # only a child asked for the floor records
+
+    recorder = CallRecorder()
+    with recorder.recording():
+        figures = _measured(name, model, data, config, description, run_technical_evaluation)[0]
+    return {**figures, "floor": recorder.floor(real_rows(data))}
 
 
 def _upload_child(name: str, sample_size: int) -> dict:
@@ -288,9 +296,10 @@ def main() -> None:
     parser.add_argument("--workloads", nargs="+", help="NAME[@SAMPLE] entries, e.g. heart credit_risk@1000")
     parser.add_argument("--save", type=Path, help="write every run's figures and metrics to this JSON file")
     parser.add_argument("--child", nargs=2, metavar=("NAME", "SAMPLE"), help=argparse.SUPPRESS)
+    parser.add_argument("--floor", action="store_true", help=argparse.SUPPRESS)  # with --child: add the floor
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(child(args.child[0], int(args.child[1]))))
+        print(json.dumps(child(args.child[0], int(args.child[1]), floor=args.floor)))
         return
     print(f"load average before: {load_average()} on {os.cpu_count()} cores\n")
     if args.fidelity:

@@ -9,6 +9,7 @@ import streamlit as st
 
 from hexeval_engine import HexevalError
 from hexeval_engine.data.csv_reader import read_csv
+from hexeval_engine.models.model_words import model_words
 from hexeval_engine.plain_values import show_number
 from hexeval_engine.data.target import find_target
 
@@ -146,10 +147,10 @@ def render_check(check: UploadCheck) -> None:
     if check.ok:
         positive = f" (positive class = `{check.class_labels[1]}`)" if check.class_labels else ""
         if blocking_problems(check):
-            st.warning(f"**{check.model_type}** predicts `{check.target}`{positive} on this data, but the data checks "
+            st.warning(f"**{model_words(check.model_type)}** predicts `{check.target}`{positive} on this data, but the data checks "
                        "above the Run button need a decision first.", icon=":material/rule:")
         else:
-            st.success(f"Ready to run: **{check.model_type}** predicts `{check.target}`{positive} on this data.",
+            st.success(f"Ready to run: **{model_words(check.model_type)}** predicts `{check.target}`{positive} on this data.",
                        icon=":material/check_circle:")
     for message in check.errors:
         st.error(message, icon=":material/error:")

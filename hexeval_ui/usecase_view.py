@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from hexeval_engine.models.model_words import model_words
 from hexeval_engine.personas.schema import LEVEL_FIELDS
 
 from .components import bullet_list
@@ -41,7 +42,7 @@ def render_model_card(card: dict, domain, *, features: bool = True) -> None:
     many = len(labels) > 2
     decision = (f"{len(labels)}-class classification, the most probable class is predicted" if many
                 else f"decision threshold {card.get('threshold', 0.5)}")
-    st.markdown(f"**{card.get('model_type', 'Model')}** · trained on {_count(n_train)} rows, tested on "
+    st.markdown(f"**{model_words(card.get('model_type'))}** · trained on {_count(n_train)} rows, tested on "
                 f"{_count(n_test)} held-out rows · {decision}")
     leaking = card.get("leaking_test_rows") or 0
     if leaking:
@@ -95,7 +96,7 @@ _MULTI_CLASS_METRICS = (
 def _render_value_card(card: dict) -> None:
     """A regressor's card: MAE, RMSE and R² on held-out rows beside predicting the training mean, and the
     residuals (actual minus predicted)."""
-    st.markdown(f"**{card.get('model_type', 'Model')}** · regression · trained on {_count(card.get('n_train'))} rows, "
+    st.markdown(f"**{model_words(card.get('model_type'))}** · regression · trained on {_count(card.get('n_train'))} rows, "
                 f"tested on {_count(card.get('n_test'))} held-out rows")
     cols = st.columns(3)
     for col, (name, label, help_) in zip(cols, (

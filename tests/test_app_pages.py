@@ -43,7 +43,8 @@ def test_use_case_details_shows_the_heart_model_card():
     assert metrics["Test ROC-AUC"] == f"{card['test_roc_auc']:.3f}"
     assert metrics["F1"] == f"{card['test_f1']:.3f}"
     assert metrics["Duplicate rows"] == "723"  # the data-quality report of the bundled CSV
-    assert "RandomForestClassifier" in " ".join(m.value for m in at.markdown)
+    markdown = " ".join(m.value for m in at.markdown)
+    assert "**Random forest (" in markdown and "RandomForestClassifier)" in markdown  # words first, class after
     assert len(at.expander) == 4  # the four heart personas
     assert any("sample_size" in c.value for c in at.code)  # the full config as YAML
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..data.dataset import Dataset
+from ..models.model_words import model_words
 from ..plain_values import show, show_all, show_counts
 
 
@@ -31,7 +32,7 @@ def print_quality(data: Dataset) -> None:
 def print_validation(model, result: dict) -> None:
     decision = ("a regressor" if model.regression else f"threshold {model.threshold}" if model.n_classes == 2 else
                 f"{model.n_classes} classes, the most probable one predicted")
-    print(f"Model: {model.type_name} ({model.kind}, {decision})")
+    print(f"Model: {model_words(model.type_name)} ({model.kind}, {decision})")
     print(f"Validation: {result['status'].upper()}")
     for e in result["errors"]:
         print(f"  error: {e}")

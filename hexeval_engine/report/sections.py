@@ -17,6 +17,7 @@ from ..ratings_summary import comment_groups
 from ..vocabulary import dimension_label, format_number, humanise, plural
 from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
 from ..metrics.table import as_long, canonical_method, method_errors
+from ..models.model_words import model_words
 from ..charts.colors import method_color
 from ..charts.labels import ARROWS, metric_help, metric_title
 from ..charts.ratings import DIMENSIONS, usable_ratings
@@ -151,6 +152,8 @@ def model_data_section(manifest: dict, run_dir=None) -> str:
     model = manifest.get("model") or {}
     data = manifest.get("data") or {}
     model_items = {k: v for k, v in model.items() if k != "features"}
+    if model.get("type"):
+        model_items["type"] = model_words(model["type"])
     if model.get("features"):
         model_items["features"] = f"{len(model['features'])}: " + ", ".join(map(str, model["features"]))
     summary = {k: v for k, v in (data.get("summary") or {}).items()}
