@@ -88,6 +88,8 @@ def test_margin_boosters_are_named_by_class_and_subclass():
         pass
 
     assert margin_booster(XGBClassifier()) and margin_booster(MyBooster())
+    lookalike = type("XGBClassifier", (RandomForestClassifier,), {"__module__": "xgboost_forks.forest"})
+    assert not margin_booster(lookalike())  # same class name, another package: not assumed a margin booster
     assert margin_booster(GradientBoostingClassifier()) and margin_booster(HistGradientBoostingClassifier())
     for other in (RandomForestClassifier(), ExtraTreesClassifier(), DecisionTreeClassifier(), XGBRegressor(),
                   GradientBoostingRegressor()):

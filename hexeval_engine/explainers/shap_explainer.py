@@ -238,7 +238,7 @@ def margin_booster(estimator) -> bool:
 
     Matched by module and class name along the class hierarchy, so the optional libraries are never imported here.
     """
-    return any(cls.__module__.startswith(module) and cls.__name__ == name
+    return any(cls.__name__ == name and (cls.__module__ == module or cls.__module__.startswith(module + "."))
                for cls in type(estimator).__mro__ for module, name in _MARGIN_BOOSTERS)
 #: Cells (rows x features) of coded rows the model-agnostic explainer sends to the model at once. The
 #: permutation explainer asks about ``max_evals x background`` rows per explained case (30,050 on a
