@@ -268,3 +268,28 @@ def test_shared_inputs_change_no_value_and_are_computed_once(case, config):
     assert {e.method for e in good} == {"Good"} and alone[0]["metric"].eq("local_lipschitz").any()
     copied = copy.copy(case.data)  # equal content, another object: a pass given it computes its own
     assert not SharedInputs(case.model, copied).belongs_to(case.model, case.data)
+
+
+def test_the_counterfactual_manifold_is_built_once_per_run_and_gives_the_same_values(case, config, monkeypatch):
+    """Two counterfactual passes sharing one SharedInputs embed the training rows once and give the tables a
+    fresh build gives each pass."""
+    from hexeval_engine.metrics import plausibility
+    from hexeval_engine.metrics.shared_inputs import SharedInputs
+
+    counterfactuals = _cf_scenario(case)
+    alone = [compute_instance_metrics(case.model, case.data, counterfactuals, config) for _ in range(2)]
+    builds = []
+    build = plausibility.CounterfactualManifold.from_data.__func__
+
+    def counted(cls, *args, **kwargs):
+        builds.append(1)
+        return build(cls, *args, **kwargs)
+
+    monkeypatch.setattr(plausibility.CounterfactualManifold, "from_data", classmethod(counted))
+    shared = SharedInputs(case.model, case.data)
+    together = [compute_instance_metrics(case.model, case.data, counterfactuals, config, shared=shared)
+                for _ in range(2)]
+    for a, b in zip(alone, together):
+        pd.testing.assert_frame_equal(a, b)
+    assert alone[0]["metric"].str.startswith("counterfactual").any()
+    assert len(builds) == 1

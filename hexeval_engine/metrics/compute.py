@@ -40,7 +40,7 @@ from .counterfactuals import CounterfactualSpace, counterfactual_metrics
 from .fidelity import FidelityCurves
 from .masking import MaskedRows
 from .parsimony import entropy_complexity, gini_sparseness, num_important_features
-from .plausibility import CounterfactualManifold, plausibility_table
+from .plausibility import plausibility_table
 from ..explainers.actionability import FIXED, feature_actionability, forbidden_changes
 from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_precision
 from .sensitivity import local_lipschitz, max_sensitivity, standardised_distances
@@ -178,8 +178,8 @@ def _counterfactual_rows(data, explanations, config, shared: SharedInputs) -> li
     kinds = feature_actionability(config, data.feature_names)
     space = CounterfactualSpace.from_data(data, immutable_features=[f for f, k in kinds.items() if k in FIXED],
                                           feature_ranges=dice.feature_ranges)
-    manifold = CounterfactualManifold.from_data(data, shared.train_classes(), k=checks.k_neighbours,
-                                                reference_rows=checks.reference_rows, random_state=ev.random_state)
+    manifold = shared.manifold(k=checks.k_neighbours, reference_rows=checks.reference_rows,
+                               random_state=ev.random_state)
     instances = [data.X_test.iloc[e.instance_id] for e in explanations]
     plausible = plausibility_table(instances, [e.predicted_class for e in explanations],
                                    [e.counterfactuals for e in explanations], manifold, space,
