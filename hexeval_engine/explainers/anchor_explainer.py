@@ -268,19 +268,7 @@ class ClassPredictor(CodedPredictor):
     def class_rows(self, M: np.ndarray) -> np.ndarray:
         """Class probabilities (the data's class order) for each coded row."""
         M = np.ascontiguousarray(np.atleast_2d(M), dtype=float)
-        keys = [row.tobytes() for row in M]
-        unknown: dict[bytes, int] = {}
-        for i, key in enumerate(keys):
-            if key not in self._cache and key not in unknown:
-                unknown[key] = i
-        if unknown and len(self._cache) + len(unknown) > self.max_cached_rows:
-            self._cache.clear()
-            unknown = {key: i for i, key in reversed(list(enumerate(keys)))}
-        if unknown:
-            idx = np.fromiter(unknown.values(), dtype=np.int64, count=len(unknown))
-            for key, p in zip(unknown, self._class_predict(M[idx])):
-                self._cache[key] = p
-        return np.array([self._cache[k] for k in keys], dtype=float).reshape(len(keys), -1)
+        return np.array(self._cached(M, self._class_predict), dtype=float).reshape(len(M), -1)
 
     def _class_predict(self, M: np.ndarray) -> np.ndarray:
         step = rows_per_call(M.shape[1])

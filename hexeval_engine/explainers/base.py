@@ -191,6 +191,14 @@ class ExplainerSpace:
         return self.coder.decode(M)
 
 
+def _row_keys(M: np.ndarray) -> list[bytes]:
+    """Each row's exact float64 bytes (what :class:`CodedPredictor` caches under), in one numpy pass."""
+    M = np.ascontiguousarray(np.atleast_2d(M), dtype=float)
+    if M.shape[1] == 0:
+        return [b""] * len(M)
+    return M.view(np.dtype((np.void, M.itemsize * M.shape[1]))).ravel().tolist()
+
+
 def _filled(M: np.ndarray, fill: np.ndarray) -> np.ndarray:
     M = np.array(M, dtype=float, copy=True)
     rows, cols = np.nonzero(np.isnan(M))
@@ -232,30 +240,39 @@ class CodedPredictor:
 
     def seed(self, M: np.ndarray, positive_proba: np.ndarray) -> None:
         """Record known probabilities (e.g. of the explained instances) without a model call."""
-        M = np.ascontiguousarray(np.atleast_2d(M), dtype=float)
-        for row, p in zip(M, np.asarray(positive_proba, dtype=float)):
-            self._cache[row.tobytes()] = float(p)
+        keys = _row_keys(M)
+        for key, p in zip(keys, np.asarray(positive_proba, dtype=float)):
+            self._cache[key] = float(p)
 
     def positive(self, M: np.ndarray) -> np.ndarray:
         """Probability of class 1 for each coded row."""
         M = np.ascontiguousarray(np.atleast_2d(M), dtype=float)
         if not self.cache:
             return self._predict(M)
-        keys = [row.tobytes() for row in M]
-        unknown: dict[bytes, int] = {}
-        for i, key in enumerate(keys):
-            if key not in self._cache and key not in unknown:
-                unknown[key] = i
-        if unknown and len(self._cache) + len(unknown) > self.max_cached_rows:
-            self._cache.clear()
-            unknown = {}
-            for i, key in enumerate(keys):
-                unknown.setdefault(key, i)
-        if unknown:
+        return np.fromiter(self._cached(M, lambda rows: [float(p) for p in self._predict(rows)]),
+                           dtype=float, count=len(M))
+
+    def _cached(self, M: np.ndarray, predict) -> list:
+        """Per coded row of ``M``, its cached value; rows not seen yet go to ``predict`` once, de-duplicated.
+
+        ``predict(rows)`` returns one value per row, in order; the rows it gets are the distinct unseen rows
+        in order of first appearance. The cache is cleared first when the new rows would overfill it.
+        """
+        keys = _row_keys(M)
+        cache = self._cache
+        missing = [i for i, key in enumerate(keys) if key not in cache]
+        if missing:
+            unknown: dict[bytes, int] = {}
+            for i in missing:
+                unknown.setdefault(keys[i], i)
+            if len(cache) + len(unknown) > self.max_cached_rows:
+                cache.clear()
+                unknown = {}
+                for i, key in enumerate(keys):
+                    unknown.setdefault(key, i)
             idx = np.fromiter(unknown.values(), dtype=np.int64, count=len(unknown))
-            for key, p in zip(unknown, self._predict(M[idx])):
-                self._cache[key] = float(p)
-        return np.fromiter((self._cache[k] for k in keys), dtype=float, count=len(keys))
+            cache.update(zip(unknown, predict(M[idx])))
+        return [cache[key] for key in keys]
 
     def _predict(self, M: np.ndarray) -> np.ndarray:
         """Probability of class 1 from the model, in calls of at most :func:`rows_per_call` rows."""

@@ -237,10 +237,11 @@ def _copy_distances(data, items, config, shared: SharedInputs) -> dict:
     proba = proba.reshape(repeats, len(iids), 2)
     numeric_copies = (stacked[numeric].to_numpy(dtype=float, na_value=np.nan).reshape(repeats, len(iids), len(numeric))
                       if numeric else np.empty((repeats, len(iids), 0)))
+    cases = data.X_test[numeric].to_numpy(dtype=float, na_value=np.nan) if numeric else np.empty((len(data.X_test), 0))
     out = {}
     for (method, iid), others in items:
         k, span = position[iid], len(others)
-        x = data.X_test.iloc[iid][numeric].to_numpy(dtype=float, na_value=np.nan) if numeric else np.empty(0)
+        x = cases[iid]  # the case's numeric values (row iid of the test rows), read once for every item
         dist = standardised_distances(x, numeric_copies[:span, k, :], scales)
         recorded = np.array([o.probability if o.error is None else np.nan for o in others], dtype=float)
         rebuilt = proba[np.arange(span), k, [o.predicted_class for o in others]]

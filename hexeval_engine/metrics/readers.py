@@ -52,9 +52,21 @@ ABSTAIN = -1
 
 def _changed(column: pd.Series, value) -> np.ndarray:
     """Rows whose value differs from ``value`` (numbers as numbers; missing equals missing)."""
-    missing = column.isna().to_numpy()
+    plain = isinstance(column.dtype, np.dtype) and column.dtype.kind in "iuf"
+    if plain:  # numpy numbers: missing is NaN, read from one array
+        numbers = column.to_numpy(dtype=float)
+        missing = np.isnan(numbers)
+    else:
+        missing = column.isna().to_numpy()
     if value is None or (isinstance(value, float) and np.isnan(value)) or pd.isna(value):
         return ~missing
+    if plain:
+        target = float(value)
+        # np.isclose(numbers, target, rtol=0, atol=1e-9) without its broadcasting checks: equal (infinities
+        # included) or within 1e-9; NaN is never close
+        with np.errstate(invalid="ignore"):
+            close = (numbers == target) | (np.abs(numbers - target) <= 1e-9)
+        return missing | ~close
     if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
         numbers = column.to_numpy(dtype=float, na_value=np.nan)
         return missing | ~np.isclose(numbers, float(value), rtol=0, atol=1e-9)

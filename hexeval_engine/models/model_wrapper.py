@@ -14,7 +14,7 @@ import pandas as pd
 from ..errors import ModelError
 from ..plain_values import show, show_all
 from ..vocabulary import noun
-from . import fast_forest
+from . import fast_forest, fast_preprocess
 
 
 @dataclass
@@ -154,9 +154,8 @@ class HexevalModel:
     def predict_value(self, X: pd.DataFrame) -> np.ndarray:
         """A regressor's predictions for raw rows, shape (n,)."""
         X = self._columns(X)
-        inputs = self._as_input(X)
-        inputs = self.preprocessor.transform(inputs) if self.preprocessor is not None else inputs
-        values = np.asarray(self.estimator.predict(inputs), dtype=float).reshape(len(X), -1)[:, 0]
+        estimator, inputs = self._estimator_input(self._as_input(X))
+        values = np.asarray(estimator.predict(inputs), dtype=float).reshape(len(X), -1)[:, 0]
         with self._lock:
             self.calls += 1
             self.rows += len(X)
@@ -178,7 +177,10 @@ class HexevalModel:
         """Raw rows -> the matrix the final estimator sees (preprocessing applied)."""
         X = self._as_input(self._columns(X))
         if self.preprocessor is not None:
-            return self.preprocessor.transform(X)
+            return self._estimator_input(X)[1]
+        split = fast_preprocess.estimator_input(self.estimator, X)  # exact; see fast_preprocess
+        if split is not None:
+            return split[1]
         steps = getattr(self.estimator, "steps", None)
         if steps and len(steps) > 1:
             from sklearn.pipeline import Pipeline  # only multi-step pipelines reach this line
@@ -198,9 +200,8 @@ class HexevalModel:
     def _raw_proba(self, X: pd.DataFrame) -> np.ndarray:
         """The estimator's own probability columns for raw rows (a 1-column output becomes two)."""
         X = self._columns(X)
-        inputs = self._as_input(X)
-        inputs = self.preprocessor.transform(inputs) if self.preprocessor is not None else inputs
-        proba = np.asarray(fast_forest.predict_proba(self.estimator, inputs), dtype=float)  # exact; see fast_forest
+        estimator, inputs = self._estimator_input(self._as_input(X))
+        proba = np.asarray(fast_forest.predict_proba(estimator, inputs), dtype=float)  # exact; see fast_forest
         with self._lock:
             self.calls += 1
             self.rows += len(X)
@@ -221,11 +222,23 @@ class HexevalModel:
             raise TypeError("HexevalModel expects a pandas DataFrame of raw feature columns")
         if self.feature_names is None:
             return X
+        if len(X.columns) == len(self.feature_names) and all(a == b for a, b in zip(X.columns, self.feature_names)):
+            return X  # already the model's columns in its order: selecting them again would only copy the frame
         missing = [c for c in self.feature_names if c not in X.columns]
         if missing:
             raise ModelError(f"The model needs {noun(len(missing), 'the column', 'the columns')} {', '.join(missing)}, which the data does not have. "
                              "Use the CSV the model was trained on, or retrain the model on these columns.")
         return X[self.feature_names]
+
+    def _estimator_input(self, inputs):
+        """The object to predict with and what it takes: the artefact's preprocessor applied, or a Pipeline's
+        preprocessing computed by :mod:`fast_preprocess` (exact) and its final estimator; else the estimator
+        and ``inputs`` unchanged (scikit-learn's own path)."""
+        if self.preprocessor is not None:
+            fast = fast_preprocess.transform(self.preprocessor, inputs)
+            return self.estimator, (self.preprocessor.transform(inputs) if fast is None else fast)
+        split = fast_preprocess.estimator_input(self.estimator, inputs)
+        return (self.estimator, inputs) if split is None else split
 
     def _as_input(self, X: pd.DataFrame):
         """Coded text columns (``input_codes``), and a plain matrix for estimators fitted without column names."""
