@@ -27,12 +27,12 @@ import logging
 import sys
 import threading
 import zlib
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from ..counted_switch import CountedSwitch
 from ..plain_values import describe_error
 
 #: Anchor, DiCE and SHAP's permutation explainer draw from numpy's (and Python's) global RNG.
@@ -87,43 +87,25 @@ def budget_setting(method_key: str) -> str:
     return f"evaluation.explainers.{method_key}.time_budget_seconds"
 
 
-class _StdioSilencer:
-    """Reference-counted swap of ``sys.stdout``/``sys.stderr`` that is safe across threads.
+def _silence() -> tuple:
+    """Swap ``sys.stdout``/``sys.stderr`` for one buffer; what :func:`_restore` needs."""
+    saved, sink = (sys.stdout, sys.stderr), io.StringIO()
+    sys.stdout = sys.stderr = sink
+    return saved, sink
 
-    ``contextlib.redirect_stdout`` is not: two overlapping uses in different threads can restore
-    each other's sink and leave the process writing into a buffer. Here the first user installs
-    the sinks and the last one restores the real streams; what was captured is logged at DEBUG.
-    """
 
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._saved = None
-        self._sink = None
-
-    @contextmanager
-    def __call__(self, source: str):
-        with self._lock:
-            if self._depth == 0:
-                self._saved = (sys.stdout, sys.stderr)
-                self._sink = io.StringIO()
-                sys.stdout = sys.stderr = self._sink
-            self._depth += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._depth -= 1
-                if self._depth == 0:
-                    sys.stdout, sys.stderr = self._saved
-                    captured = self._sink.getvalue().strip()
-                    self._saved = self._sink = None
-                    if captured:
-                        log.debug("Output of %s: %s", source, captured[-2000:])
+def _restore(state: tuple, source: str) -> None:
+    """Put the real streams back and log what was captured at DEBUG."""
+    (sys.stdout, sys.stderr), sink = state
+    captured = sink.getvalue().strip()
+    if captured:
+        log.debug("Output of %s: %s", source, captured[-2000:])
 
 
 #: ``with silenced("dice_ml"):`` hides a library's prints and progress bars (DiCE prints to stdout).
-silenced = _StdioSilencer()
+#: ``contextlib.redirect_stdout`` is not thread-safe (two overlapping uses restore each other's sink); the
+#: first user installs the buffer and the last restores the real streams (:class:`~..counted_switch.CountedSwitch`).
+silenced = CountedSwitch(_silence, _restore)
 
 
 def instance_seed(random_state: int, instance_id: int, stream: str) -> int:

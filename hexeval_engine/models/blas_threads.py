@@ -19,35 +19,11 @@ stay on one thread.
 
 from __future__ import annotations
 
-import threading
-from contextlib import contextmanager
-
 from threadpoolctl import threadpool_limits
 
-
-class _BlasThreads:
-    """Reference-counted ``threadpool_limits(1, user_api="blas")`` that is safe across threads."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._limiter = None
-
-    @contextmanager
-    def __call__(self):
-        with self._lock:
-            if self._depth == 0:
-                self._limiter = threadpool_limits(limits=1, user_api="blas")
-            self._depth += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._depth -= 1
-                if self._depth == 0:
-                    self._limiter.restore_original_limits()
-                    self._limiter = None
+from ..counted_switch import CountedSwitch
 
 
 #: ``with one_blas_thread():`` computes with one BLAS thread (see the module docstring).
-one_blas_thread = _BlasThreads()
+one_blas_thread = CountedSwitch(lambda: threadpool_limits(limits=1, user_api="blas"),
+                                lambda limiter: limiter.restore_original_limits())
