@@ -120,23 +120,32 @@ def signal_check(model, data, config) -> dict:
     rng = np.random.default_rng(config.evaluation.random_state)
     aucs = bootstrap_aucs(y, proba, [rng.integers(0, y.size, y.size) for _ in range(settings.auc_resamples)])
     aucs = aucs[np.isfinite(aucs)].tolist()
+    std = float(np.std(proba))
+    flat = (f"its predicted probabilities barely vary (standard deviation {std:.3f} over {y.size} test rows)"
+            if std < settings.min_probability_std else "")
+    return _chance_verdict(auc, aucs, std, int(y.size), config, name="test ROC-AUC", flat=flat)
+
+
+def _chance_verdict(auc: float, aucs: list, std: float, n: int, config, *, name: str, flat: str) -> dict:
+    """The no-signal check's verdict from a ranking score ``auc`` (named ``name`` in the reason), its finite
+    bootstrap values ``aucs`` and the predictions' spread ``std`` over ``n`` test rows; ``flat`` is the reason
+    when the predictions barely vary ("" when they vary enough)."""
     alpha = (1 - config.evaluation.confidence_level) / 2
     low, high = (np.quantile(aucs, [alpha, 1 - alpha]) if len(aucs) >= 10 else (math.nan, math.nan))
-    std = float(np.std(proba))
+    level = f"{config.evaluation.confidence_level:.0%}"
     reasons = []
     if not math.isfinite(auc):
         reasons.append("the test rows hold only one class, so the model's ranking cannot be checked")
     elif math.isfinite(low) and low <= 0.5 <= high:
-        reasons.append(f"its test ROC-AUC is {auc:.2f} with a {config.evaluation.confidence_level:.0%} interval of "
-                       f"{low:.2f} to {high:.2f}, which includes 0.5 (chance)")
+        reasons.append(f"its {name} is {auc:.2f} with a {level} interval of {low:.2f} to {high:.2f}, which includes "
+                       "0.5 (chance)")
     elif math.isfinite(high) and high < 0.5:
-        reasons.append(f"it ranks the held-out cases worse than chance (test ROC-AUC {auc:.2f}, "
-                       f"{config.evaluation.confidence_level:.0%} interval {low:.2f} to {high:.2f})")
-    if std < settings.min_probability_std:
-        reasons.append(f"its predicted probabilities barely vary (standard deviation {std:.3f} over "
-                       f"{y.size} test rows)")
+        reasons.append(f"it ranks the held-out cases worse than chance ({name} {auc:.2f}, {level} interval "
+                       f"{low:.2f} to {high:.2f})")
+    if flat:
+        reasons.append(flat)
     return {"roc_auc": auc, "roc_auc_ci_low": float(low), "roc_auc_ci_high": float(high), "probability_std": std,
-            "n_test": int(y.size), "has_signal": not reasons,
+            "n_test": n, "has_signal": not reasons,
             "reason": ("The model shows no usable signal on the held-out rows: " + "; ".join(reasons) + ".")
             if reasons else ""}
 
@@ -161,26 +170,12 @@ def _class_signal_check(proba: np.ndarray, y: np.ndarray, config) -> dict:
         value = _macro_auc(y[idx], proba[idx])
         if math.isfinite(value):
             aucs.append(value)
-    alpha = (1 - config.evaluation.confidence_level) / 2
-    low, high = (np.quantile(aucs, [alpha, 1 - alpha]) if len(aucs) >= 10 else (math.nan, math.nan))
     std = float(np.std(proba.max(axis=1)))
-    level = f"{config.evaluation.confidence_level:.0%}"
-    reasons = []
-    if not math.isfinite(auc):
-        reasons.append("the test rows hold only one class, so the model's ranking cannot be checked")
-    elif math.isfinite(low) and low <= 0.5 <= high:
-        reasons.append(f"its macro one-vs-rest ROC-AUC is {auc:.2f} with a {level} interval of {low:.2f} to "
-                       f"{high:.2f}, which includes 0.5 (chance)")
-    elif math.isfinite(high) and high < 0.5:
-        reasons.append(f"it ranks the held-out cases worse than chance (macro one-vs-rest ROC-AUC {auc:.2f}, "
-                       f"{level} interval {low:.2f} to {high:.2f})")
-    if std < settings.min_probability_std and len(np.unique(proba.argmax(axis=1))) == 1:
-        reasons.append(f"it predicts the same class with barely varying probability (standard deviation {std:.3f} "
-                       f"over {y.size} test rows)")
-    return {"roc_auc": auc, "roc_auc_ci_low": float(low), "roc_auc_ci_high": float(high), "probability_std": std,
-            "n_test": int(y.size), "has_signal": not reasons, "criterion": "macro one-vs-rest ROC-AUC",
-            "reason": ("The model shows no usable signal on the held-out rows: " + "; ".join(reasons) + ".")
-            if reasons else ""}
+    flat = (f"it predicts the same class with barely varying probability (standard deviation {std:.3f} over "
+            f"{y.size} test rows)" if std < settings.min_probability_std and len(np.unique(proba.argmax(axis=1))) == 1
+            else "")
+    return {**_chance_verdict(auc, aucs, std, int(y.size), config, name="macro one-vs-rest ROC-AUC", flat=flat),
+            "criterion": "macro one-vs-rest ROC-AUC"}
 
 
 def _value_signal_check(predicted: np.ndarray, y: np.ndarray, train_mean: float, config) -> dict:
