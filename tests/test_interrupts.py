@@ -46,7 +46,7 @@ def test_ctrl_c_in_the_persona_stage_exits_at_once_and_saves_nothing(tmp_path):
     out = tmp_path / "runs"
     with FakeLLMServer() as server:
         server.add(Behaviour("hang"))
-        env = {**os.environ, "PYTHONPATH": os.getcwd()}
+        env = {**os.environ, "PYTHONPATH": os.getcwd(), "PYTHONFAULTHANDLER": "1"}
         proc = subprocess.Popen([sys.executable, "-m", "hexeval_engine", "evaluate", "--usecase", "heart",
                                  "--config", str(config), "--output", str(out), "--quiet", "--rater", "openai",
                                  "--llm-model", "test-model", "--llm-base-url", server.url],
@@ -58,7 +58,12 @@ def test_ctrl_c_in_the_persona_stage_exits_at_once_and_saves_nothing(tmp_path):
             sent_before = len(server.completion_requests())
             interrupted = time.monotonic()
             proc.send_signal(signal.SIGINT)
-            _, err = proc.communicate(timeout=30)
+            try:
+                _, err = proc.communicate(timeout=30)
+            except subprocess.TimeoutExpired:  # say where it hangs: faulthandler dumps every thread on SIGABRT
+                proc.send_signal(signal.SIGABRT)
+                _, err = proc.communicate(timeout=30)
+                raise AssertionError("still running 30 s after Ctrl-C; its threads:\n" + err.decode()[-6000:])
             exit_seconds = time.monotonic() - interrupted
         finally:
             if proc.poll() is None:
