@@ -219,7 +219,7 @@ def _load_inputs(model_path, data_path, target_column, config_path, config_overr
     data = load_data_for_config(data_path, config, target_column)
     config = _name_outcomes(config, data)
     model = load_model(model_path, allow_pickle=allow_pickle, data=data)
-    data, config = with_model_categories(data, model, config,
+    data, config, _ = with_model_categories(data, model, config,
                                          lambda c: load_data_for_config(data_path, c, target_column))
     model.input_codes = category_codes(data, config.data)  # data.categorical_encoding: label | ordinal
     return uc, config, data, model, model_path, data_path

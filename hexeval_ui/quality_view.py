@@ -10,7 +10,9 @@ from hexeval_engine import HexevalError
 from .components import bullet_list
 
 
-def render_quality(report, *, class_labels: tuple | None = None, target: str | None = None) -> None:
+def render_quality(report, *, class_labels: tuple | None = None, target: str | None = None,
+                   shown_above: tuple = ()) -> None:
+    """The data-quality report; ``shown_above`` are notes the page already shows outside it (not repeated)."""
     cols = st.columns(5)
     cols[0].metric("Rows", f"{report.n_rows:,}", border=True)
     cols[1].metric("Columns", report.n_columns, border=True)
@@ -22,7 +24,7 @@ def render_quality(report, *, class_labels: tuple | None = None, target: str | N
         cols[4].metric("Minority class", f"{report.minority_share:.0%}", help="Share of the rarest class.", border=True)
     else:  # a regression target has no classes to balance
         cols[4].metric("Target", "a number", help="The model predicts a measured quantity (regression).", border=True)
-    notes = getattr(report, "notes", [])
+    notes = [n for n in getattr(report, "notes", []) if n not in shown_above]
     if notes:
         st.info(bullet_list(notes), icon=":material/info:")  # how the file was read: encoding, column kinds
     if report.warnings:

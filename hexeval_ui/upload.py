@@ -69,6 +69,7 @@ class UploadCheck:
     config_path: Path | None = None
     personas_path: Path | None = None
     model_type: str | None = None
+    column_note: str = ""  # how the model's own preprocessing changed the columns' kinds (models.encoded_columns)
     dataset_summary: dict | None = None
     quality: object | None = None  # DataQualityReport
     class_labels: tuple | None = None
@@ -171,7 +172,7 @@ def _check(folder: Path, model: UploadedFile, csv: UploadedFile, target: str, co
     if dataset is None or loaded is None:
         return check
     try:
-        dataset, cfg = with_model_categories(dataset, loaded, cfg,
+        dataset, cfg, check.column_note = with_model_categories(dataset, loaded, cfg,
                                              lambda c: load_data_for_config(check.data_path, c, check.target))
         check.quality, check.dataset_summary = dataset.quality, dataset.summary()
         loaded.input_codes = category_codes(dataset, cfg.data)

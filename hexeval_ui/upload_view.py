@@ -152,6 +152,8 @@ def render_check(check: UploadCheck) -> None:
         else:
             st.success(f"Ready to run: **{model_words(check.model_type)}** predicts `{check.target}`{positive} on this data.",
                        icon=":material/check_circle:")
+    if check.column_note:  # it changes what the explanations say, so it is not folded away with the data report
+        st.info(check.column_note, icon=":material/category:")
     for message in check.errors:
         st.error(message, icon=":material/error:")
     if check.warnings:
@@ -160,7 +162,8 @@ def render_check(check: UploadCheck) -> None:
         issues = len(check.quality.warnings)
         label = f"Data-quality report ({issues} warning{'s' if issues != 1 else ''})" if issues else "Data-quality report"
         with st.expander(label, expanded=not check.ok, icon=":material/warning:" if issues else None):
-            render_quality(check.quality, class_labels=check.class_labels, target=check.target)
+            render_quality(check.quality, class_labels=check.class_labels, target=check.target,
+                           shown_above=(check.column_note,))
 
 
 def render_data_checks(check: UploadCheck) -> bool:

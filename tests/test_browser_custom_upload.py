@@ -66,6 +66,11 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path,
         _shot(page, "20_upload_leak_above_run")
         page.get_by_role("button", name="Drop duplicate rows before splitting").click()
         page.get_by_text("Ready to run").wait_for()
+        # the forest's own pipeline one-hot encodes heart's number-coded columns: the check says they are categories
+        page.get_by_test_id("stAlert").filter(has_text="sex, cp, fbs, restecg, exang, slope and thal hold numbers, but "
+                                              "the model's own preprocessing encodes them as categories").wait_for()
+        assert page.get_by_text("Random forest (ColumnTransformer → RandomForestClassifier)").count() >= 1
+        _shot(page, "20b_upload_categories_note")
         name = page.get_by_role("textbox", name="Run name (optional)")
         name.fill("Ward check")
         name.press("Enter")

@@ -33,26 +33,27 @@ def model_category_columns(model) -> list[str]:
     return sorted(set(found), key=lambda c: order.index(c) if c in order else len(order))
 
 
-def with_model_categories(data: Dataset, model, config, reload) -> tuple[Dataset, object]:
-    """``(data, config)`` with the numeric columns the model encodes as categories made categorical.
+def with_model_categories(data: Dataset, model, config, reload) -> tuple[Dataset, object, str]:
+    """``(data, config, note)`` with the numeric columns the model encodes as categories made categorical.
 
     Only when the config lists no ``data.categorical_features`` (a list there is the user's decision).
-    ``reload(config)`` loads the CSV again under a config; the note in ``data.quality.notes`` names the
-    columns and how to choose otherwise.
+    ``reload(config)`` loads the CSV again under a config; ``note`` (also added to ``data.quality.notes``) names
+    the columns and how to choose otherwise, ``""`` when nothing changed.
     """
     if config.data.categorical_features:
-        return data, config
+        return data, config, ""
     adopted = [c for c in model_category_columns(model) if c in data.numeric_features]
     if not adopted:
-        return data, config
+        return data, config, ""
     config = config.model_copy(update={"data": config.data.model_copy(update={"categorical_features": adopted})})
     data = reload(config)
-    data.quality.notes.append(
+    note = (
         f"{join_words(adopted)} {noun(len(adopted), 'holds', 'hold')} numbers, but the model's own preprocessing encodes "
         f"{noun(len(adopted), 'it', 'them')} as categories, so the explanations treat {noun(len(adopted), 'it', 'them')} "
         "as categories too. To choose otherwise, list the categorical columns under data.categorical_features in a "
         "config file.")
-    return data, config
+    data.quality.notes.append(note)
+    return data, config, note
 
 
 def _column_transformers(model) -> list:
