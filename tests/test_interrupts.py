@@ -34,6 +34,13 @@ def wait_for(condition, seconds: float = 60.0) -> None:
         time.sleep(0.05)
 
 
+def _ctrl_c_heard() -> None:
+    """In the child before it starts: SIGINT back to its default. A shell starts background jobs with SIGINT
+    ignored (POSIX, no job control) and children inherit that, so a suite run in the background (``make test &``)
+    started the CLI deaf to Ctrl-C, which a person at a terminal never is."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_in_the_persona_stage_exits_at_once_and_saves_nothing(tmp_path):
     uc = get_usecase("heart")
     config = tmp_path / "config.yaml"
@@ -50,7 +57,7 @@ def test_ctrl_c_in_the_persona_stage_exits_at_once_and_saves_nothing(tmp_path):
         proc = subprocess.Popen([sys.executable, "-m", "hexeval_engine", "evaluate", "--usecase", "heart",
                                  "--config", str(config), "--output", str(out), "--quiet", "--rater", "openai",
                                  "--llm-model", "test-model", "--llm-base-url", server.url],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, preexec_fn=_ctrl_c_heard)
         try:
             wait_for(lambda: len(server.completion_requests()) >= 2 or proc.poll() is not None, 180)
             assert proc.poll() is None, proc.communicate()[1].decode()[-2000:]
