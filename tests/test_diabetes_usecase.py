@@ -19,13 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from app_helpers import ROOT
 from hexeval_engine import evaluate, get_usecase
-
-QUICK = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 100,
-                        "explainers": {"shap": {"background_size": 30},
-                                       "lime": {"num_samples": 200, "stability_subset": 2},
-                                       "anchor": {"max_instances": 6}, "dice": {"max_instances": 6}},
-                        "stability": {"repeats": 2}, "sanity": {"randomisation_cases": 3}},
-         "personas": {"sample_instances": 2}}
+from small_runs import QUICK
 
 
 def test_bundled_csv_is_scikit_learns_diabetes_data():

@@ -19,13 +19,7 @@ from sklearn.preprocessing import StandardScaler
 from hexeval_engine import ModelError, evaluate
 from hexeval_engine.cli.main import main as cli
 from hexeval_engine.models.model_loading import load_model
-
-QUICK = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 100,
-                        "explainers": {"shap": {"background_size": 30},
-                                       "lime": {"num_samples": 200, "stability_subset": 2},
-                                       "anchor": {"max_instances": 6}, "dice": {"max_instances": 6}},
-                        "stability": {"repeats": 2}, "sanity": {"randomisation_cases": 3}},
-         "personas": {"sample_instances": 2}}
+from small_runs import QUICK
 
 
 @pytest.fixture(scope="module")

@@ -12,13 +12,7 @@ from sklearn.datasets import load_wine
 from hexeval_engine import evaluate, get_usecase
 from hexeval_engine.report.html import write_report
 from hexeval_engine.runs.store import load_run
-
-QUICK = {"evaluation": {"sample_size": 6, "bootstrap_resamples": 100,
-                        "explainers": {"shap": {"background_size": 30},
-                                       "lime": {"num_samples": 200, "stability_subset": 2},
-                                       "anchor": {"max_instances": 6}, "dice": {"max_instances": 6}},
-                        "stability": {"repeats": 2}, "sanity": {"randomisation_cases": 3}},
-         "personas": {"sample_instances": 2}}
+from small_runs import QUICK
 
 
 def test_bundled_csv_is_scikit_learns_wine_data():
