@@ -35,23 +35,22 @@ def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int], *
     if not instance_ids:
         return {}
     rows = data.X_test.iloc[list(instance_ids)]
+    words = Vocabulary.from_domain(domain, coder=data.coder, X=data.X_train)
     if data.is_regression:
-        cases = _value_cases(model, data, domain, list(instance_ids), rows, quantity)
+        cases = _value_cases(model, data, words, list(instance_ids), rows, quantity)
     elif len(class_names) > 2:
-        cases = _class_cases(model, data, domain, list(instance_ids), rows, tuple(class_names))
+        cases = _class_cases(model, data, words, list(instance_ids), rows, tuple(class_names))
     else:
-        cases = _binary_cases(model, data, domain, list(instance_ids), rows)
-    ranges = tuple((f, low, high) for f, (low, high) in
-                   Vocabulary.from_domain(domain, coder=data.coder, X=data.X_train).ranges.items())
+        cases = _binary_cases(model, data, domain, words, list(instance_ids), rows)
+    ranges = tuple((f, low, high) for f, (low, high) in words.ranges.items())
     return {iid: replace(case, ranges=ranges) for iid, case in cases.items()}
 
 
-def _binary_cases(model, data: Dataset, domain: Domain, instance_ids, rows) -> dict[int, Case]:
+def _binary_cases(model, data: Dataset, domain: Domain, words: Vocabulary, instance_ids, rows) -> dict[int, Case]:
     """Binary cases: the predicted outcome at the model's threshold and the positive class's probability."""
     proba = model.predict_proba(rows)[:, 1]
     threshold = float(getattr(model, "threshold", 0.5))
     cases = {}
-    words = Vocabulary.from_domain(domain, coder=data.coder)
     # iterrows on an all-numeric frame upcasts every value to float (0 -> 0.0), which misses value labels
     # keyed "0"; iterating an object copy keeps each column's own values.
     for (_, row), iid, p in zip(rows.astype(object).iterrows(), instance_ids, proba):
@@ -63,10 +62,9 @@ def _binary_cases(model, data: Dataset, domain: Domain, instance_ids, rows) -> d
     return cases
 
 
-def _class_cases(model, data: Dataset, domain: Domain, instance_ids, rows, class_names: tuple) -> dict[int, Case]:
+def _class_cases(model, data: Dataset, words: Vocabulary, instance_ids, rows, class_names: tuple) -> dict[int, Case]:
     """Multi-class cases: the predicted class's name and probability."""
     proba = model.class_probabilities(rows)
-    words = Vocabulary.from_domain(domain, coder=data.coder)
     cases = {}
     for (_, row), iid, p in zip(rows.astype(object).iterrows(), instance_ids, proba):
         features = tuple(CaseFeature(f, words.description(f), words.label(f, row[f])) for f in data.feature_names)
@@ -75,10 +73,9 @@ def _class_cases(model, data: Dataset, domain: Domain, instance_ids, rows, class
     return cases
 
 
-def _value_cases(model, data: Dataset, domain: Domain, instance_ids, rows, quantity) -> dict[int, Case]:
+def _value_cases(model, data: Dataset, words: Vocabulary, instance_ids, rows, quantity) -> dict[int, Case]:
     """Regression cases: the predicted value in words (``quantity``), no probability."""
     values = model.predict_value(rows)
-    words = Vocabulary.from_domain(domain, coder=data.coder)
     cases = {}
     for (_, row), iid, v in zip(rows.astype(object).iterrows(), instance_ids, values):
         features = tuple(CaseFeature(f, words.description(f), words.label(f, row[f])) for f in data.feature_names)
