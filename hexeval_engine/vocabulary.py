@@ -243,15 +243,13 @@ class Vocabulary:
         if op == "in":
             low, high = value
             return f"{name} is between {self.label(feature, low)} and {self.label(feature, high)}"
-        low, high = self.ranges.get(feature, (None, None))
+        edge = pinned_edge(op, value, *self.ranges.get(feature, (None, None)))
+        if edge is not None:
+            return f"{name} is {self.label(feature, edge)}"
         shown = self.label(feature, value)
         if op in ("<=", "<"):
-            if low is not None and _num(value) is not None and _num(value) <= low and op == "<=":
-                return f"{name} is {self.label(feature, low)}"
             return f"{name} is {shown} or less" if op == "<=" else f"{name} is below {shown}"
         if op in (">", ">="):
-            if high is not None and _num(value) is not None and _num(value) >= high and op == ">=":
-                return f"{name} is {self.label(feature, high)}"
             return f"{name} is above {shown}" if op == ">" else f"{name} is {shown} or more"
         return f"{name} {op} {shown}"
 
@@ -296,6 +294,19 @@ def _is_missing(value) -> bool:
         return isinstance(value, float) and math.isnan(value)
     except TypeError:
         return False
+
+
+def pinned_edge(op: str, value, low, high) -> float | None:
+    """The data's lowest value when a rule's ``<= value`` admits no lower one (``ca <= 0`` with 0 the lowest), its
+    highest when ``>= value`` admits no higher one; ``None`` otherwise (the comparison then says something)."""
+    number = _num(value)
+    if number is None:
+        return None
+    if op == "<=" and low is not None and number <= low:
+        return low
+    if op == ">=" and high is not None and number >= high:
+        return high
+    return None
 
 
 def _num(value) -> float | None:

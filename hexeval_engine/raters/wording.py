@@ -11,7 +11,7 @@ import math
 import re
 
 from ..config.schema import Domain
-from ..vocabulary import Vocabulary, without_note
+from ..vocabulary import Vocabulary, pinned_edge, without_note
 from .base import Case
 
 
@@ -83,11 +83,8 @@ def condition_label(condition, case: Case, labels: dict | None, *, units: dict |
     if op == "in" and isinstance(value, (tuple, list)) and len(value) == 2:
         low, high = (value_label(condition.feature, v, labels, units=units) for v in value)
         return f"{name} is above {low} and at most {high}"
-    low, high = case.range_of(condition.feature)
-    number = _number(value)
-    if number is not None and ((op == "<=" and low is not None and number <= low) or
-                               (op == ">=" and high is not None and number >= high)):
-        edge = low if op == "<=" else high  # no training value lies beyond it: the rule pins the value
+    edge = pinned_edge(op, value, *case.range_of(condition.feature))  # no training value beyond it: the value is pinned
+    if edge is not None:
         return f"{name} is {value_label(condition.feature, _whole(edge), labels, units=units)}"
     words = {"=": "is", "!=": "is not", "<": "is below", "<=": "is at most", ">": "is above", ">=": "is at least"}
     return f"{name} {words.get(op, 'is')} {value_label(condition.feature, value, labels, units=units)}"
