@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from ..explainers import ExplainRunner, enabled_methods
+from ..explainers.parallel import HELPER_METHODS, ExplainJob
 from ..explainers.base import explained_classes, instance_seed
 from ..explanation import BASELINE_METHOD, METHOD_FAMILY, Explanation
 from .timing import MethodClock
@@ -59,7 +60,7 @@ from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
 from .class_groups import AFFINE_METHODS, CaseGroup, case_groups, label_explanations, map_to_group, value_reference
-from .stability import stability_explanations
+from .stability import stability_explanations, stability_jobs
 
 log = logging.getLogger(__name__)
 
@@ -259,6 +260,7 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
     work.perturbed, work.seed_runs = {}, {}
     rows = 0
     with ExplainRunner(group.model, group.data, group.config) as runner:
+        stability_plan = _announce(runner, group, sample, config, work, reference)
         for method in sample.methods:
             if reference is not None and method in AFFINE_METHODS:  # explained once: map onto this case's view
                 done = [work.reference.get((method, i)) for i in sample.ids[:sample.counts[method]]]
@@ -274,12 +276,46 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
                     rows += other.worker_rows
             else:
                 _explain_method(runner, method, sample, config, work, whole=whole)
-        _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work)
+        _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work, jobs=stability_plan)
         rows += runner.worker_rows
     work.group_noise.append((work.perturbed, work.seed_runs))
     label_explanations(work.explanations[start:], group, sample.X)
     work.group_spans.append((start, len(work.explanations)))
     return rows
+
+
+def _announce(runner, group: CaseGroup, sample: _Sample, config, work: _Work, reference) -> list | None:
+    """The ``auto`` backend: announce every explanation call of this group (its methods' cases, then the noisy
+    copies and LIME's re-runs) and let the runner's helper process start on them; the main process then does
+    its own share (:meth:`~hexeval_engine.explainers.parallel.ExplainRunner.work_ahead`).
+
+    Returns the stability runs' planned calls (``None``: planned when they run), so the copies are predicted once.
+    """
+    if group.config.evaluation.parallel.backend != "auto":
+        return None
+    jobs = []
+    for method in sample.methods:
+        if reference is not None and method in AFFINE_METHODS or method == "Anchor" and any(
+                k[0] == method for k in work.reference) or method == "DiCE" and (
+                group.counterfactual_error is not None or group.counterfactual_model is not group.model):
+            continue  # explained elsewhere (see _explain_group)
+        n, ids = sample.counts[method], sample.ids
+        seeds = [instance_seed(config.evaluation.random_state, i, method) for i in ids[:n]]
+        jobs.append(ExplainJob(method, sample.X.iloc[:n], ids[:n], sample.classes[:n], sample.probabilities[:n],
+                               seeds))
+    plan = []
+    if (sample.stab_methods or sample.reruns) and sample.n_stab:
+        n = sample.n_stab
+        plan = stability_jobs(group.model, group.data, group.config, sample.X.iloc[:n], sample.ids[:n],
+                              sample.classes[:n], sample.stab_methods, seed_reruns=sample.reruns)
+    runner.prefetch(jobs + plan)
+    if runner.uses_helper:
+        here = [m for m in sample.methods if m not in HELPER_METHODS]
+        work.progress.message(f"Explaining with {' and '.join(here) or 'nothing'} here while a helper process "
+                              f"explains {' and '.join(m for m in sample.methods if m in HELPER_METHODS)}")
+        runner.work_ahead(on_instance=lambda m: work.progress.step(f"{m}: instance explained"),
+                          charge=work.clock.charge)
+    return plan
 
 
 def _record_nothing_to_reach(group: CaseGroup, sample: _Sample, work: _Work) -> None:
@@ -459,8 +495,9 @@ def _explain_method(runner, method: str, sample: _Sample, config, work: _Work, *
     work.explanations += produced
 
 
-def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _Work) -> None:
-    """Explain noisy copies of the stability cases (and LIME's re-runs) with the methods that did not fail."""
+def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _Work, *, jobs=None) -> None:
+    """Explain noisy copies of the stability cases (and LIME's re-runs) with the methods that did not fail
+    (``jobs``: their calls as :func:`_announce` planned them)."""
     ok_stab = [m for m in sample.stab_methods if m not in work.failed]
     ok_reruns = sample.reruns and "LIME" not in work.failed
     n_stab = sample.n_stab
@@ -471,7 +508,7 @@ def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _W
         work.perturbed, work.seed_runs = stability_explanations(
             runner, model, data, config, sample.X.iloc[:n_stab], sample.ids[:n_stab], sample.classes[:n_stab],
             ok_stab, on_instance=lambda: work.progress.step("Stability: copy explained"), clock=work.clock,
-            seed_reruns=ok_reruns)
+            seed_reruns=ok_reruns, jobs=jobs)
     except Exception as err:  # stability is one metric; the others still count
         log.exception("Stability explanations failed")
         work.failures.append({"method": "/".join(ok_stab or ["LIME"]),

@@ -1,0 +1,268 @@
+"""One warm helper process that explains jobs off the main process (issue 22).
+
+Public interface
+----------------
+``helper_cores() -> int``  CPU cores this process may use (``os.sched_getaffinity``)
+``start_helper(*, background=True)``  start the helper (and its forkserver) if it is not running
+``stop_helper()``  shut it down without waiting, cancel its queued jobs, end its process (also at exit)
+``connect(model, data, config) -> HelperRun | None``  a run's connection: the model, data and config go to
+the helper once (a run token); ``None`` (with the reason logged once) when the helper cannot serve the run
+``HelperRun.submit(method, X_raw, ids, classes, probabilities, seeds, render) -> Future``  of
+``(explanations, model rows, model calls)``
+
+Why a helper. LIME, Anchor and DiCE are GIL-bound Python and shap's tree routine holds the GIL, so threads
+cannot use a second core; a process can. A spawned process pays ~2 s of imports per start, so the helper is
+long-lived and warm: a ``concurrent.futures.ProcessPoolExecutor`` with one worker, forked by a
+``forkserver`` whose preload imports the explainer stack once. Forkserver, not fork: the dashboard is a
+threaded server, and forking a threaded process is unsafe; the forkserver is a clean single-threaded
+process started by fork+exec.
+
+One helper per process, shared by every run in it (two dashboard sessions included): the machine this was
+built for has 2 cores, so a second helper would only compete for them. Jobs are queued in submission order;
+a run never waits for another run's queued job, because a job that has not started is taken back by the
+run that needs it (:class:`~.parallel.ExplainRunner`). The helper keeps the states (model, data, config and
+built explainers) of the last :data:`_KEPT_RUNS` runs, so two interleaved runs do not evict each other.
+
+The cost: one extra process (~250 MB resident with the explainer libraries loaded) for as long as the
+dashboard or the CLI process lives.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import logging
+import multiprocessing
+import os
+import pickle
+import re
+import signal
+import sys
+import threading
+from collections import OrderedDict
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from threadpoolctl import threadpool_limits
+
+from ..models.model_wrapper import HexevalModel
+from .base import instance_seed
+from .registry import build_explainer
+from .render import rendered
+
+log = logging.getLogger(__name__)
+
+#: Modules the forkserver imports once, so every helper starts with them loaded.
+_PRELOAD = ["hexeval_engine.explainers.registry", "hexeval_engine.explainers.render", "hexeval_engine.metrics.compute",
+            "shap", "lime.lime_tabular", "anchor.anchor_tabular", "dice_ml", "xgboost", "sklearn.ensemble"]
+#: Run states the helper keeps (last used first out).
+_KEPT_RUNS = 2
+
+
+class _Helper:
+    """The executor and what is known about its worker (its pid, once the warm-up job returned)."""
+
+    def __init__(self):
+        self.executor: ProcessPoolExecutor | None = None
+        self.warm: Future | None = None
+        self.launched = threading.Event()
+        self.error: str = ""
+
+    def pid(self) -> int | None:
+        warm = self.warm
+        if warm is None or not warm.done() or warm.cancelled() or warm.exception() is not None:
+            return None
+        return warm.result()
+
+
+_LOCK = threading.Lock()
+_STATE = {"helper": None, "atexit": False}  # the process's one helper (a resource, not a setting)
+_TOKENS = itertools.count(1)
+_LOGGED: set = set()
+
+
+def helper_cores() -> int:
+    """CPU cores this process may run on (its affinity mask, not the machine's core count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows have no affinity call: every core counts
+        return os.cpu_count() or 1
+
+
+def main_script_reruns() -> str:
+    """The file name of the script that started this process if a new process would run it again, else ``""``.
+
+    A process started by a forkserver first imports the main script of its parent (as ``__mp_main__``); a
+    script without an ``if __name__ == "__main__":`` guard would then run again in the helper. A package's
+    ``__main__`` (``python -m hexeval_engine``), an interactive session or notebook and a guarded script
+    (the ``streamlit`` and ``pytest`` commands) are safe.
+    """
+    main = sys.modules.get("__main__")
+    spec_name = getattr(getattr(main, "__spec__", None), "name", None) or ""
+    path = getattr(main, "__file__", None)
+    if main is None or spec_name.endswith(".__main__") or spec_name == "__main__" or not path:
+        return ""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            source = handle.read()
+    except OSError:
+        return os.path.basename(path)
+    guarded = re.search(r"""^if\s+__name__\s*==\s*['"]__main__['"]\s*:""", source, flags=re.MULTILINE)
+    return "" if guarded else os.path.basename(path)
+
+
+def start_helper(*, background: bool = True) -> None:
+    """Start the helper process (and its forkserver) unless one is running or starting.
+
+    ``background``: start it from a daemon thread, so the caller does not wait for the forkserver's imports
+    (about 2 s); runs that begin before it is up explain in-process. Nothing starts when the script that
+    started this process has no main guard (:func:`main_script_reruns`); runs then explain in-process.
+    """
+    script = main_script_reruns()
+    if script:
+        _log_once("unguarded", "The script %s has no `if __name__ == \"__main__\":` guard, so a helper process "
+                  "would run it again; explaining in-process on one core. Put the script's work under that "
+                  "guard to use a second core.", script)
+        return
+    with _LOCK:
+        helper = _STATE["helper"]
+        if helper is not None and not helper.error:
+            return
+        helper = _Helper()
+        _STATE["helper"] = helper
+        if not _STATE["atexit"]:
+            atexit.register(stop_helper)
+            _STATE["atexit"] = True
+    if background:
+        threading.Thread(target=_launch, args=(helper,), name="hexeval-helper-start", daemon=True).start()
+    else:
+        _launch(helper)
+
+
+def _launch(helper: _Helper) -> None:
+    try:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(_PRELOAD)
+        helper.executor = ProcessPoolExecutor(max_workers=1, mp_context=context)
+        helper.warm = helper.executor.submit(_warm)  # launches the worker now, not at the first job
+    except (OSError, ValueError, RuntimeError) as err:  # no forkserver on this platform, no processes left
+        helper.error = f"{type(err).__name__}: {err}"
+        _log_once("start", "The helper process could not start (%s); explaining in-process.", helper.error)
+    finally:
+        helper.launched.set()
+
+
+def stop_helper() -> None:
+    """Shut the helper down without waiting: queued jobs are cancelled and its process is ended."""
+    with _LOCK:
+        helper = _STATE["helper"]
+        _STATE["helper"] = None
+    if helper is None:
+        return
+    helper.launched.wait(timeout=30)
+    if helper.executor is None:
+        return
+    pid = helper.pid()
+    helper.executor.shutdown(wait=False, cancel_futures=True)
+    if pid is not None:  # a running job would otherwise keep the interpreter waiting at exit
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass  # it already ended
+    if helper.warm is not None and not helper.warm.done():
+        helper.warm.cancel()
+
+
+def helper_pid() -> int | None:
+    """The helper worker's process id, once it has started (``None`` before, or with no helper)."""
+    helper = _STATE["helper"]
+    return helper.pid() if helper is not None else None
+
+
+def _log_once(key: str, message: str, *args) -> None:
+    if key not in _LOGGED:
+        _LOGGED.add(key)
+        log.info(message, *args)
+
+
+class HelperRun:
+    """One run's connection to the helper: its token and the model, data and config it sent once."""
+
+    def __init__(self, helper: _Helper, token: str):
+        self.helper, self.token = helper, token
+
+    def submit(self, method: str, X_raw, ids, classes, probabilities, seeds, render: bool) -> Future:
+        """Queue one explanation job; its future holds ``(explanations, model rows, model calls)``.
+
+        Raises ``BrokenProcessPool`` or ``RuntimeError`` when the helper has died or been shut down.
+        """
+        return self.helper.executor.submit(_explain_job, self.token, method, X_raw, list(ids), classes, probabilities,
+                                           list(seeds), render)
+
+
+def connect(model, data, config, *, portable: dict) -> HelperRun | None:
+    """Send a run's model (``portable``: its fields without the lock), data and config to the helper once.
+
+    Returns ``None``, logging why once per reason, when no helper is up yet (it is starting or could not
+    start) or the run cannot be sent (a model that cannot be pickled: an ONNX session, a user's estimator
+    holding an open handle); the run then explains in-process, exactly as the ``sequential`` backend.
+    """
+    helper = _STATE["helper"]
+    if helper is None or not helper.launched.is_set() or helper.error or helper.executor is None:
+        _log_once("not-ready", "The helper process is not up yet; this run explains in-process.")
+        return None
+    try:
+        payload = pickle.dumps((portable, data, config), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError) as err:
+        _log_once(f"pickle:{type(model.estimator).__name__}",
+                  "The model (%s) cannot be sent to the helper process (%s: %s); explaining in-process.",
+                  type(model.estimator).__name__, type(err).__name__, err)
+        return None
+    token = f"{os.getpid()}-{next(_TOKENS)}"
+    try:
+        helper.executor.submit(_load_run, token, payload)
+    except (BrokenProcessPool, RuntimeError) as err:  # died or shut down: start a fresh one for later runs
+        _log_once("broken", "The helper process stopped (%s); explaining in-process.", err)
+        helper.error = str(err) or type(err).__name__
+        return None
+    return HelperRun(helper, token)
+
+
+# --- in the helper process -------------------------------------------------------------------------------
+
+_RUNS: OrderedDict = OrderedDict()  # token -> [model, data, config, {method: explainer}] (the helper's cache)
+
+
+def _warm() -> int:
+    """The first job: the worker is up (its imports came with the forkserver); its pid lets us end it.
+
+    The helper computes on one thread (BLAS and OpenMP): it shares the machine with the main process, and
+    idle BLAS workers spin-wait (see :mod:`hexeval_engine.models.blas_threads`); the results do not change.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at a terminal is for the main process, which stops us
+    threadpool_limits(limits=1)
+    return os.getpid()
+
+
+def _load_run(token: str, payload: bytes) -> None:
+    """Keep a run's model, data and config (unpickled once) under its token."""
+    portable, data, config = pickle.loads(payload)  # sent by this program's own main process (connect)
+    _RUNS[token] = [HexevalModel(**portable), data, config, {}]
+    while len(_RUNS) > _KEPT_RUNS:
+        _RUNS.popitem(last=False)
+
+
+def _explain_job(token, method, X_raw, ids, classes, probabilities, seeds, render):
+    """Explain one job with the run's cached explainer; returns explanations and the model work it did."""
+    if token not in _RUNS:
+        raise LookupError(f"run {token} is not loaded in the helper (evicted by later runs)")
+    _RUNS.move_to_end(token)
+    model, data, config, explainers = _RUNS[token]
+    if method not in explainers:
+        seed = instance_seed(config.evaluation.random_state, -1, f"{method}:explainer")
+        explainers[method] = build_explainer(method, model, data, config, seed=seed)
+    rows, calls = model.rows, model.calls
+    out = explainers[method].explain(X_raw, ids, classes, probabilities, seeds)
+    if render:
+        out = rendered(out, X_raw, data, config)
+    return out, model.rows - rows, model.calls - calls
