@@ -4,6 +4,7 @@ helper that dies, fails, answers for the wrong cases or cannot take the model, a
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import threading
 import time
@@ -190,7 +191,7 @@ def test_a_helper_that_dies_mid_run_leaves_the_results_unchanged(usecase_bundle,
                                  render=False)
         assert _signature(got) == _signature(expected)
         with ExplainRunner(model, data, _auto(config)) as runner:  # the next run starts a fresh helper
-            pass
+            runner.prefetch([job])
         assert _wait_pid() != pid
     finally:
         helper_pool.stop_helper()
@@ -244,3 +245,32 @@ def test_an_unguarded_script_gets_no_helper(tmp_path, monkeypatch, source, rerun
     fake_main.__file__ = str(script)
     monkeypatch.setitem(sys.modules, "__main__", fake_main)
     assert helper_pool.main_script_reruns() == ("my_run.py" if reruns else "")
+
+
+def test_the_helper_ends_when_its_main_process_is_killed(tmp_path):
+    script = tmp_path / "start_and_wait.py"
+    script.write_text("import sys, time\n"
+                      "from hexeval_engine.explainers import helper_pool\n"
+                      "if __name__ == '__main__':\n"
+                      "    helper_pool.start_helper(background=False)\n"
+                      "    while helper_pool.helper_pid() is None:\n"
+                      "        time.sleep(0.05)\n"
+                      "    print(helper_pool.helper_pid(), flush=True)\n"
+                      "    time.sleep(600)\n")
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        pid = int(proc.stdout.readline())
+        proc.kill()  # no atexit, no shutdown: only the helper's watchdog can notice
+        proc.wait(timeout=10)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+            time.sleep(0.1)
+        os.kill(pid, 9)
+        raise AssertionError(f"the helper {pid} outlived its killed main process")
+    finally:
+        proc.kill()

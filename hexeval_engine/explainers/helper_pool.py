@@ -39,6 +39,7 @@ import re
 import signal
 import sys
 import threading
+import time
 from collections import OrderedDict
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -55,6 +56,8 @@ log = logging.getLogger(__name__)
 #: Modules the forkserver imports once, so every helper starts with them loaded.
 _PRELOAD = ["hexeval_engine.explainers.registry", "hexeval_engine.explainers.render", "hexeval_engine.metrics.compute",
             "shap", "lime.lime_tabular", "anchor.anchor_tabular", "dice_ml", "xgboost", "sklearn.ensemble"]
+#: How often the helper checks that the main process still lives.
+_WATCH_SECONDS = 0.5
 #: Run states the helper keeps (last used first out).
 _KEPT_RUNS = 2
 
@@ -66,6 +69,7 @@ class _Helper:
         self.executor: ProcessPoolExecutor | None = None
         self.warm: Future | None = None
         self.launched = threading.Event()
+        self.stopped = False  # stop_helper() came while it was starting: shut down once it is up
         self.error: str = ""
 
     def pid(self) -> int | None:
@@ -144,12 +148,14 @@ def _launch(helper: _Helper) -> None:
         context = multiprocessing.get_context("forkserver")
         context.set_forkserver_preload(_PRELOAD)
         helper.executor = ProcessPoolExecutor(max_workers=1, mp_context=context)
-        helper.warm = helper.executor.submit(_warm)  # launches the worker now, not at the first job
+        helper.warm = helper.executor.submit(_warm, os.getpid())  # launches the worker now, not at the first job
     except (OSError, ValueError, RuntimeError) as err:  # no forkserver on this platform, no processes left
         helper.error = f"{type(err).__name__}: {err}"
         _log_once("start", "The helper process could not start (%s); explaining in-process.", helper.error)
     finally:
         helper.launched.set()
+    if helper.stopped:
+        _shut(helper)
 
 
 def stop_helper() -> None:
@@ -159,7 +165,12 @@ def stop_helper() -> None:
         _STATE["helper"] = None
     if helper is None:
         return
-    helper.launched.wait(timeout=30)
+    helper.stopped = True
+    if helper.launched.is_set():  # else the starting thread shuts it down once it is up (never wait for it)
+        _shut(helper)
+
+
+def _shut(helper: _Helper) -> None:
     if helper.executor is None:
         return
     pid = helper.pid()
@@ -233,15 +244,29 @@ def connect(model, data, config, *, portable: dict) -> HelperRun | None:
 _RUNS: OrderedDict = OrderedDict()  # token -> [model, data, config, {method: explainer}] (the helper's cache)
 
 
-def _warm() -> int:
+def _warm(main_pid: int) -> int:
     """The first job: the worker is up (its imports came with the forkserver); its pid lets us end it.
 
     The helper computes on one thread (BLAS and OpenMP): it shares the machine with the main process, and
     idle BLAS workers spin-wait (see :mod:`hexeval_engine.models.blas_threads`); the results do not change.
+    A watchdog ends the helper once ``main_pid`` is gone: a main process killed outright (``kill -9``, the
+    out-of-memory killer) cannot shut it down, and the helper holds the pipes that would tell it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at a terminal is for the main process, which stops us
     threadpool_limits(limits=1)
+    threading.Thread(target=_watch, args=(main_pid,), name="hexeval-helper-watchdog", daemon=True).start()
     return os.getpid()
+
+
+def _watch(main_pid: int) -> None:
+    while True:
+        time.sleep(_WATCH_SECONDS)
+        try:
+            os.kill(main_pid, 0)
+        except ProcessLookupError:
+            os._exit(0)  # nobody is left to take our answers
+        except PermissionError:
+            continue  # the pid exists (owned by another user: reused, but then alive): keep watching
 
 
 def _load_run(token: str, payload: bytes) -> None:

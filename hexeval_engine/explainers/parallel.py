@@ -122,8 +122,6 @@ class ExplainRunner:
         self._ahead: dict = {}  # ExplainJob.key() -> _Ahead, in announcement order
 
     def __enter__(self) -> "ExplainRunner":
-        if self.parallel.backend == "auto" and helper_pool.helper_cores() >= 2:
-            helper_pool.start_helper(background=True)  # no-op when it runs; later runs find it warm
         if self.parallel.backend == "dask":
             try:
                 from distributed import Client  # optional extra (dask): loaded only for the dask backend
@@ -162,12 +160,10 @@ class ExplainRunner:
         the others are done by :meth:`work_ahead`. Any other backend, or a run the helper cannot take,
         ignores the announcement and explains each call when it comes.
         """
-        if self.parallel.backend != "auto" or helper_pool.helper_cores() < 2:
+        rows = sum(len(j.ids) for j in jobs if j.method in HELPER_METHODS)
+        if not helper_worth(self.config, rows):
             return
-        lime_samples = self.config.evaluation.explainers.lime.num_samples
-        work = sum(len(j.ids) for j in jobs if j.method in HELPER_METHODS) * lime_samples
-        if work < self.parallel.helper_min_work or work == 0:
-            return
+        helper_pool.start_helper(background=True)  # a no-op when it runs; if it was not, later runs find it warm
         self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model))
         if self._helper is None:
             return
@@ -340,6 +336,24 @@ def _portable(model) -> dict:
     return {"estimator": model.estimator, "preprocessor": model.preprocessor, "feature_names": model.feature_names,
             "threshold": model.threshold, "class_labels": model.class_labels, "source": model.source,
             "kind": model.kind, "sha256": model.sha256, "input_codes": model.input_codes}
+
+
+def helper_worth(config, rows: int | None = None) -> bool:
+    """Whether backend ``auto`` hands work to the helper process: this process may use 2 cores and the
+    GIL-bound rows (LIME, Anchor and DiCE; ``rows``, or estimated from ``config``) × LIME's ``num_samples``
+    reach ``evaluation.parallel.helper_min_work``."""
+    ev = config.evaluation
+    if ev.parallel.backend != "auto" or helper_pool.helper_cores() < 2:
+        return False
+    if rows is None:
+        n = ev.sample_size
+        lime = ev.explainers.lime
+        rows = sum(min(n, ev.explainers.settings_for(m).max_instances) if m in ("Anchor", "DiCE") else n
+                   for m in ev.explainers.enabled_methods() if m in HELPER_METHODS)
+        if lime.stability_test and lime.enabled:
+            rows += min(lime.stability_subset, n) * ev.stability.repeats * (1 + bool(lime.seed_reruns))
+    work = rows * ev.explainers.lime.num_samples
+    return work > 0 and work >= ev.parallel.helper_min_work
 
 
 def _slice(job: ExplainJob, start: int, stop: int) -> ExplainJob:
