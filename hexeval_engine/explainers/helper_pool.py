@@ -8,7 +8,8 @@ Public interface
 ``connect(model, data, config) -> HelperRun | None``  a run's connection: the model, data and config go to
 the helper once (a run token); ``None`` (with the reason logged once) when the helper cannot serve the run
 ``HelperRun.submit(method, X_raw, ids, classes, probabilities, seeds, render) -> Future``  of
-``(explanations, model rows, model calls)``
+``(explanations, model rows, model calls)``; ``HelperRun.call(fn) -> Future`` of ``fn(token)`` run in the helper,
+where ``run_inputs(token) -> (model, data, config)``
 
 Why a helper. LIME, Anchor and DiCE are GIL-bound Python and shap's tree routine holds the GIL, so threads
 cannot use a second core; a process can. A spawned process pays ~2 s of imports per start, so the helper is
@@ -202,6 +203,11 @@ class HelperRun:
     def __init__(self, helper: _Helper, token: str):
         self.helper, self.token = helper, token
 
+    def call(self, fn) -> Future:
+        """Queue ``fn(token)``, a module-level function that runs in the helper on this run's inputs
+        (:func:`run_inputs`); raises as :meth:`submit` does."""
+        return self.helper.executor.submit(fn, self.token)
+
     def submit(self, method: str, X_raw, ids, classes, probabilities, seeds, render: bool) -> Future:
         """Queue one explanation job; its future holds ``(explanations, model rows, model calls)``.
 
@@ -275,6 +281,14 @@ def _load_run(token: str, payload: bytes) -> None:
     _RUNS[token] = [HexevalModel(**portable), data, config, {}]
     while len(_RUNS) > _KEPT_RUNS:
         _RUNS.popitem(last=False)
+
+
+def run_inputs(token: str) -> tuple:
+    """In the helper: the ``(model, data, config)`` a run sent (for :meth:`HelperRun.call`'s functions)."""
+    if token not in _RUNS:
+        raise LookupError(f"run {token} is not loaded in the helper (evicted by later runs)")
+    _RUNS.move_to_end(token)
+    return tuple(_RUNS[token][:3])
 
 
 def _explain_job(token, method, X_raw, ids, classes, probabilities, seeds, render):

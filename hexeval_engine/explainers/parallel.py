@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import time
 from concurrent.futures import CancelledError
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -119,7 +120,9 @@ class ExplainRunner:
         #: announced jobs (parts) the helper did, and those the main process took back or re-ran
         self.jobs_in_helper = 0
         self.jobs_here = 0
+        self.seconds_waiting = 0.0  # the main process waiting for the helper's answers
         self._ahead: dict = {}  # ExplainJob.key() -> _Ahead, in announcement order
+        self._calls: list = []  # helper_call futures: the caller takes them after the runner closes
 
     def __enter__(self) -> "ExplainRunner":
         if self.parallel.backend == "dask":
@@ -138,12 +141,17 @@ class ExplainRunner:
 
     def __exit__(self, *exc) -> None:
         if self._helper is not None:
-            log.debug("helper: %d jobs done there, %d taken back", self.jobs_in_helper, self.jobs_here)
+            log.debug("helper: %d jobs done there, %d taken back; %.2f s waiting for it", self.jobs_in_helper,
+                      self.jobs_here, self.seconds_waiting)
         for ahead in self._ahead.values():  # an interrupted or failed run leaves nothing queued behind it
             for part in ahead.parts:
                 if part.future is not None:
                     part.future.cancel()
         self._ahead.clear()
+        if exc and exc[0] is not None:  # helper_call work too, once nobody will take it
+            for future in self._calls:
+                future.cancel()
+        self._calls.clear()
         if self._client is not None:
             self._client.close()
             self._client = None
@@ -185,6 +193,19 @@ class ExplainRunner:
                     log.warning("The helper process stopped (%s); the rest is explained in-process.", err)
                     self._helper.helper.error = str(err) or type(err).__name__
                 ahead.parts.append(part)
+
+    def helper_call(self, fn):
+        """A future of ``fn(token)`` run in the helper after the announced jobs (see
+        :meth:`~.helper_pool.HelperRun.call`), or ``None`` when this run does not use the helper."""
+        if self._helper is None:
+            return None
+        try:
+            future = self._helper.call(fn)
+            self._calls.append(future)
+            return future
+        except (BrokenProcessPool, RuntimeError) as err:
+            log.warning("The helper process stopped (%s); that work is done in-process.", err)
+            return None
 
     def work_ahead(self, *, on_instance=None, charge=None) -> None:
         """Do the main process's share of the announced jobs before the first is asked for.
@@ -243,7 +264,11 @@ class ExplainRunner:
             self._do_here(part, (lambda _m: on_instance()) if on_instance is not None else None, None)
             return
         try:
-            result, rows, calls = part.future.result()
+            waited = time.perf_counter()
+            try:
+                result, rows, calls = part.future.result()
+            finally:
+                self.seconds_waiting += time.perf_counter() - waited
         except CancelledError:
             log.warning("A %s job queued to the helper process was cancelled; explaining it in-process.",
                         part.job.method)

@@ -60,6 +60,7 @@ from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
 from .class_groups import AFFINE_METHODS, CaseGroup, case_groups, label_explanations, map_to_group, value_reference
+from .sanity import fitted_in_helper
 from .stability import stability_explanations, stability_jobs
 
 log = logging.getLogger(__name__)
@@ -105,6 +106,10 @@ class TechnicalResult:
     explained_classes : dict
         Multi-class models: ``{instance_id: class label (text)}``, the class each case is explained for
         (its predicted class; see :mod:`hexeval_engine.technical.class_groups`). Empty for a binary model.
+    randomised_fit : Future or None
+        The randomisation check's re-fit, started in the helper process while this stage ran (backend ``auto``
+        with the helper in use, a binary model); :func:`~hexeval_engine.technical.sanity.randomisation_check`
+        takes it. Never pickled or saved.
     """
 
     metrics: pd.DataFrame
@@ -118,6 +123,10 @@ class TechnicalResult:
     shared_instance_ids: list[int] = field(default_factory=list)
     per_instance_unshared: pd.DataFrame | None = None
     explained_classes: dict = field(default_factory=dict)
+    randomised_fit: object = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "randomised_fit": None}  # a future belongs to this process
 
     def explanation(self, method: str, instance_id: int) -> Explanation | None:
         """The explanation of one instance by one method, if there is one."""
@@ -186,7 +195,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     per_instance, unshared = (_with_explained_class(t, work.explanations) for t in (per_instance, unshared))
     return TechnicalResult(metrics, long, per_instance, work.explanations, sample.ids, work.failures, timings,
                            int(model.rows - rows_before + rows_in_workers), shared, unshared,
-                           dict(sorted(explained.items())))
+                           dict(sorted(explained.items())), work.randomised_fit)
 
 
 def _explain_reference(reference: CaseGroup, sample: _Sample, config, work: _Work) -> tuple[int, dict]:
@@ -309,6 +318,8 @@ def _announce(runner, group: CaseGroup, sample: _Sample, config, work: _Work, re
         plan = stability_jobs(group.model, group.data, group.config, sample.X.iloc[:n], sample.ids[:n],
                               sample.classes[:n], sample.stab_methods, seed_reruns=sample.reruns)
     runner.prefetch(jobs + plan)
+    if runner.uses_helper and group.task is None and group.config.evaluation.sanity.randomisation_check:
+        work.randomised_fit = runner.helper_call(fitted_in_helper)  # the sanity check's re-fit, queued last
     if runner.uses_helper:
         here = [m for m in sample.methods if m not in HELPER_METHODS]
         work.progress.message(f"Explaining with {' and '.join(here) or 'nothing'} here while a helper process "
@@ -420,6 +431,7 @@ class _Work:
     #: {(method, id): explanation} made before the groups: regression's SHAP/LIME on the reference view (mapped
     #: per case), multi-class Anchor pooled over the class groups
     reference: dict = field(default_factory=dict)
+    randomised_fit: object = None  # TechnicalResult.randomised_fit
 
     def fail(self, method: str, error: str) -> None:
         """Leave ``method`` out of the comparison, recording why."""
