@@ -4,11 +4,13 @@ helper that dies, fails, answers for the wrong cases or cannot take the model, a
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import threading
 import time
 import types
+from collections import Counter
 from concurrent.futures import Future
 
 import numpy as np
@@ -86,10 +88,18 @@ def _stability(result):
 
 def test_helper_gives_the_sequential_results_case_by_case(usecase_bundle, warm_helper, runners):
     _, config, data, model = usecase_bundle("credit_risk")
-    sequential = run_technical_evaluation(model, data, _sequential(config))
+    steps = {"sequential": [], "helper": []}
+    sequential = run_technical_evaluation(model, data, _sequential(config),
+                                          on_progress=lambda d, t, m: steps["sequential"].append((d, t, m)))
     runners.clear()
-    on_helper = run_technical_evaluation(model, data, _auto(config))
+    on_helper = run_technical_evaluation(model, data, _auto(config),
+                                         on_progress=lambda d, t, m: steps["helper"].append((d, t, m)))
     assert sum(r.jobs_in_helper for r in runners) > 0  # the helper really explained some jobs
+    # progress advances per explained case wherever it was explained, and ends where the sequential run ends
+    said = {k: Counter(m for _, _, m in v if not m.startswith("Explaining with")) for k, v in steps.items()}
+    assert said["helper"] == said["sequential"]
+    assert steps["helper"][-1][:2] == steps["sequential"][-1][:2]
+    assert [d for d, _, _ in steps["helper"]] == sorted(d for d, _, _ in steps["helper"])
     assert sum(r.worker_rows for r in runners) > 0
     assert _signature(on_helper.explanations) == _signature(sequential.explanations)
     assert [e.text for e in on_helper.explanations] == [e.text for e in sequential.explanations]
@@ -274,3 +284,56 @@ def test_the_helper_ends_when_its_main_process_is_killed(tmp_path):
         raise AssertionError(f"the helper {pid} outlived its killed main process")
     finally:
         proc.kill()
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                stat = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(stat[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_ctrl_c_while_the_helper_explains_exits_at_once_and_leaves_no_process(tmp_path):
+    config = tmp_path / "config.yaml"
+    config.write_text("evaluation:\n  sample_size: 60\n  parallel: {backend: auto, helper_min_work: 0}\n"
+                      "personas: {enabled: false}\nnarratives: {enabled: false}\n")
+    env = {**os.environ, "PYTHONPATH": os.getcwd(), "PYTHONFAULTHANDLER": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "hexeval_engine", "evaluate", "--usecase", "credit_risk",
+                             "--config", str(config), "--output", str(tmp_path / "runs"), "--quiet"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline, workers = time.monotonic() + 120, []
+        while not workers and time.monotonic() < deadline and proc.poll() is None:
+            workers = [w for f in _children(proc.pid) for w in _children(f)]  # CLI -> forkserver -> helper
+            time.sleep(0.05)
+        assert workers, "the helper never started: " + (proc.communicate()[1].decode()[-2000:] if proc.poll() is not None
+                                                        else "still running")
+        time.sleep(1.0)  # jobs queued and running in the helper
+        interrupted = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        exit_seconds = time.monotonic() - interrupted
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130, err.decode()[-2000:]
+    assert exit_seconds < 10, f"exit took {exit_seconds:.1f} s after Ctrl-C"
+    deadline = time.monotonic() + 10
+    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(_alive(w) for w in workers), "the helper outlived the CLI"

@@ -211,9 +211,10 @@ class ExplainRunner:
         """Do the main process's share of the announced jobs before the first is asked for.
 
         First the jobs kept in-process (SHAP, Random), in order; then, from the end of the helper's queue,
-        every job it has not started (taken back and done here). ``on_instance(method)`` is called per
-        explained row; ``charge(method)`` is a context manager that times the work (a method's clock). An
-        error is kept and raised when the job is asked for, where the sequential backend would raise it.
+        every job it has not started (taken back and done here). ``on_instance(job)`` is called per
+        explained row of ``job``; ``charge(method)`` is a context manager that times the work (a method's
+        clock). An error is kept and raised when the job is asked for, where the sequential backend would
+        raise it.
         """
         if self._helper is None:
             return
@@ -227,7 +228,7 @@ class ExplainRunner:
 
     def _do_here(self, part: _Part, on_instance, charge) -> None:
         job = part.job
-        step = (lambda: on_instance(job.method)) if on_instance is not None else None
+        step = (lambda: on_instance(job)) if on_instance is not None else None
         try:
             if charge is not None:
                 with charge(job.method):
@@ -248,20 +249,26 @@ class ExplainRunner:
     def _collect(self, ahead: _Ahead, on_instance) -> list:
         """The announced job's explanations: done here, waited for, or taken back from the helper."""
         out = []
-        for part in ahead.parts:
-            if part.future is not None and part.result is None and part.error is None:
-                self._finish(part, on_instance)
-            if part.error is not None:
-                raise part.error
-            if not part.reported and on_instance is not None:
-                for _ in part.result:
-                    on_instance()
-            out.extend(part.result)
+        try:
+            for part in ahead.parts:
+                if part.future is not None and part.result is None and part.error is None:
+                    self._finish(part, on_instance)
+                if part.error is not None:
+                    raise part.error
+                if not part.reported and on_instance is not None:
+                    for _ in part.result:
+                        on_instance()
+                out.extend(part.result)
+        except BaseException:  # an error, Stop or Ctrl-C: the job's other parts are not wanted any more
+            for part in ahead.parts:
+                if part.future is not None:
+                    part.future.cancel()
+            raise
         return out
 
     def _finish(self, part: _Part, on_instance) -> None:
         if part.future.cancel():  # not started: take it back
-            self._do_here(part, (lambda _m: on_instance()) if on_instance is not None else None, None)
+            self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
             return
         try:
             waited = time.perf_counter()
@@ -288,7 +295,7 @@ class ExplainRunner:
                 return
             log.error("A %s job came back from the helper process for other cases (%s… instead of %s…); "
                       "explaining it in-process.", part.job.method, got[:3], list(part.job.ids)[:3])
-        self._do_here(part, (lambda _m: on_instance()) if on_instance is not None else None, None)
+        self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
 
     def explainer(self, method: str):
         """The in-process explainer for ``method`` (built on first use)."""

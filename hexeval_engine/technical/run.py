@@ -324,8 +324,9 @@ def _announce(runner, group: CaseGroup, sample: _Sample, config, work: _Work, re
         here = [m for m in sample.methods if m not in HELPER_METHODS]
         work.progress.message(f"Explaining with {' and '.join(here) or 'nothing'} here while a helper process "
                               f"explains {' and '.join(m for m in sample.methods if m in HELPER_METHODS)}")
-        runner.work_ahead(on_instance=lambda m: work.progress.step(f"{m}: instance explained"),
-                          charge=work.clock.charge)
+        runner.work_ahead(on_instance=lambda job: work.progress.step(
+            "Stability: copy explained" if job.purpose else f"{job.method}: instance explained"),
+            charge=work.clock.charge)
     return plan
 
 
