@@ -245,16 +245,23 @@ def test_stopping_the_helper_ends_its_process():
     raise AssertionError(f"the helper process {pid} still runs after stop_helper()")
 
 
-@pytest.mark.parametrize("source, reruns", [("print('work')\n", True),
-                                            ("def main():\n    pass\n\nif __name__ == '__main__':\n    main()\n",
-                                             False)])
-def test_an_unguarded_script_gets_no_helper(tmp_path, monkeypatch, source, reruns):
-    script = tmp_path / "my_run.py"
-    script.write_text(source)
-    fake_main = types.ModuleType("__main__")
-    fake_main.__file__ = str(script)
-    monkeypatch.setitem(sys.modules, "__main__", fake_main)
-    assert helper_pool.main_script_reruns() == ("my_run.py" if reruns else "")
+def test_the_helper_never_runs_the_main_script_again(tmp_path):
+    """A forkserver's new process runs its parent's main script again unless told otherwise; the helper is told
+    (a script without a main guard, and the dashboard's app.py run by Streamlit as ``__main__``)."""
+    marker = tmp_path / "imports.txt"
+    script = tmp_path / "unguarded.py"
+    script.write_text("import os, time\n"
+                      f"open({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+                      "from hexeval_engine.explainers import helper_pool\n"
+                      "if __name__ in ('__main__', '__mp_main__'):\n"
+                      "    helper_pool.start_helper(background=False)\n"
+                      "    while helper_pool.helper_pid() is None:\n"
+                      "        time.sleep(0.05)\n"
+                      "    helper_pool.stop_helper()\n")
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    done = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert len(marker.read_text().split()) == 1  # only the main process ran it
 
 
 def test_the_helper_ends_when_its_main_process_is_killed(tmp_path):
@@ -299,6 +306,14 @@ def _children(pid: int) -> list[int]:
     return out
 
 
+def _cpu_seconds(pid: int) -> float:
+    try:
+        stat = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(stat[11]) + int(stat[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -308,22 +323,34 @@ def _alive(pid: int) -> bool:
 
 
 def test_ctrl_c_while_the_helper_explains_exits_at_once_and_leaves_no_process(tmp_path):
-    config = tmp_path / "config.yaml"
-    config.write_text("evaluation:\n  sample_size: 60\n  parallel: {backend: auto, helper_min_work: 0}\n"
-                      "personas: {enabled: false}\nnarratives: {enabled: false}\n")
-    env = {**os.environ, "PYTHONPATH": os.getcwd(), "PYTHONFAULTHANDLER": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "hexeval_engine", "evaluate", "--usecase", "credit_risk",
-                             "--config", str(config), "--output", str(tmp_path / "runs"), "--quiet"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+    """A process with a warm helper (the dashboard's case; a cold CLI's first run is explained in-process while
+    the helper starts): Ctrl-C while the helper explains stops the run at once, and the helper ends too."""
+    script = tmp_path / "run_and_wait.py"
+    script.write_text(
+        "import sys\n"
+        "from hexeval_engine import evaluate\n"
+        "from hexeval_engine.explainers import helper_pool\n"
+        "if __name__ == '__main__':\n"
+        "    helper_pool.start_helper(background=False)\n"
+        "    while helper_pool.helper_pid() is None:\n"
+        "        pass\n"
+        "    print(helper_pool.helper_pid(), flush=True)\n"
+        "    try:\n"
+        "        evaluate(usecase='heart', save=False, config_overrides={'evaluation': {'sample_size': 100, "
+        "'parallel': {'backend': 'auto', 'helper_min_work': 0}}, 'personas': {'enabled': False}, "
+        "'narratives': {'enabled': False}})\n"
+        "    except KeyboardInterrupt:\n"
+        "        sys.exit(130)\n")
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        deadline, workers = time.monotonic() + 120, []
-        while not workers and time.monotonic() < deadline and proc.poll() is None:
-            workers = [w for f in _children(proc.pid) for w in _children(f)]  # CLI -> forkserver -> helper
-            time.sleep(0.05)
-        assert workers, "the helper never started: " + (proc.communicate()[1].decode()[-2000:] if proc.poll() is not None
-                                                        else "still running")
-        time.sleep(1.0)  # jobs queued and running in the helper
+        worker = int(proc.stdout.readline())
+        idle = _cpu_seconds(worker)
+        deadline = time.monotonic() + 60
+        while _cpu_seconds(worker) < idle + 0.3 and time.monotonic() < deadline and proc.poll() is None:
+            time.sleep(0.02)  # until the helper is explaining
+        assert proc.poll() is None, "the run ended before the helper explained anything"
         interrupted = time.monotonic()
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
@@ -334,6 +361,6 @@ def test_ctrl_c_while_the_helper_explains_exits_at_once_and_leaves_no_process(tm
     assert proc.returncode == 130, err.decode()[-2000:]
     assert exit_seconds < 10, f"exit took {exit_seconds:.1f} s after Ctrl-C"
     deadline = time.monotonic() + 10
-    while any(_alive(w) for w in workers) and time.monotonic() < deadline:
+    while _alive(worker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert not any(_alive(w) for w in workers), "the helper outlived the CLI"
+    assert not _alive(worker), "the helper outlived the run"
