@@ -12,6 +12,7 @@ import time
 import types
 from collections import Counter
 from concurrent.futures import Future
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -364,3 +365,17 @@ def test_ctrl_c_while_the_helper_explains_exits_at_once_and_leaves_no_process(tm
     while _alive(worker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not _alive(worker), "the helper outlived the run"
+
+
+def test_the_dashboard_starts_the_helper_when_it_starts():
+    from streamlit.testing.v1 import AppTest  # the dashboard's test driver, for this test only
+
+    from hexeval_ui.engine import warm_helper  # the dashboard's code, for this test only
+
+    helper_pool.stop_helper()
+    warm_helper.clear()  # once per server process: a dashboard test before this one may have started it
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
+    at.run()
+    assert not at.exception
+    pid = _wait_pid()
+    assert _alive(pid)
