@@ -190,8 +190,8 @@ class ExplainerSpace:
 class _SpaceCache:
     """One :class:`ExplainerSpace` per live dataset, recomputed when the dataset's training rows or coder changed.
 
-    A run builds up to 14 explainers on the same dataset (three spaces per model, the randomisation check's
-    copy included); coding credit risk's 25,926 training rows costs ~9 ms each time. Datasets are not
+    A run builds LIME, Anchor and DiCE for the model and again for the randomisation check's copy: six
+    spaces of the same dataset, each coding credit risk's 25,926 training rows (~9 ms). Datasets are not
     changed after loading (a subset is a new ``Dataset``), but nothing enforces it, so an entry is used
     only while it provably still describes the dataset: the same ``X_train`` and ``coder`` objects, a coder
     equal to a copy taken when the entry was made (categories, dtypes, names) and the same hash of every
