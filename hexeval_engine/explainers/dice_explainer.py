@@ -100,20 +100,6 @@ class DiceExplainer:
         self._bounds = {f: (float(pd.to_numeric(train[f]).min()), float(pd.to_numeric(train[f]).max()))
                         for f in numeric}
         self._precision = self._data.get_decimal_precisions(output_type="dict")
-        self._sparsity_limits = None  # sparsity_limits(), on first use
-
-    def sparsity_limits(self) -> dict:
-        """Per continuous feature, the largest change the sparsity search may undo (DiCE's rule), computed once.
-
-        ``min(quantile of absolute deviations, MAD)`` of DiCE's training frame, as ``dice_ml``'s own post-hoc
-        sparsity step computes it on every call; that frame is set when the explainer is built and never
-        changed afterwards (``dice_ml`` assigns ``data_df`` only in its constructor), so the limits are too.
-        """
-        if self._sparsity_limits is None:
-            quantiles = self._data.get_quantiles_from_training_data(quantile=SPARSITY_QUANTILE)
-            mads = self._data.get_valid_mads()
-            self._sparsity_limits = {f: min(quantiles[f], mads[f]) for f in quantiles}
-        return dict(self._sparsity_limits)
 
     def _with_unseen_categories(self, train: pd.DataFrame) -> pd.DataFrame:
         """``train`` plus the test rows holding a category no training row has.
@@ -367,7 +353,10 @@ def _sparsify(explainer: DiceExplainer, queries: pd.DataFrame, classes: np.ndarr
     """Batched version of DiCE's linear post-hoc sparsity search (see module docstring)."""
     if not cfs:
         return cfs
-    limits = explainer.sparsity_limits()
+    data_interface = explainer._data
+    quantiles = data_interface.get_quantiles_from_training_data(quantile=SPARSITY_QUANTILE)
+    mads = data_interface.get_valid_mads()
+    limits = {f: min(quantiles[f], mads[f]) for f in quantiles}
     order = sorted(limits, key=lambda f: limits[f], reverse=True)
     coder = explainer.data.coder
     coded = {i: coder.encode(frame) for i, frame in cfs.items()}
