@@ -257,3 +257,55 @@ def test_none_in_a_text_column_is_unknown_and_other_objects_take_scikit_learns_p
     _assert_exact(credit, rows)
     rows.loc[rows.index[2], "loan_grade"] = 3  # a number among labels: scikit-learn decides what it means
     assert fast_preprocess.estimator_input(credit, rows) is None
+
+
+TEXT_STORAGES = {
+    "str (Arrow, NaN missing)": lambda values: pd.array(values, dtype="str"),
+    "string[pyarrow] (pd.NA missing)": lambda values: pd.array(values, dtype="string[pyarrow]"),
+    "string[python]": lambda values: pd.array(values, dtype="string[python]"),
+    "object str": lambda values: np.array(values, dtype=object),
+    "object numpy str_": lambda values: np.array([np.str_(v) if isinstance(v, str) else v for v in values], dtype=object),
+}
+
+
+@pytest.mark.parametrize("storage", list(TEXT_STORAGES))
+@pytest.mark.parametrize("n", [1, 37, 4000])
+def test_text_columns_of_every_storage_with_unknown_and_missing_values_match_scikit_learn(storage, n):
+    """Known labels, unknown text (another case, a blank, a near miss) and missing values, in every text storage."""
+    credit = _prepared(CREDIT).estimator
+    rng = np.random.default_rng(n)
+    rows = _credit_rows().sample(n=n, random_state=n).reset_index(drop=True)
+    missing = None if storage.startswith("object") else np.nan
+    strange = ["rent", "", "RENT ", "VENTURE\u00a0", missing]
+    for col in ("person_home_ownership", "loan_intent", "loan_grade", "cb_person_default_on_file"):
+        values = rows[col].to_numpy(dtype=object, copy=True)
+        if n > 1:
+            hit = rng.random(n) < 0.3
+            values[hit] = rng.choice(np.array(strange, dtype=object), hit.sum())
+        rows[col] = TEXT_STORAGES[storage](list(values))
+    if n > 1:
+        assert rows["loan_grade"].isna().any() and (rows["loan_grade"] == "rent").any()
+    _assert_exact(credit, rows)
+
+
+@pytest.mark.parametrize("storage", list(TEXT_STORAGES))
+def test_an_ordinal_encoder_on_text_of_every_storage_matches_scikit_learn(storage):
+    rng = np.random.default_rng(2)
+    X = pd.DataFrame({"grade": rng.choice(["a", "b", "c"], 200), "x": rng.normal(size=200)})
+    pre = ColumnTransformer([("ordinal", OrdinalEncoder(handle_unknown="use_encoded_value", unknown_value=-1),
+                              ["grade"]), ("scale", StandardScaler(), ["x"])])
+    pipeline = Pipeline([("pre", pre), ("lr", LogisticRegression())]).fit(X, (X["x"] > 0).astype(int))
+    grades = rng.choice(np.array(["a", "b", "c", "d", "A"], dtype=object), 300)
+    X2 = pd.DataFrame({"grade": TEXT_STORAGES[storage](list(grades)), "x": rng.normal(size=300)})
+    _assert_exact(pipeline, X2)
+
+
+def test_text_dtype_codes_give_each_values_own_dict_answer():
+    """Oracle: the dict looked up value by value (``-1`` for missing values and unknown text)."""
+    lookup = {"b": 0, "a": 1, "é": 2}
+    values = ["a", None, "b", "é", "e\u0301", "a", "zz", None, "b"]
+    want = [lookup.get(v, -1) if v is not None else -1 for v in values]
+    for dtype in ("str", "string[pyarrow]", "string[python]"):
+        got = fast_preprocess._text_dtype_codes(pd.array(values, dtype=dtype), lookup)
+        assert got.dtype == np.intp and got.tolist() == want, dtype
+    assert fast_preprocess._text_dtype_codes(pd.array([], dtype="str"), lookup).tolist() == []

@@ -6,16 +6,30 @@ import random
 
 import numpy as np
 
-from hexeval_engine.explainers.lockstep import _Seeder, run_lockstep
+from hexeval_engine.explainers.lockstep import run_lockstep
 
 
-def test_reused_generators_give_the_states_of_fresh_ones():
-    seeder = _Seeder()
-    for seed in (0, 1, 42, 2**32 - 1, 2**32 + 5, 2**40 + 123, 987654321):
-        np_state, py_state = seeder.states(seed)
-        fresh = np.random.RandomState(seed % (2**32)).get_state()
-        assert np_state[0] == fresh[0] and np.array_equal(np_state[1], fresh[1]) and np_state[2:] == fresh[2:]
-        assert py_state == random.Random(seed).getstate()
+def test_searches_start_from_fresh_generators_whatever_the_global_state_held():
+    """Seeds beyond 32 bits, and global generators left holding a cached Gaussian (numpy's and Python's)."""
+    def search(predict):
+        first = (np.random.standard_normal(), random.gauss(0.0, 1.0), np.random.random(), random.random())
+        predict(np.zeros((1, 1)))
+        return first, (np.random.standard_normal(), random.gauss(0.0, 1.0))
+
+    seeds = [0, 1, 42, 2**32 - 1, 2**32 + 5, 2**40 + 123, 987654321]
+    np.random.seed(3)
+    random.seed(3)
+    np.random.standard_normal()  # numpy now holds the second Gaussian of a pair
+    random.gauss(0.0, 1.0)       # and so does Python's generator
+    held = (np.random.get_state(), random.getstate())
+    results = run_lockstep([search] * len(seeds), seeds, lambda M: M[:, 0], max_together=3)
+    for seed, (first, second) in zip(seeds, results):
+        np_alone, py_alone = np.random.RandomState(seed % (2**32)), random.Random(seed)
+        assert first == (np_alone.standard_normal(), py_alone.gauss(0.0, 1.0), np_alone.random_sample(),
+                         py_alone.random())
+        assert second == (np_alone.standard_normal(), py_alone.gauss(0.0, 1.0))
+    after_np, after_py = np.random.get_state(), random.getstate()  # the caller's states come back
+    assert np.array_equal(after_np[1], held[0][1]) and after_np[2:] == held[0][2:] and after_py == held[1]
 
 
 def test_each_search_draws_what_a_generator_seeded_alone_draws():

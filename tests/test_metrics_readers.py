@@ -142,3 +142,24 @@ def test_neighbourhoods_take_each_value_from_the_drawn_training_row_or_the_case(
             got = hood[f].tolist()
             assert all((pd.isna(e) and pd.isna(g)) or e == g for e, g in zip(expected, got)), f
         assert replace.any() and (~replace).any()
+
+
+def test_neighbourhoods_of_many_cases_copy_the_training_rows_once(monkeypatch):
+    """The training rows are pooled once for every case (a copy per case cost ~1 ms on credit risk's 25,926)."""
+    from hexeval_engine.metrics import readers
+
+    rng = np.random.default_rng(4)
+    X = pd.DataFrame({"num": rng.normal(size=40), "kind": pd.array(rng.choice(["x", "y"], 40), dtype="str")})
+    data = _dataset(X, pd.Series([0, 1] * 20, name="y"), ["kind"], n_train=30)
+    concatenated = []
+    real = pd.concat
+
+    def counting(frames, *args, **kwargs):
+        frames = list(frames)
+        concatenated.append(sum(len(f) for f in frames))
+        return real(frames, *args, **kwargs)
+
+    monkeypatch.setattr(readers.pd, "concat", counting)
+    hoods = readers.reader_neighbourhoods(data, [0, 2, 5, 2], n=20, replace_share=0.5, random_state=3)
+    assert sorted(hoods) == [0, 2, 5]
+    assert concatenated == [30 + 3]  # one pool: the training rows and the three distinct cases

@@ -150,3 +150,22 @@ def test_ties_accept_any_rank_within_the_tie():
     ("atypical angina", 0, "typical angina", False), ("RENT", "RENT", "RENT", True), ("151", 150, "150", False)])
 def test_value_matches_within_formatting_tolerance(stated, raw, shown, ok):
     assert value_matches(stated, raw, shown) is ok
+
+
+def test_a_narrative_names_its_features_once_however_many_clauses_it_has(monkeypatch):
+    """The names each feature may go by are gathered once per narrative, not once per clause (same mentions)."""
+    from hexeval_engine.narratives import offline_extractor
+
+    text = FAITHFUL["grouped for and against"]
+    want = OfflineExtractor(CATEGORIES).extract(text, facts())
+    asked = []
+    real = offline_extractor.feature_names_for_matching
+
+    def counting(feature, domain):
+        asked.append(feature)
+        return real(feature, domain)
+
+    monkeypatch.setattr(offline_extractor, "feature_names_for_matching", counting)
+    got = OfflineExtractor(CATEGORIES).extract(text, facts())
+    assert got == want and len(want.mentions) == 5
+    assert sorted(asked) == sorted(facts().features)  # once per feature of the case

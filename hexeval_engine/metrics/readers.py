@@ -210,21 +210,25 @@ def reader_neighbourhoods(data, instance_ids, *, n: int, replace_share: float, r
     features = list(data.feature_names)
     train = data.X_train[features]
     dtypes = train.dtypes
-    cases = data.X_test[features]
+    ids = list(dict.fromkeys(int(i) for i in instance_ids))
+    if not ids:
+        return {}
+    # One pool for every case: the training rows, then the cases in order (case k at row len(train) + k).
+    # The cases share their frame's dtypes, so each pooled column has the dtype a pool with one case has.
+    pool = pd.concat([train, data.X_test[features].iloc[ids]], ignore_index=True)
+    pooled = {}
+    for f in features:
+        column = pool[f]
+        if column.dtype != dtypes[f]:
+            column = column.astype(dtypes[f])
+        pooled[f] = column.array
     out = {}
-    for iid in dict.fromkeys(int(i) for i in instance_ids):
+    for k, iid in enumerate(ids):
         rng = instance_rng(random_state, iid, "reader")
         donors = rng.integers(0, len(train), size=(int(n), len(features)))
         replace = rng.random((int(n), len(features))) < float(replace_share)
-        pick = np.where(replace, donors, len(train))  # the case is appended after the training rows
-        pool = pd.concat([train, cases.iloc[[iid]]], ignore_index=True)
-        columns = {}
-        for j, f in enumerate(features):
-            column = pool[f]
-            if column.dtype != dtypes[f]:
-                column = column.astype(dtypes[f])
-            columns[f] = column.array.take(pick[:, j])
-        out[iid] = pd.DataFrame(columns, columns=features)
+        pick = np.where(replace, donors, len(train) + k)
+        out[iid] = pd.DataFrame({f: pooled[f].take(pick[:, j]) for j, f in enumerate(features)}, columns=features)
     return out
 
 

@@ -34,6 +34,7 @@ scikit-learn's answer, its warnings and its errors.
 
 from __future__ import annotations
 
+import itertools
 import threading
 import weakref
 
@@ -156,6 +157,16 @@ class _Source:
         if self.names is None:
             return [self.X[:, j] for j in range(self.X.shape[1])]
         return [self.X[name].to_numpy() for name in self.names]
+
+    def arrays(self) -> list:
+        """The columns as pandas holds them (text dtypes stay pandas arrays; numpy-backed columns as numpy)."""
+        if self.names is None:
+            return self.columns()
+        out = []
+        for name in self.names:
+            column = self.X[name]
+            out.append(column.array if isinstance(column.dtype, pd.StringDtype) else column.to_numpy())
+        return out
 
     def matrix(self, dtype=None) -> np.ndarray:
         if self.names is None:
@@ -298,33 +309,56 @@ def _category_codes(encoder, source):
 
     ``None`` when a column and its categories are not both numbers or both text, when categories hold a
     missing value, or when numbers hold missing values or infinities (scikit-learn's own rules apply).
+    Text is looked up in a dict of the categories, as scikit-learn's own mapping (Python's hash and
+    equality on ``str``); missing text (``NaN``, ``None``, ``pd.NA``) is in no category.
     """
     categories = encoder.categories_
-    columns = source.columns()
+    columns = source.arrays()
     if len(categories) != len(columns):
         return None
     text_indexes = None
     found = []
     for j, (column, cats) in enumerate(zip(columns, categories)):
-        if column.dtype.kind in _NUMERIC_KINDS and cats.dtype.kind in _NUMERIC_KINDS and cats.dtype.kind != "u":
+        text_column = isinstance(column.dtype, pd.StringDtype)
+        if not text_column:
+            column = np.asarray(column)
+        if not text_column and column.dtype.kind in _NUMERIC_KINDS and cats.dtype.kind in _NUMERIC_KINDS and \
+                cats.dtype.kind != "u":
             if column.dtype.kind == "u" or len(cats) == 0 or np.isnan(cats).any() or \
                     not np.isfinite(column).all():
                 return None
             index = np.searchsorted(cats, column)
             index[index == len(cats)] = 0
             known = cats[index] == column
-        elif column.dtype.kind == "O" and cats.dtype.kind == "O":
+        elif (text_column or column.dtype.kind == "O") and cats.dtype.kind == "O":
             if text_indexes is None:
                 text_indexes = _text_indexes(encoder)
-            if text_indexes[j] is None or not _all_text_or_missing(column):
-                return None
             lookup = text_indexes[j]  # a dict, as scikit-learn's own mapping: Python's hash and equality
-            index = np.fromiter((lookup.get(value, -1) for value in column), dtype=np.intp, count=len(column))
+            if lookup is None:
+                return None
+            if text_column:
+                index = _text_dtype_codes(column, lookup)
+            elif _all_text_or_missing(column):
+                index = np.fromiter(map(lookup.get, column, itertools.repeat(-1)), dtype=np.intp, count=len(column))
+            else:
+                return None
             known = index >= 0
         else:
             return None
         found.append((index, known))
     return found
+
+
+def _text_dtype_codes(array, lookup: dict) -> np.ndarray:
+    """Category positions of a pandas text-dtype array (``str`` values or missing), ``-1`` for unknown or missing.
+
+    The array is factorised (pandas groups equal strings, Arrow-backed ones in C) and only its distinct values
+    are looked up in the dict: each value gets the answer its own lookup would give, as equal ``str`` have
+    equal hashes. Missing values get factorize's code ``-1``, which the table's last entry maps to ``-1``.
+    """
+    codes, uniques = pd.factorize(array, use_na_sentinel=True)
+    table = np.fromiter(map(lookup.get, uniques, itertools.repeat(-1)), dtype=np.intp, count=len(uniques))
+    return np.append(table, -1)[codes]
 
 
 def _all_text_or_missing(column: np.ndarray) -> bool:

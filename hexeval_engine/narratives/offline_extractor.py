@@ -17,6 +17,7 @@ directions relative to the prediction; ``tests/test_narratives_extract.py`` hold
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .cues import direction, rank_cue
@@ -59,23 +60,24 @@ def extract_mentions(text: str, facts: NarrativeFacts, categories: dict[str, lis
     """The features ``text`` names, in order of first mention, with rank, sign and stated value."""
     found: dict[str, dict] = {}
     order = 0
+    names = _Names(facts)
     for sentence in _sentences(text):
         clauses = [c for c in re.split(r";", sentence)]
-        clause_signs = [direction(_masked(c, facts).lower()) for c in clauses]
+        clause_signs = [direction(_masked(c, names).lower()) for c in clauses]
         for ci, clause in enumerate(clauses):
-            spans = _spans(clause, facts)
+            spans = _spans(clause, names)
             for k, (start, end, feature) in enumerate(spans):
                 seg_end = spans[k + 1][0] if k + 1 < len(spans) else len(clause)
                 before = clause[spans[k - 1][1] if k else 0:start]
                 after = clause[end:seg_end]
                 value = _stated_value(after, feature, categories)
-                sign = _sign_for(clauses, clause_signs, ci, clause, spans, k, facts)
+                sign = _sign_for(clauses, clause_signs, ci, clause, spans, k, names)
                 item = found.get(feature)
                 if item is None:
                     own_before = _after_conjunction(before) if k else before
                     cue = rank_cue(own_before.lower())
                     if cue is None:  # "your age (54), the second most important factor"
-                        cue = rank_cue(_before_conjunction(_masked(after, facts)).lower(), first=True)
+                        cue = rank_cue(_before_conjunction(_masked(after, names)).lower(), first=True)
                     found[feature] = {"rank": cue if cue is not None else order, "sign": sign, "value": value,
                                       "order": order}
                     order += 1
@@ -108,12 +110,30 @@ def _sentences(text: str) -> list[str]:
     return merged
 
 
-def _spans(clause: str, facts: NarrativeFacts) -> list[tuple[int, int, str]]:
+class _Names:
+    """A narrative's features with the compiled pattern of each name they may go by, built once per narrative.
+
+    ``_spans`` looks for every name in every clause (a narrative has dozens of clauses); naming the features
+    and escaping and looking up each pattern for every clause cost more than the matching itself.
+    """
+
+    def __init__(self, facts: NarrativeFacts):
+        self.patterns = [(feature, [_name_pattern(name) for name in feature_names_for_matching(feature, facts.domain)])
+                         for feature in facts.features]
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_pattern(name: str) -> re.Pattern:
+    """``name`` as a whole word or phrase, any case (the pattern ``re.finditer`` was given per clause before)."""
+    return re.compile(_BOUND_L + re.escape(name) + _BOUND_R, flags=re.I)
+
+
+def _spans(clause: str, names: _Names) -> list[tuple[int, int, str]]:
     """Non-overlapping (start, end, feature) mentions in ``clause``; longer names win."""
     candidates = []
-    for feature in facts.features:
-        for name in feature_names_for_matching(feature, facts.domain):
-            for m in re.finditer(_BOUND_L + re.escape(name) + _BOUND_R, clause, flags=re.I):
+    for feature, patterns in names.patterns:
+        for pattern in patterns:
+            for m in pattern.finditer(clause):
                 candidates.append((m.start(), m.end(), feature))
     candidates.sort(key=lambda c: (-(c[1] - c[0]), c[0]))
     taken: list[tuple[int, int, str]] = []
@@ -123,19 +143,19 @@ def _spans(clause: str, facts: NarrativeFacts) -> list[tuple[int, int, str]]:
     return sorted(taken)
 
 
-def _masked(clause: str, facts: NarrativeFacts) -> str:
+def _masked(clause: str, names: _Names) -> str:
     """The clause with feature names blanked (a description may contain a direction word)."""
     out = clause
-    for start, end, _ in reversed(_spans(clause, facts)):
+    for start, end, _ in reversed(_spans(clause, names)):
         out = out[:start] + " " * (end - start) + out[end:]
     return out
 
 
-def _sign_for(clauses, clause_signs, ci, clause, spans, k, facts) -> int | None:
+def _sign_for(clauses, clause_signs, ci, clause, spans, k, names) -> int | None:
     """Direction of the k-th mention: a phrase after it (before the next mention) in its clause, else the
     clause's own phrase, else the previous then the next clause of the sentence."""
     seg_end = spans[k + 1][0] if k + 1 < len(spans) else len(clause)
-    own = direction(_masked(clause[spans[k][1]:seg_end], facts).lower())
+    own = direction(_masked(clause[spans[k][1]:seg_end], names).lower())
     if own is not None:
         return own
     if clause_signs[ci] is not None:
