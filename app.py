@@ -10,6 +10,7 @@ import streamlit as st
 
 from hexeval_engine import HexevalError, list_usecases
 from hexeval_ui import components as c
+from hexeval_ui.engine import warm_helper
 from hexeval_ui.settings import load_operator_env
 from hexeval_ui.sidebar import render_sidebar
 from hexeval_ui.state import DEFAULT_USECASE, init_state
@@ -21,6 +22,7 @@ load_operator_env()
 if serve_study_link():  # a participant's link, when the operator serves a study here: the study page only
     st.stop()
 init_state()
+warm_helper()  # the explainers' helper process starts now, in the background, so the first run finds it warm
 
 pages = st.navigation({
     "Evaluate": [

@@ -61,7 +61,7 @@ def original_defaults(sample_size: int = 100) -> dict:
             "sample_size": sample_size, "explain_unshared": True, "random_state": 42, "bootstrap_resamples": 1000, "confidence_level": 0.95,
             "fidelity": {"steps": 20},
             "stability": {"noise_std": 0.05, "repeats": 5, "methods": ["SHAP", "LIME", "Random"]},
-            "parallel": {"backend": "sequential", "n_jobs": 1},
+            # the backend is the project's default (auto: the helper process when it pays), not pinned
             "explainers": {
                 "shap": {"enabled": True, "background_size": 100},
                 "lime": {"enabled": True, "num_samples": 500, "num_features": 5, "stability_test": True,

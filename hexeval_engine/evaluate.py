@@ -18,6 +18,8 @@ from .config import HexevalConfig, load_config
 from .data.input_encoding import category_codes
 from .data.usecase_data import load_data_for_config
 from .errors import ConfigError, ModelError
+from .explainers.helper_pool import start_helper
+from .explainers.parallel import helper_worth
 from .models.blas_threads import one_blas_thread
 from .models.compatibility import validate_model_data_compatibility
 from .models.encoded_columns import with_model_categories
@@ -140,6 +142,8 @@ def evaluate(
         uc, config, data, model, model_path, data_path = _load_inputs(
             model_path, data_path, target_column, config_path, config_overrides, usecase=usecase,
             allow_pickle=allow_pickle)
+    if helper_worth(config):  # backend auto, 2 cores, enough work: the helper's start overlaps this process's work
+        start_helper(background=True)  # a no-op when it already runs
     with clock("validate"):
         validation = _validate(model, data)
     outputs_root = Path(output_dir) if output_dir else configured_outputs_root(config.output.dir)

@@ -10,6 +10,21 @@ import hexeval_engine
 from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.paths import default_outputs_root
 from hexeval_engine.data.usecase_data import load_data_for_config
+from hexeval_engine.explainers.helper_pool import helper_cores, start_helper
+
+
+@st.cache_resource(show_spinner=False)
+def warm_helper() -> bool:
+    """Start the helper process of ``evaluation.parallel.backend: auto`` in the background, once per server.
+
+    Its start (a forkserver importing the explainer libraries, ~2 s on the second core) overlaps the first
+    page views, so the first click on *Run evaluation* finds it warm. It is stopped when the server exits.
+    Returns whether this machine lets it help (2 usable cores); runs with little work never use it.
+    """
+    if helper_cores() < 2:
+        return False
+    start_helper(background=True)
+    return True
 
 
 def outputs_root() -> Path:

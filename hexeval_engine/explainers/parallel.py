@@ -1,13 +1,25 @@
-"""Explain rows in-process or spread over joblib workers (loky processes or a dask cluster).
+"""Explain rows in-process, with a warm helper process, or spread over joblib workers (loky or dask).
 
 Public interface
 ----------------
 ``ExplainRunner(model, data, config)``  context manager; ``runner.explain(method, X_raw, ids, classes,
 probabilities, seeds) -> list[Explanation]``; ``runner.worker_rows`` / ``worker_calls`` count the
 model work done in other processes.
+``ExplainJob(method, X_raw, ids, classes, probabilities, seeds, render)``  one call ``explain`` will get;
+``runner.prefetch(jobs)`` announces them in the order they will be asked for and
+``runner.work_ahead(...)`` does the main process's share before the first is asked for.
 
 ``evaluation.parallel.backend``:
 
+* ``auto`` (the default) — ``sequential``, plus the warm helper process of :mod:`.helper_pool` when this
+  process may use at least 2 cores and the announced GIL-bound work (LIME, Anchor and DiCE rows × LIME's
+  ``num_samples``) reaches ``helper_min_work``. The announced LIME, Anchor and DiCE jobs are queued to the
+  helper in the order the run needs them; SHAP (its C routine is fastest in-process) and Random stay on
+  the main process, which does them first (``work_ahead``) and then takes back, from the end of the
+  queue, every job the helper has not started (work stealing: whichever process is free does the next
+  job). When the run asks for a job, one the helper has not started is taken back and run in-process;
+  one it runs or ran is waited for. A job the helper failed on (or a helper that died) is re-run
+  in-process, so an error looks exactly as in ``sequential``.
 * ``sequential`` — one explainer per method, built once and reused (Anchor and DiCE pool the
   model calls of all instances, see :mod:`.lockstep`).
 * ``loky`` — the rows are split into ``n_jobs`` chunks, each explained in a local worker process.
@@ -21,17 +33,70 @@ in-process: tree SHAP on a whole batch is faster than shipping it anywhere.
 
 from __future__ import annotations
 
+import hashlib
 import logging
+import time
+from concurrent.futures import CancelledError
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from ..errors import ConfigError
 from ..models.model_wrapper import HexevalModel
+from . import helper_pool
 from .base import instance_seed
 from .registry import build_explainer
-from .render import render_into, row_dicts
+from .render import rendered
 
 log = logging.getLogger(__name__)
+
+#: Methods the helper process takes: GIL-bound Python. SHAP's tree routine is fastest in-process, Random cheap.
+HELPER_METHODS = ("LIME", "Anchor", "DiCE")
+#: Rows per helper job of LIME (finer jobs balance the two processes better; Anchor and DiCE pool their
+#: model calls over a whole job, so they go whole).
+_LIME_CHUNK = 25
+
+
+@dataclass
+class ExplainJob:
+    """One ``runner.explain`` call announced in advance (same arguments)."""
+
+    method: str
+    X_raw: pd.DataFrame
+    ids: list
+    classes: np.ndarray
+    probabilities: np.ndarray
+    seeds: list
+    render: bool = True
+    purpose: str = ""  # what the caller does with the answer ("noise", "rerun"); not part of the key
+
+    def key(self) -> tuple:
+        """What identifies the call: method, cases, seeds, rendering and a digest of the rows' values."""
+        return _key(self.method, self.X_raw, self.ids, self.seeds, self.render)
+
+
+@dataclass
+class _Part:
+    """A slice of an announced job: queued to the helper (``future``) or done here (``result``/``error``)."""
+
+    job: ExplainJob
+    future: object = None
+    result: list | None = None
+    error: Exception | None = None
+    reported: bool = False
+
+
+@dataclass
+class _Ahead:
+    job: ExplainJob
+    parts: list = field(default_factory=list)
+
+
+def _key(method, X_raw, ids, seeds, render) -> tuple:
+    values = hashlib.sha1(pd.util.hash_pandas_object(X_raw, index=False).to_numpy().tobytes()).hexdigest()
+    return method, tuple(int(i) for i in ids), tuple(int(s) for s in seeds), bool(render), values
 
 
 class ExplainRunner:
@@ -51,6 +116,13 @@ class ExplainRunner:
         self.worker_calls = 0
         self._explainers: dict = {}
         self._client = None
+        self._helper = None  # helper_pool.HelperRun once announced jobs go to the helper
+        #: announced jobs (parts) the helper did, and those the main process took back or re-ran
+        self.jobs_in_helper = 0
+        self.jobs_here = 0
+        self.seconds_waiting = 0.0  # the main process waiting for the helper's answers
+        self._ahead: dict = {}  # ExplainJob.key() -> _Ahead, in announcement order
+        self._calls: list = []  # helper_call futures: the caller takes them after the runner closes
 
     def __enter__(self) -> "ExplainRunner":
         if self.parallel.backend == "dask":
@@ -68,9 +140,162 @@ class ExplainRunner:
         return self
 
     def __exit__(self, *exc) -> None:
+        if self._helper is not None:
+            log.debug("helper: %d jobs done there, %d taken back; %.2f s waiting for it", self.jobs_in_helper,
+                      self.jobs_here, self.seconds_waiting)
+        for ahead in self._ahead.values():  # an interrupted or failed run leaves nothing queued behind it
+            for part in ahead.parts:
+                if part.future is not None:
+                    part.future.cancel()
+        self._ahead.clear()
+        if exc and exc[0] is not None:  # helper_call work too, once nobody will take it
+            for future in self._calls:
+                future.cancel()
+        self._calls.clear()
         if self._client is not None:
             self._client.close()
             self._client = None
+
+    @property
+    def uses_helper(self) -> bool:
+        """Whether announced jobs went to the helper process."""
+        return self._helper is not None
+
+    def prefetch(self, jobs: list) -> None:
+        """Announce the ``explain`` calls to come, in the order they will come (``auto`` backend only).
+
+        The LIME, Anchor and DiCE jobs are queued to the helper if it is worth it (see the module notes);
+        the others are done by :meth:`work_ahead`. Any other backend, or a run the helper cannot take,
+        ignores the announcement and explains each call when it comes.
+        """
+        rows = sum(len(j.ids) for j in jobs if j.method in HELPER_METHODS)
+        if not helper_worth(self.config, rows):
+            return
+        helper_pool.start_helper(background=True)  # a no-op when it runs; if it was not, later runs find it warm
+        self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model))
+        if self._helper is None:
+            return
+        for job in jobs:
+            ahead = self._ahead.setdefault(job.key(), _Ahead(job))
+            if ahead.parts:
+                continue  # announced twice: one answer serves both
+            if job.method not in HELPER_METHODS:
+                ahead.parts.append(_Part(job))
+                continue
+            size = _LIME_CHUNK if job.method == "LIME" else len(job.ids)
+            for start in range(0, len(job.ids), size):
+                part = _Part(_slice(job, start, start + size))
+                try:
+                    part.future = self._helper.submit(part.job.method, part.job.X_raw, part.job.ids,
+                                                      part.job.classes, part.job.probabilities, part.job.seeds,
+                                                      part.job.render)
+                except (BrokenProcessPool, RuntimeError) as err:  # died or shut down meanwhile
+                    log.warning("The helper process stopped (%s); the rest is explained in-process.", err)
+                    self._helper.helper.error = str(err) or type(err).__name__
+                ahead.parts.append(part)
+
+    def helper_call(self, fn):
+        """A future of ``fn(token)`` run in the helper after the announced jobs (see
+        :meth:`~.helper_pool.HelperRun.call`), or ``None`` when this run does not use the helper."""
+        if self._helper is None:
+            return None
+        try:
+            future = self._helper.call(fn)
+            self._calls.append(future)
+            return future
+        except (BrokenProcessPool, RuntimeError) as err:
+            log.warning("The helper process stopped (%s); that work is done in-process.", err)
+            return None
+
+    def work_ahead(self, *, on_instance=None, charge=None) -> None:
+        """Do the main process's share of the announced jobs before the first is asked for.
+
+        First the jobs kept in-process (SHAP, Random), in order; then, from the end of the helper's queue,
+        every job it has not started (taken back and done here). ``on_instance(job)`` is called per
+        explained row of ``job``; ``charge(method)`` is a context manager that times the work (a method's
+        clock). An error is kept and raised when the job is asked for, where the sequential backend would
+        raise it.
+        """
+        if self._helper is None:
+            return
+        parts = [p for a in self._ahead.values() for p in a.parts]
+        for part in [p for p in parts if p.future is None]:
+            self._do_here(part, on_instance, charge)
+        for part in reversed([p for p in parts if p.future is not None]):
+            if not part.future.cancel():
+                break  # the helper runs or ran it, and every job before it
+            self._do_here(part, on_instance, charge)
+
+    def _do_here(self, part: _Part, on_instance, charge) -> None:
+        job = part.job
+        step = (lambda: on_instance(job)) if on_instance is not None else None
+        try:
+            if charge is not None:
+                with charge(job.method):
+                    part.result = self._in_process(job, step)
+            else:
+                part.result = self._in_process(job, step)
+        except Exception as err:  # kept and raised where the sequential backend would raise it
+            part.error = err
+        self.jobs_here += part.future is not None
+        part.reported = step is not None
+        part.future = None
+
+    def _in_process(self, job: ExplainJob, on_instance) -> list:
+        out = self.explainer(job.method).explain(job.X_raw, job.ids, job.classes, job.probabilities, job.seeds,
+                                                 on_instance=on_instance)
+        return rendered(out, job.X_raw, self.data, self.config) if job.render else out
+
+    def _collect(self, ahead: _Ahead, on_instance) -> list:
+        """The announced job's explanations: done here, waited for, or taken back from the helper."""
+        out = []
+        try:
+            for part in ahead.parts:
+                if part.future is not None and part.result is None and part.error is None:
+                    self._finish(part, on_instance)
+                if part.error is not None:
+                    raise part.error
+                if not part.reported and on_instance is not None:
+                    for _ in part.result:
+                        on_instance()
+                out.extend(part.result)
+        except BaseException:  # an error, Stop or Ctrl-C: the job's other parts are not wanted any more
+            for part in ahead.parts:
+                if part.future is not None:
+                    part.future.cancel()
+            raise
+        return out
+
+    def _finish(self, part: _Part, on_instance) -> None:
+        if part.future.cancel():  # not started: take it back
+            self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
+            return
+        try:
+            waited = time.perf_counter()
+            try:
+                result, rows, calls = part.future.result()
+            finally:
+                self.seconds_waiting += time.perf_counter() - waited
+        except CancelledError:
+            log.warning("A %s job queued to the helper process was cancelled; explaining it in-process.",
+                        part.job.method)
+        except BrokenProcessPool as err:
+            log.warning("The helper process stopped (%s); explaining %s in-process.", err, part.job.method)
+            self._helper.helper.error = str(err) or type(err).__name__
+        except Exception:  # re-run here, so the error (if it recurs) is recorded as the sequential path records it
+            log.warning("A %s job failed in the helper process; re-running it in-process.", part.job.method,
+                        exc_info=True)
+        else:
+            self.worker_rows += rows
+            self.worker_calls += calls
+            got = [int(e.instance_id) for e in result]
+            if got == [int(i) for i in part.job.ids]:
+                self.jobs_in_helper += 1
+                part.result, part.future = result, None
+                return
+            log.error("A %s job came back from the helper process for other cases (%s… instead of %s…); "
+                      "explaining it in-process.", part.job.method, got[:3], list(part.job.ids)[:3])
+        self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
 
     def explainer(self, method: str):
         """The in-process explainer for ``method`` (built on first use)."""
@@ -89,10 +314,14 @@ class ExplainRunner:
         n = len(instance_ids)
         if n == 0:
             return []
-        if self.parallel.backend == "sequential" or method == "SHAP" or n == 1:
+        if self._ahead:
+            ahead = self._ahead.pop(_key(method, X_raw, instance_ids, seeds, render), None)
+            if ahead is not None:
+                return self._collect(ahead, on_instance)
+        if self.parallel.backend in ("sequential", "auto") or method == "SHAP" or n == 1:
             out = self.explainer(method).explain(X_raw, instance_ids, classes, probabilities, seeds,
                                                  on_instance=on_instance)
-            return _rendered(out, X_raw, self.data, self.config) if render else out
+            return rendered(out, X_raw, self.data, self.config) if render else out
         out = self._distributed(method, X_raw, list(instance_ids), np.asarray(classes), np.asarray(probabilities),
                                 list(seeds), render)
         if on_instance is not None:
@@ -131,7 +360,7 @@ def _explain_chunk(method, payload, data, config, X_raw, ids, classes, probabili
     seed = instance_seed(config.evaluation.random_state, -1, f"{method}:explainer")
     explainer = build_explainer(method, model, data, config, seed=seed)
     out = explainer.explain(X_raw, ids, classes, probabilities, seeds)
-    return (_rendered(out, X_raw, data, config) if render else out), model.rows, model.calls
+    return (rendered(out, X_raw, data, config) if render else out), model.rows, model.calls
 
 
 def _portable(model) -> dict:
@@ -141,8 +370,27 @@ def _portable(model) -> dict:
             "kind": model.kind, "sha256": model.sha256, "input_codes": model.input_codes}
 
 
-def _rendered(explanations, X_raw, data, config) -> list:
-    rows = row_dicts(X_raw[list(data.feature_names)])
-    for e, row in zip(explanations, rows):
-        render_into(e, row, data, config)
-    return explanations
+def helper_worth(config, rows: int | None = None) -> bool:
+    """Whether backend ``auto`` hands work to the helper process: this process may use 2 cores and the
+    GIL-bound rows (LIME, Anchor and DiCE; ``rows``, or estimated from ``config``) × LIME's ``num_samples``
+    reach ``evaluation.parallel.helper_min_work``."""
+    ev = config.evaluation
+    if ev.parallel.backend != "auto" or helper_pool.helper_cores() < 2:
+        return False
+    if rows is None:
+        n = ev.sample_size
+        lime = ev.explainers.lime
+        rows = sum(min(n, ev.explainers.settings_for(m).max_instances) if m in ("Anchor", "DiCE") else n
+                   for m in ev.explainers.enabled_methods() if m in HELPER_METHODS)
+        if lime.stability_test and lime.enabled:
+            rows += min(lime.stability_subset, n) * ev.stability.repeats * (1 + bool(lime.seed_reruns))
+    work = rows * ev.explainers.lime.num_samples
+    return work > 0 and work >= ev.parallel.helper_min_work
+
+
+def _slice(job: ExplainJob, start: int, stop: int) -> ExplainJob:
+    if start == 0 and stop >= len(job.ids):
+        return job
+    return ExplainJob(job.method, job.X_raw.iloc[start:stop].reset_index(drop=True), list(job.ids[start:stop]),
+                      np.asarray(job.classes)[start:stop], np.asarray(job.probabilities)[start:stop],
+                      list(job.seeds[start:stop]), job.render, job.purpose)

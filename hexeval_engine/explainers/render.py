@@ -4,6 +4,7 @@ Public interface
 ----------------
 ``render(explanation, row, data, config) -> (text, technical_text)``
 ``render_into(explanation, row, data, config) -> Explanation``  fills ``text`` and ``technical_text``
+``rendered(explanations, X_raw, data, config) -> list``  fills every explanation's texts from its row of ``X_raw``
 
 ``text`` is for a non-expert: domain outcome names (``domain.positive_outcome`` /
 ``negative_outcome``) and every feature and value worded by :class:`~hexeval_engine.vocabulary.Vocabulary`
@@ -161,3 +162,11 @@ def _plain(value):
     if isinstance(value, float) and np.isnan(value):
         return float("nan")
     return value
+
+
+def rendered(explanations, X_raw, data, config) -> list:
+    """Fill the texts of ``explanations`` (in the order of ``X_raw``'s rows) and return them."""
+    rows = row_dicts(X_raw[list(data.feature_names)])
+    for e, row in zip(explanations, rows):
+        render_into(e, row, data, config)
+    return explanations

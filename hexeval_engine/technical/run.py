@@ -49,6 +49,7 @@ import numpy as np
 import pandas as pd
 
 from ..explainers import ExplainRunner, enabled_methods
+from ..explainers.parallel import HELPER_METHODS, ExplainJob
 from ..explainers.base import explained_classes, instance_seed
 from ..explanation import BASELINE_METHOD, METHOD_FAMILY, Explanation
 from .timing import MethodClock
@@ -59,7 +60,8 @@ from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
 from .class_groups import AFFINE_METHODS, CaseGroup, case_groups, label_explanations, map_to_group, value_reference
-from .stability import stability_explanations
+from .sanity import fitted_in_helper
+from .stability import stability_explanations, stability_jobs
 
 log = logging.getLogger(__name__)
 
@@ -104,6 +106,10 @@ class TechnicalResult:
     explained_classes : dict
         Multi-class models: ``{instance_id: class label (text)}``, the class each case is explained for
         (its predicted class; see :mod:`hexeval_engine.technical.class_groups`). Empty for a binary model.
+    randomised_fit : Future or None
+        The randomisation check's re-fit, started in the helper process while this stage ran (backend ``auto``
+        with the helper in use, a binary model); :func:`~hexeval_engine.technical.sanity.randomisation_check`
+        takes it. Never pickled or saved.
     """
 
     metrics: pd.DataFrame
@@ -117,6 +123,10 @@ class TechnicalResult:
     shared_instance_ids: list[int] = field(default_factory=list)
     per_instance_unshared: pd.DataFrame | None = None
     explained_classes: dict = field(default_factory=dict)
+    randomised_fit: object = field(default=None, repr=False, compare=False)
+
+    def __getstate__(self) -> dict:
+        return {**self.__dict__, "randomised_fit": None}  # a future belongs to this process
 
     def explanation(self, method: str, instance_id: int) -> Explanation | None:
         """The explanation of one instance by one method, if there is one."""
@@ -185,7 +195,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     per_instance, unshared = (_with_explained_class(t, work.explanations) for t in (per_instance, unshared))
     return TechnicalResult(metrics, long, per_instance, work.explanations, sample.ids, work.failures, timings,
                            int(model.rows - rows_before + rows_in_workers), shared, unshared,
-                           dict(sorted(explained.items())))
+                           dict(sorted(explained.items())), work.randomised_fit)
 
 
 def _explain_reference(reference: CaseGroup, sample: _Sample, config, work: _Work) -> tuple[int, dict]:
@@ -259,6 +269,7 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
     work.perturbed, work.seed_runs = {}, {}
     rows = 0
     with ExplainRunner(group.model, group.data, group.config) as runner:
+        stability_plan = _announce(runner, group, sample, config, work, reference)
         for method in sample.methods:
             if reference is not None and method in AFFINE_METHODS:  # explained once: map onto this case's view
                 done = [work.reference.get((method, i)) for i in sample.ids[:sample.counts[method]]]
@@ -274,12 +285,49 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
                     rows += other.worker_rows
             else:
                 _explain_method(runner, method, sample, config, work, whole=whole)
-        _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work)
+        _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work, jobs=stability_plan)
         rows += runner.worker_rows
     work.group_noise.append((work.perturbed, work.seed_runs))
     label_explanations(work.explanations[start:], group, sample.X)
     work.group_spans.append((start, len(work.explanations)))
     return rows
+
+
+def _announce(runner, group: CaseGroup, sample: _Sample, config, work: _Work, reference) -> list | None:
+    """The ``auto`` backend: announce every explanation call of this group (its methods' cases, then the noisy
+    copies and LIME's re-runs) and let the runner's helper process start on them; the main process then does
+    its own share (:meth:`~hexeval_engine.explainers.parallel.ExplainRunner.work_ahead`).
+
+    Returns the stability runs' planned calls (``None``: planned when they run), so the copies are predicted once.
+    """
+    if group.config.evaluation.parallel.backend != "auto":
+        return None
+    jobs = []
+    for method in sample.methods:
+        if reference is not None and method in AFFINE_METHODS or method == "Anchor" and any(
+                k[0] == method for k in work.reference) or method == "DiCE" and (
+                group.counterfactual_error is not None or group.counterfactual_model is not group.model):
+            continue  # explained elsewhere (see _explain_group)
+        n, ids = sample.counts[method], sample.ids
+        seeds = [instance_seed(config.evaluation.random_state, i, method) for i in ids[:n]]
+        jobs.append(ExplainJob(method, sample.X.iloc[:n], ids[:n], sample.classes[:n], sample.probabilities[:n],
+                               seeds))
+    plan = []
+    if (sample.stab_methods or sample.reruns) and sample.n_stab:
+        n = sample.n_stab
+        plan = stability_jobs(group.model, group.data, group.config, sample.X.iloc[:n], sample.ids[:n],
+                              sample.classes[:n], sample.stab_methods, seed_reruns=sample.reruns)
+    runner.prefetch(jobs + plan)
+    if runner.uses_helper and group.task is None and group.config.evaluation.sanity.randomisation_check:
+        work.randomised_fit = runner.helper_call(fitted_in_helper)  # the sanity check's re-fit, queued last
+    if runner.uses_helper:
+        here = [m for m in sample.methods if m not in HELPER_METHODS]
+        work.progress.message(f"Explaining with {' and '.join(here) or 'nothing'} here while a helper process "
+                              f"explains {' and '.join(m for m in sample.methods if m in HELPER_METHODS)}")
+        runner.work_ahead(on_instance=lambda job: work.progress.step(
+            "Stability: copy explained" if job.purpose else f"{job.method}: instance explained"),
+            charge=work.clock.charge)
+    return plan
 
 
 def _record_nothing_to_reach(group: CaseGroup, sample: _Sample, work: _Work) -> None:
@@ -384,6 +432,7 @@ class _Work:
     #: {(method, id): explanation} made before the groups: regression's SHAP/LIME on the reference view (mapped
     #: per case), multi-class Anchor pooled over the class groups
     reference: dict = field(default_factory=dict)
+    randomised_fit: object = None  # TechnicalResult.randomised_fit
 
     def fail(self, method: str, error: str) -> None:
         """Leave ``method`` out of the comparison, recording why."""
@@ -459,8 +508,9 @@ def _explain_method(runner, method: str, sample: _Sample, config, work: _Work, *
     work.explanations += produced
 
 
-def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _Work) -> None:
-    """Explain noisy copies of the stability cases (and LIME's re-runs) with the methods that did not fail."""
+def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _Work, *, jobs=None) -> None:
+    """Explain noisy copies of the stability cases (and LIME's re-runs) with the methods that did not fail
+    (``jobs``: their calls as :func:`_announce` planned them)."""
     ok_stab = [m for m in sample.stab_methods if m not in work.failed]
     ok_reruns = sample.reruns and "LIME" not in work.failed
     n_stab = sample.n_stab
@@ -471,7 +521,7 @@ def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _W
         work.perturbed, work.seed_runs = stability_explanations(
             runner, model, data, config, sample.X.iloc[:n_stab], sample.ids[:n_stab], sample.classes[:n_stab],
             ok_stab, on_instance=lambda: work.progress.step("Stability: copy explained"), clock=work.clock,
-            seed_reruns=ok_reruns)
+            seed_reruns=ok_reruns, jobs=jobs)
     except Exception as err:  # stability is one metric; the others still count
         log.exception("Stability explanations failed")
         work.failures.append({"method": "/".join(ok_stab or ["LIME"]),

@@ -218,10 +218,47 @@ def _refittable(model):
         return None, f"the model cannot be re-fitted here ({describe_error(err)})"
 
 
-def _randomised_model(model, data, config):
-    """A copy of the model fitted on permuted training labels, or ``(None, reason)``."""
+def fitted_in_helper(token: str) -> tuple:
+    """Run in the helper process (``ExplainRunner.helper_call``): :func:`_fit_permuted` on the run's inputs, so the
+    re-fit overlaps the main process's work. The fitted estimator is the same as one fitted here (same
+    data, labels and parameters; ``n_jobs`` is 1 either way)."""
+    from ..explainers.helper_pool import run_inputs  # helper side: the explainer stack is loaded there already
+
+    return _fit_permuted(*run_inputs(token))
+
+
+def _prepared_fit(technical):
+    """The re-fit the technical stage started in the helper (``technical.randomised_fit``), or ``None`` (then it is
+    done here). A failure of the helper is logged and the fit is redone here."""
+    pending, technical.randomised_fit = getattr(technical, "randomised_fit", None), None
+    if pending is None:
+        return None
+    try:
+        return pending.result()
+    except Exception:  # the helper died or failed: fit here, where its own error (if any) is recorded as usual
+        log.warning("The randomised model's fit in the helper process failed; fitting it here.", exc_info=True)
+        return None
+
+
+def _randomised_model(model, data, config, *, fitted=None):
+    """A copy of the model fitted on permuted training labels, or ``(None, reason)``.
+
+    ``fitted``: what :func:`_fit_permuted` returned, when it ran elsewhere (the helper process)."""
     from ..models.model_wrapper import HexevalModel  # only the randomised-model check builds one
 
+    fresh, reason = fitted if fitted is not None else _fit_permuted(model, data, config)
+    if fresh is None:
+        return None, reason
+    randomised = HexevalModel(estimator=fresh, preprocessor=model.preprocessor, feature_names=model.feature_names,
+                              threshold=model.threshold, class_labels=model.class_labels, source="randomised copy",
+                              kind=model.kind, regression=model.regression)
+    if data.n_classes > 2:  # fitted on class indices: its columns are the data's classes in order
+        randomised.class_order = tuple(range(data.n_classes))
+    return randomised, ""
+
+
+def _fit_permuted(model, data, config) -> tuple:
+    """The model's estimator cloned and fitted on permuted training labels, or ``(None, reason)``."""
     fresh, reason = _refittable(model)
     if fresh is None:
         return None, reason
@@ -235,12 +272,7 @@ def _randomised_model(model, data, config):
     except Exception as err:  # any estimator-specific failure: the check is skipped with its reason
         log.warning("Randomised model could not be fitted: %s", err)
         return None, f"re-fitting the model on permuted labels failed ({describe_error(err)})"
-    randomised = HexevalModel(estimator=fresh, preprocessor=model.preprocessor, feature_names=model.feature_names,
-                              threshold=model.threshold, class_labels=model.class_labels, source="randomised copy",
-                              kind=model.kind, regression=model.regression)
-    if data.n_classes > 2:  # fitted on class indices: its columns are the data's classes in order
-        randomised.class_order = tuple(range(data.n_classes))
-    return randomised, ""
+    return fresh, ""
 
 
 def _vector(explanation, features) -> np.ndarray:
@@ -287,6 +319,7 @@ def randomisation_check(model, data, config, technical) -> dict:
     from ..explainers.base import explained_classes, instance_seed  # the explainer stack loads only when the check runs
 
     settings = config.evaluation.sanity
+    fitted = _prepared_fit(technical)
     present = {e.method for e in technical.explanations}
     methods = [m for m in RANDOMISATION_METHODS if m in present]
     not_checked = sorted(present - set(RANDOMISATION_METHODS))
@@ -298,7 +331,7 @@ def randomisation_check(model, data, config, technical) -> dict:
     if not ids or not methods:
         out["reason"] = "no shared case explained by a method the check can re-run"
         return out
-    randomised, reason = _randomised_model(model, data, config)
+    randomised, reason = _randomised_model(model, data, config, fitted=fitted)
     if randomised is None:
         out["reason"] = reason
         return out

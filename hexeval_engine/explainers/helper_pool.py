@@ -1,0 +1,301 @@
+"""One warm helper process that explains jobs off the main process (issue 22).
+
+Public interface
+----------------
+``helper_cores() -> int``  CPU cores this process may use (``os.sched_getaffinity``)
+``start_helper(*, background=True)``  start the helper (and its forkserver) if it is not running
+``stop_helper()``  shut it down without waiting, cancel its queued jobs, end its process (also at exit)
+``connect(model, data, config) -> HelperRun | None``  a run's connection: the model, data and config go to
+the helper once (a run token); ``None`` (with the reason logged once) when the helper cannot serve the run
+``HelperRun.submit(method, X_raw, ids, classes, probabilities, seeds, render) -> Future``  of
+``(explanations, model rows, model calls)``; ``HelperRun.call(fn) -> Future`` of ``fn(token)`` run in the helper,
+where ``run_inputs(token) -> (model, data, config)``
+
+Why a helper. LIME, Anchor and DiCE are GIL-bound Python and shap's tree routine holds the GIL, so threads
+cannot use a second core; a process can. A spawned process pays ~2 s of imports per start, so the helper is
+long-lived and warm: a ``concurrent.futures.ProcessPoolExecutor`` with one worker, forked by a
+``forkserver`` whose preload imports the explainer stack once. Forkserver, not fork: the dashboard is a
+threaded server, and forking a threaded process is unsafe; the forkserver is a clean single-threaded
+process started by fork+exec.
+
+One helper per process, shared by every run in it (two dashboard sessions included): the machine this was
+built for has 2 cores, so a second helper would only compete for them. Jobs are queued in submission order;
+a run never waits for another run's queued job, because a job that has not started is taken back by the
+run that needs it (:class:`~.parallel.ExplainRunner`). The helper keeps the states (model, data, config and
+built explainers) of the last :data:`_KEPT_RUNS` runs, so two interleaved runs do not evict each other.
+
+The cost: one extra process (about 200 MB resident with the explainer libraries loaded; 207 MB peak on the
+credit-risk run at the original's defaults) for as long as the dashboard or the CLI process lives.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import logging
+import multiprocessing
+import os
+import pickle
+import signal
+import sys
+import threading
+import time
+import types
+from collections import OrderedDict
+from contextlib import contextmanager
+from multiprocessing import forkserver
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from threadpoolctl import threadpool_limits
+
+from ..models.model_wrapper import HexevalModel
+from .base import instance_seed
+from .registry import build_explainer
+from .render import rendered
+
+log = logging.getLogger(__name__)
+
+#: Modules the forkserver imports once, so every helper starts with them loaded.
+_PRELOAD = ["hexeval_engine.explainers.registry", "hexeval_engine.explainers.render", "hexeval_engine.metrics.compute",
+            "shap", "lime.lime_tabular", "anchor.anchor_tabular", "dice_ml", "xgboost", "sklearn.ensemble"]
+#: How often the helper checks that the main process still lives.
+_WATCH_SECONDS = 0.5
+#: Run states the helper keeps (last used first out).
+_KEPT_RUNS = 2
+
+
+class _Helper:
+    """The executor and what is known about its worker (its pid, once the warm-up job returned)."""
+
+    def __init__(self):
+        self.executor: ProcessPoolExecutor | None = None
+        self.warm: Future | None = None
+        self.launched = threading.Event()
+        self.stopped = False  # stop_helper() came while it was starting: shut down once it is up
+        self.error: str = ""
+
+    def pid(self) -> int | None:
+        warm = self.warm
+        if warm is None or not warm.done() or warm.cancelled() or warm.exception() is not None:
+            return None
+        return warm.result()
+
+
+_LOCK = threading.Lock()
+_STATE = {"helper": None, "atexit": False}  # the process's one helper (a resource, not a setting)
+_TOKENS = itertools.count(1)
+_LOGGED: set = set()
+
+
+def helper_cores() -> int:
+    """CPU cores this process may run on (its affinity mask, not the machine's core count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS and Windows have no affinity call: every core counts
+        return os.cpu_count() or 1
+
+
+def start_helper(*, background: bool = True) -> None:
+    """Start the helper process (and its forkserver) unless one is running or starting.
+
+    ``background``: start it from a daemon thread, so the caller does not wait for the forkserver's imports
+    (about 2 s); runs that begin before it is up explain in-process.
+    """
+    with _LOCK:
+        helper = _STATE["helper"]
+        if helper is not None and not helper.error:
+            return
+        helper = _Helper()
+        _STATE["helper"] = helper
+        if not _STATE["atexit"]:
+            atexit.register(stop_helper)
+            _STATE["atexit"] = True
+    if background:
+        threading.Thread(target=_launch, args=(helper,), name="hexeval-helper-start", daemon=True).start()
+    else:
+        _launch(helper)
+
+
+def _launch(helper: _Helper) -> None:
+    try:
+        context = multiprocessing.get_context("forkserver")
+        context.set_forkserver_preload(_PRELOAD)
+        forkserver.ensure_running()  # the slow part (its imports), before the moment below
+        helper.executor = ProcessPoolExecutor(max_workers=1, mp_context=context)
+        with _no_main_script():
+            helper.warm = helper.executor.submit(_warm, os.getpid())  # launches the worker now, not at the first job
+    except (OSError, ValueError, RuntimeError) as err:  # no forkserver on this platform, no processes left
+        helper.error = f"{type(err).__name__}: {err}"
+        _log_once("start", "The helper process could not start (%s); explaining in-process.", helper.error)
+    finally:
+        helper.launched.set()
+    if helper.stopped:
+        _shut(helper)
+
+
+@contextmanager
+def _no_main_script():
+    """While the worker is launched: ``__main__`` looks like an interactive session's.
+
+    A new process of a forkserver first runs its parent's main script again (as ``__mp_main__``) unless the
+    parent has none. The helper needs nothing from it, and running it again is harmful: the dashboard's
+    script (Streamlit runs ``app.py`` as ``__main__``) would draw pages in the helper, a user's script without
+    an ``if __name__ == "__main__":`` guard would start its work again. The launch only records what
+    ``__main__`` is (a few milliseconds: the forkserver is already up), and the real module is put back at once.
+    """
+    real = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        if real is not None:
+            sys.modules["__main__"] = real
+
+
+def stop_helper() -> None:
+    """Shut the helper down without waiting: queued jobs are cancelled and its process is ended."""
+    with _LOCK:
+        helper = _STATE["helper"]
+        _STATE["helper"] = None
+    if helper is None:
+        return
+    helper.stopped = True
+    if helper.launched.is_set():  # else the starting thread shuts it down once it is up (never wait for it)
+        _shut(helper)
+
+
+def _shut(helper: _Helper) -> None:
+    if helper.executor is None:
+        return
+    pid = helper.pid()
+    helper.executor.shutdown(wait=False, cancel_futures=True)
+    if pid is not None:  # a running job would otherwise keep the interpreter waiting at exit
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass  # it already ended
+    if helper.warm is not None and not helper.warm.done():
+        helper.warm.cancel()
+
+
+def helper_pid() -> int | None:
+    """The helper worker's process id, once it has started (``None`` before, or with no helper)."""
+    helper = _STATE["helper"]
+    return helper.pid() if helper is not None else None
+
+
+def _log_once(key: str, message: str, *args) -> None:
+    if key not in _LOGGED:
+        _LOGGED.add(key)
+        log.info(message, *args)
+
+
+class HelperRun:
+    """One run's connection to the helper: its token and the model, data and config it sent once."""
+
+    def __init__(self, helper: _Helper, token: str):
+        self.helper, self.token = helper, token
+
+    def call(self, fn) -> Future:
+        """Queue ``fn(token)``, a module-level function that runs in the helper on this run's inputs
+        (:func:`run_inputs`); raises as :meth:`submit` does."""
+        return self.helper.executor.submit(fn, self.token)
+
+    def submit(self, method: str, X_raw, ids, classes, probabilities, seeds, render: bool) -> Future:
+        """Queue one explanation job; its future holds ``(explanations, model rows, model calls)``.
+
+        Raises ``BrokenProcessPool`` or ``RuntimeError`` when the helper has died or been shut down.
+        """
+        return self.helper.executor.submit(_explain_job, self.token, method, X_raw, list(ids), classes, probabilities,
+                                           list(seeds), render)
+
+
+def connect(model, data, config, *, portable: dict) -> HelperRun | None:
+    """Send a run's model (``portable``: its fields without the lock), data and config to the helper once.
+
+    Returns ``None``, logging why once per reason, when no helper is up yet (it is starting or could not
+    start) or the run cannot be sent (a model that cannot be pickled: an ONNX session, a user's estimator
+    holding an open handle); the run then explains in-process, exactly as the ``sequential`` backend.
+    """
+    helper = _STATE["helper"]
+    if helper is None or not helper.launched.is_set() or helper.error or helper.executor is None:
+        _log_once("not-ready", "The helper process is not up yet; this run explains in-process.")
+        return None
+    try:
+        payload = pickle.dumps((portable, data, config), protocol=pickle.HIGHEST_PROTOCOL)
+    except (pickle.PicklingError, TypeError, AttributeError) as err:
+        _log_once(f"pickle:{type(model.estimator).__name__}",
+                  "The model (%s) cannot be sent to the helper process (%s: %s); explaining in-process.",
+                  type(model.estimator).__name__, type(err).__name__, err)
+        return None
+    token = f"{os.getpid()}-{next(_TOKENS)}"
+    try:
+        helper.executor.submit(_load_run, token, payload)
+    except (BrokenProcessPool, RuntimeError) as err:  # died or shut down: start a fresh one for later runs
+        _log_once("broken", "The helper process stopped (%s); explaining in-process.", err)
+        helper.error = str(err) or type(err).__name__
+        return None
+    return HelperRun(helper, token)
+
+
+# --- in the helper process -------------------------------------------------------------------------------
+
+_RUNS: OrderedDict = OrderedDict()  # token -> [model, data, config, {method: explainer}] (the helper's cache)
+
+
+def _warm(main_pid: int) -> int:
+    """The first job: the worker is up (its imports came with the forkserver); its pid lets us end it.
+
+    The helper computes on one thread (BLAS and OpenMP): it shares the machine with the main process, and
+    idle BLAS workers spin-wait (see :mod:`hexeval_engine.models.blas_threads`); the results do not change.
+    A watchdog ends the helper once ``main_pid`` is gone: a main process killed outright (``kill -9``, the
+    out-of-memory killer) cannot shut it down, and the helper holds the pipes that would tell it.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at a terminal is for the main process, which stops us
+    threadpool_limits(limits=1)
+    threading.Thread(target=_watch, args=(main_pid,), name="hexeval-helper-watchdog", daemon=True).start()
+    return os.getpid()
+
+
+def _watch(main_pid: int) -> None:
+    while True:
+        time.sleep(_WATCH_SECONDS)
+        try:
+            os.kill(main_pid, 0)
+        except ProcessLookupError:
+            os._exit(0)  # nobody is left to take our answers
+        except PermissionError:
+            continue  # the pid exists (owned by another user: reused, but then alive): keep watching
+
+
+def _load_run(token: str, payload: bytes) -> None:
+    """Keep a run's model, data and config (unpickled once) under its token."""
+    portable, data, config = pickle.loads(payload)  # sent by this program's own main process (connect)
+    _RUNS[token] = [HexevalModel(**portable), data, config, {}]
+    while len(_RUNS) > _KEPT_RUNS:
+        _RUNS.popitem(last=False)
+
+
+def run_inputs(token: str) -> tuple:
+    """In the helper: the ``(model, data, config)`` a run sent (for :meth:`HelperRun.call`'s functions)."""
+    if token not in _RUNS:
+        raise LookupError(f"run {token} is not loaded in the helper (evicted by later runs)")
+    _RUNS.move_to_end(token)
+    return tuple(_RUNS[token][:3])
+
+
+def _explain_job(token, method, X_raw, ids, classes, probabilities, seeds, render):
+    """Explain one job with the run's cached explainer; returns explanations and the model work it did."""
+    if token not in _RUNS:
+        raise LookupError(f"run {token} is not loaded in the helper (evicted by later runs)")
+    _RUNS.move_to_end(token)
+    model, data, config, explainers = _RUNS[token]
+    if method not in explainers:
+        seed = instance_seed(config.evaluation.random_state, -1, f"{method}:explainer")
+        explainers[method] = build_explainer(method, model, data, config, seed=seed)
+    rows, calls = model.rows, model.calls
+    out = explainers[method].explain(X_raw, ids, classes, probabilities, seeds)
+    if render:
+        out = rendered(out, X_raw, data, config)
+    return out, model.rows - rows, model.calls - calls
