@@ -127,7 +127,7 @@ def _launch(helper: _Helper) -> None:
             helper.warm = helper.executor.submit(_warm, os.getpid())  # launches the worker now, not at the first job
     except (OSError, ValueError, RuntimeError) as err:  # no forkserver on this platform, no processes left
         helper.error = f"{type(err).__name__}: {err}"
-        _log_once("start", "The helper process could not start (%s); explaining in-process.", helper.error)
+        log_once("start", "The helper process could not start (%s); explaining in-process.", helper.error)
     finally:
         helper.launched.set()
     if helper.stopped:
@@ -185,7 +185,8 @@ def helper_pid() -> int | None:
     return helper.pid() if helper is not None else None
 
 
-def _log_once(key: str, message: str, *args) -> None:
+def log_once(key: str, message: str, *args) -> None:
+    """Log ``message`` at INFO the first time ``key`` comes in this process (one line per reason, not per job)."""
     if key not in _LOGGED:
         _LOGGED.add(key)
         log.info(message, *args)
@@ -194,8 +195,20 @@ def _log_once(key: str, message: str, *args) -> None:
 class HelperRun:
     """One run's connection to the helper: its token and the model, data and config it sent once."""
 
-    def __init__(self, helper: _Helper, token: str):
-        self.helper, self.token = helper, token
+    def __init__(self, helper: _Helper, token: str, loaded: Future | None = None):
+        self.helper, self.token, self.loaded = helper, token, loaded
+
+    def load_error(self) -> str:
+        """Why the helper could not load this run's inputs (``""`` while loading or once loaded).
+
+        A model whose class the helper cannot import (defined in the user's main script, or in a module only
+        the main process can find) pickles here but not there: the helper's first job tells.
+        """
+        loaded = self.loaded
+        if loaded is None or not loaded.done() or loaded.cancelled():
+            return ""
+        err = loaded.exception()
+        return "" if err is None else f"{type(err).__name__}: {err}"
 
     def call(self, fn) -> Future:
         """Queue ``fn(token)``, a module-level function that runs in the helper on this run's inputs
@@ -220,23 +233,23 @@ def connect(model, data, config, *, portable: dict) -> HelperRun | None:
     """
     helper = _STATE["helper"]
     if helper is None or not helper.launched.is_set() or helper.error or helper.executor is None:
-        _log_once("not-ready", "The helper process is not up yet; this run explains in-process.")
+        log_once("not-ready", "The helper process is not up yet; this run explains in-process.")
         return None
     try:
         payload = pickle.dumps((portable, data, config), protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError) as err:
-        _log_once(f"pickle:{type(model.estimator).__name__}",
+    except Exception as err:  # a user's model may raise anything from __reduce__: logged, the run stays here
+        log_once(f"pickle:{type(model.estimator).__name__}",
                   "The model (%s) cannot be sent to the helper process (%s: %s); explaining in-process.",
                   type(model.estimator).__name__, type(err).__name__, err)
         return None
     token = f"{os.getpid()}-{next(_TOKENS)}"
     try:
-        helper.executor.submit(_load_run, token, payload)
+        loaded = helper.executor.submit(_load_run, token, payload)
     except (BrokenProcessPool, RuntimeError) as err:  # died or shut down: start a fresh one for later runs
-        _log_once("broken", "The helper process stopped (%s); explaining in-process.", err)
+        log_once("broken", "The helper process stopped (%s); explaining in-process.", err)
         helper.error = str(err) or type(err).__name__
         return None
-    return HelperRun(helper, token)
+    return HelperRun(helper, token, loaded)
 
 
 # --- in the helper process -------------------------------------------------------------------------------

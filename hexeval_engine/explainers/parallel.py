@@ -123,6 +123,8 @@ class ExplainRunner:
         self.seconds_waiting = 0.0  # the main process waiting for the helper's answers
         self._ahead: dict = {}  # ExplainJob.key() -> _Ahead, in announcement order
         self._calls: list = []  # helper_call futures: the caller takes them after the runner closes
+        #: why the helper could not load this run (its model's class cannot be imported there): the rest is done here
+        self.helper_lost = ""
 
     def __enter__(self) -> "ExplainRunner":
         if self.parallel.backend == "dask":
@@ -158,8 +160,31 @@ class ExplainRunner:
 
     @property
     def uses_helper(self) -> bool:
-        """Whether announced jobs went to the helper process."""
-        return self._helper is not None
+        """Whether announced jobs went to the helper process (and it has not lost the run since)."""
+        return self._helper is not None and not self.helper_lost
+
+    def _lost(self) -> bool:
+        """Whether the helper could not load this run's inputs; found once per run, logged once per reason.
+
+        Then every job still queued there is cancelled and the run is done here, job by job as it is asked for
+        (each queued job would fail there in turn: a class from the user's main script, say).
+        """
+        if self.helper_lost:
+            return True
+        reason = self._helper.load_error() if self._helper is not None else ""
+        if not reason:
+            return False
+        self.helper_lost = reason
+        helper_pool.log_once(f"load:{reason}", "The helper process could not load the model (%s); this run is "
+                             "explained in-process.", reason)
+        for ahead in self._ahead.values():
+            for part in ahead.parts:
+                if part.future is not None:
+                    part.future.cancel()
+                    part.future = None
+        for future in self._calls:
+            future.cancel()
+        return True
 
     def prefetch(self, jobs: list) -> None:
         """Announce the ``explain`` calls to come, in the order they will come (``auto`` backend only).
@@ -197,7 +222,7 @@ class ExplainRunner:
     def helper_call(self, fn):
         """A future of ``fn(token)`` run in the helper after the announced jobs (see
         :meth:`~.helper_pool.HelperRun.call`), or ``None`` when this run does not use the helper."""
-        if self._helper is None:
+        if self._helper is None or self._lost():
             return None
         try:
             future = self._helper.call(fn)
@@ -221,6 +246,8 @@ class ExplainRunner:
         parts = [p for a in self._ahead.values() for p in a.parts]
         for part in [p for p in parts if p.future is None]:
             self._do_here(part, on_instance, charge)
+        if self._lost():
+            return  # its jobs are done here as they are asked for
         for part in reversed([p for p in parts if p.future is not None]):
             if not part.future.cancel():
                 break  # the helper runs or ran it, and every job before it
@@ -251,8 +278,11 @@ class ExplainRunner:
         out = []
         try:
             for part in ahead.parts:
-                if part.future is not None and part.result is None and part.error is None:
-                    self._finish(part, on_instance)
+                if part.result is None and part.error is None:
+                    if part.future is not None and not self._lost():
+                        self._finish(part, on_instance)
+                    else:  # the helper lost the run: its job is done here
+                        self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
                 if part.error is not None:
                     raise part.error
                 if not part.reported and on_instance is not None:
@@ -283,6 +313,9 @@ class ExplainRunner:
             log.warning("The helper process stopped (%s); explaining %s in-process.", err, part.job.method)
             self._helper.helper.error = str(err) or type(err).__name__
         except Exception:  # re-run here, so the error (if it recurs) is recorded as the sequential path records it
+            if self._lost():  # logged once; the job is redone here like the rest of the run
+                self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
+                return
             log.warning("A %s job failed in the helper process; re-running it in-process.", part.job.method,
                         exc_info=True)
         else:

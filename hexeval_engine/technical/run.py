@@ -287,6 +287,8 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
                 _explain_method(runner, method, sample, config, work, whole=whole)
         _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work, jobs=stability_plan)
         rows += runner.worker_rows
+        if runner.helper_lost:  # the helper could not load the model: the check's re-fit is done in-process too
+            work.randomised_fit = None
     work.group_noise.append((work.perturbed, work.seed_runs))
     label_explanations(work.explanations[start:], group, sample.X)
     work.group_spans.append((start, len(work.explanations)))
