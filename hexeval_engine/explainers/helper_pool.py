@@ -9,7 +9,7 @@ Public interface
 the helper once (a run token); ``None`` (with the reason logged once) when the helper cannot serve the run
 ``HelperRun.submit(method, X_raw, ids, classes, probabilities, seeds, render) -> Future``  of
 ``(explanations, model rows, model calls)``; ``HelperRun.call(fn) -> Future`` of ``fn(token)`` run in the helper,
-where ``run_inputs(token) -> (model, data, config)``
+where ``run_inputs(token) -> (model, data, config)`` and ``run_store(token) -> dict`` (a run's scratch space there)
 
 Why a helper. LIME, Anchor and DiCE are GIL-bound Python and shap's tree routine holds the GIL, so threads
 cannot use a second core; a process can. A spawned process pays ~2 s of imports per start, so the helper is
@@ -254,7 +254,7 @@ def connect(model, data, config, *, portable: dict) -> HelperRun | None:
 
 # --- in the helper process -------------------------------------------------------------------------------
 
-_RUNS: OrderedDict = OrderedDict()  # token -> [model, data, config, {method: explainer}] (the helper's cache)
+_RUNS: OrderedDict = OrderedDict()  # token -> [model, data, config, {method: explainer}, {scratch}] (the helper's cache)
 
 
 def _warm(main_pid: int) -> int:
@@ -285,7 +285,7 @@ def _watch(main_pid: int) -> None:
 def _load_run(token: str, payload: bytes) -> None:
     """Keep a run's model, data and config (unpickled once) under its token."""
     portable, data, config = pickle.loads(payload)  # sent by this program's own main process (connect)
-    _RUNS[token] = [HexevalModel(**portable), data, config, {}]
+    _RUNS[token] = [HexevalModel(**portable), data, config, {}, {}]
     while len(_RUNS) > _KEPT_RUNS:
         _RUNS.popitem(last=False)
 
@@ -298,12 +298,20 @@ def run_inputs(token: str) -> tuple:
     return tuple(_RUNS[token][:3])
 
 
+def run_store(token: str) -> dict:
+    """In the helper: a run's scratch dict, for what one :meth:`HelperRun.call` function leaves to a later one
+    (the randomisation check's re-fitted model, kept here instead of being sent back and forth)."""
+    if token not in _RUNS:
+        raise LookupError(f"run {token} is not loaded in the helper (evicted by later runs)")
+    return _RUNS[token][4]
+
+
 def _explain_job(token, method, X_raw, ids, classes, probabilities, seeds, render):
     """Explain one job with the run's cached explainer; returns explanations and the model work it did."""
     if token not in _RUNS:
         raise LookupError(f"run {token} is not loaded in the helper (evicted by later runs)")
     _RUNS.move_to_end(token)
-    model, data, config, explainers = _RUNS[token]
+    model, data, config, explainers, _ = _RUNS[token]
     if method not in explainers:
         seed = instance_seed(config.evaluation.random_state, -1, f"{method}:explainer")
         explainers[method] = build_explainer(method, model, data, config, seed=seed)

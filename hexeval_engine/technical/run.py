@@ -60,7 +60,7 @@ from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
 from .class_groups import AFFINE_METHODS, CaseGroup, case_groups, label_explanations, map_to_group, value_reference
-from .sanity import fitted_in_helper
+from .sanity import fitted_in_helper, queue_reruns
 from .stability import stability_explanations, stability_jobs
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,10 @@ class TechnicalResult:
         The randomisation check's re-fit, started in the helper process while this stage ran (backend ``auto``
         with the helper in use, a binary model); :func:`~hexeval_engine.technical.sanity.randomisation_check`
         takes it. Never pickled or saved.
+    randomised_reruns : dict
+        The check's LIME, Anchor and DiCE re-explanations queued to the helper once this stage's explanations
+        were known (same conditions; :func:`~hexeval_engine.technical.sanity.queue_reruns`), so they run while
+        the metrics are computed here; the check takes them (or takes them back). Never pickled or saved.
     """
 
     metrics: pd.DataFrame
@@ -124,9 +128,10 @@ class TechnicalResult:
     per_instance_unshared: pd.DataFrame | None = None
     explained_classes: dict = field(default_factory=dict)
     randomised_fit: object = field(default=None, repr=False, compare=False)
+    randomised_reruns: dict = field(default_factory=dict, repr=False, compare=False)
 
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "randomised_fit": None}  # a future belongs to this process
+    def __getstate__(self) -> dict:  # futures belong to this process
+        return {**self.__dict__, "randomised_fit": None, "randomised_reruns": {}}
 
     def explanation(self, method: str, instance_id: int) -> Explanation | None:
         """The explanation of one instance by one method, if there is one."""
@@ -195,7 +200,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     per_instance, unshared = (_with_explained_class(t, work.explanations) for t in (per_instance, unshared))
     return TechnicalResult(metrics, long, per_instance, work.explanations, sample.ids, work.failures, timings,
                            int(model.rows - rows_before + rows_in_workers), shared, unshared,
-                           dict(sorted(explained.items())), work.randomised_fit)
+                           dict(sorted(explained.items())), work.randomised_fit, work.randomised_reruns)
 
 
 def _explain_reference(reference: CaseGroup, sample: _Sample, config, work: _Work) -> tuple[int, dict]:
@@ -286,9 +291,13 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
             else:
                 _explain_method(runner, method, sample, config, work, whole=whole)
         _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work, jobs=stability_plan)
+        if work.randomised_fit is not None and runner.uses_helper:  # the check's re-explanations, while we measure
+            ok = [m for m in sample.methods if m not in work.failed]
+            work.randomised_reruns = queue_reruns(runner, config, lambda m, i: _explanation_of(work, m, i),
+                                                  shared_cases(work.explanations, sample.ids, ok))
         rows += runner.worker_rows
         if runner.helper_lost:  # the helper could not load the model: the check's re-fit is done in-process too
-            work.randomised_fit = None
+            work.randomised_fit, work.randomised_reruns = None, {}
     work.group_noise.append((work.perturbed, work.seed_runs))
     label_explanations(work.explanations[start:], group, sample.X)
     work.group_spans.append((start, len(work.explanations)))
@@ -330,6 +339,11 @@ def _announce(runner, group: CaseGroup, sample: _Sample, config, work: _Work, re
             "Stability: copy explained" if job.purpose else f"{job.method}: instance explained"),
             charge=work.clock.charge)
     return plan
+
+
+def _explanation_of(work: _Work, method: str, instance_id: int):
+    """The sample's explanation of one case by one method so far (as ``TechnicalResult.explanation``)."""
+    return next((e for e in work.explanations if e.method == method and e.instance_id == instance_id), None)
 
 
 def _record_nothing_to_reach(group: CaseGroup, sample: _Sample, work: _Work) -> None:
@@ -435,6 +449,7 @@ class _Work:
     #: per case), multi-class Anchor pooled over the class groups
     reference: dict = field(default_factory=dict)
     randomised_fit: object = None  # TechnicalResult.randomised_fit
+    randomised_reruns: dict = field(default_factory=dict)  # TechnicalResult.randomised_reruns
 
     def fail(self, method: str, error: str) -> None:
         """Leave ``method`` out of the comparison, recording why."""
