@@ -7,11 +7,14 @@ from __future__ import annotations
 import time
 from concurrent.futures import Future
 
+import pandas as pd
 import pytest
 from test_helper_process import _auto, _sequential
 
 from hexeval_engine.explainers import helper_pool
 from hexeval_engine.technical.run import run_technical_evaluation
+from hexeval_engine.explainers.lime_explainer import LimeExplainer
+from hexeval_engine.technical import run as run_module
 from hexeval_engine.technical import sanity
 from hexeval_engine.technical.sanity import HELPER_RERUNS, run_sanity_checks
 
@@ -95,3 +98,57 @@ def test_a_failed_or_mismatched_job_is_redone_here(usecase_bundle, warm_helper, 
     queued.pop(other).cancel()
     checks, warnings = run_sanity_checks(model, data, config, technical)
     assert checks == sequential_checks[0] and warnings == sequential_checks[1]
+
+
+def _measured(monkeypatch) -> list:
+    """The methods the technical stage measures, in the order it measures them."""
+    seen = []
+    compute = run_module.compute_instance_metrics
+    monkeypatch.setattr(run_module, "compute_instance_metrics",
+                        lambda model, data, explanations, *a, **k: seen.append(explanations[0].method) or
+                        compute(model, data, explanations, *a, **k))
+    return seen
+
+
+def test_shap_and_random_are_measured_while_the_helper_explains(usecase_bundle, warm_helper, monkeypatch):
+    _, config, data, model = usecase_bundle("credit_risk")
+    seen = _measured(monkeypatch)
+    sequential = run_technical_evaluation(model, data, _sequential(config))
+    assert seen == ["SHAP", "LIME", "Anchor", "DiCE", "Random"]
+    seen.clear()
+    on_helper = run_technical_evaluation(model, data, _auto(config))
+    assert seen == ["SHAP", "Random", "LIME", "Anchor", "DiCE"]  # once each, the first two before the others
+    pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)
+    pd.testing.assert_frame_equal(on_helper.per_instance_unshared, sequential.per_instance_unshared)
+
+
+def test_early_metrics_are_measured_again_when_the_stability_copies_went_missing(usecase_bundle, warm_helper,
+                                                                                  monkeypatch):
+    """LIME's stability run fails (here and in the helper): every method is left without noisy copies, so the
+    metrics SHAP got while the helper explained (with its copies) are not the sequential ones and are redone."""
+    _, config, data, model = usecase_bundle("credit_risk")
+    extra = {"evaluation": {"sample_size": 8, "stability": {"repeats": 3}}}  # LIME's copies and re-runs: 9 rows
+    explain, submit = LimeExplainer.explain, helper_pool.HelperRun.submit
+
+    def failing_here(self, X_raw, ids, *args, **kwargs):
+        if len(ids) == 9:
+            raise ValueError("LIME could not explain the noisy copies")
+        return explain(self, X_raw, ids, *args, **kwargs)
+
+    def failing_there(self, method, X_raw, ids, *args):
+        if method != "LIME" or len(ids) != 9:
+            return submit(self, method, X_raw, ids, *args)
+        answer = Future()
+        answer.set_running_or_notify_cancel()
+        answer.set_exception(ValueError("LIME could not explain the noisy copies"))
+        return answer
+
+    monkeypatch.setattr(LimeExplainer, "explain", failing_here)
+    monkeypatch.setattr(helper_pool.HelperRun, "submit", failing_there)
+    sequential = run_technical_evaluation(model, data, _sequential(config, extra))
+    seen = _measured(monkeypatch)
+    on_helper = run_technical_evaluation(model, data, _auto(config, extra))
+    assert seen[:2] == ["SHAP", "Random"] and sorted(seen).count("SHAP") == 2  # measured early, then again
+    assert any("stability" in f["error"] for f in sequential.failures)
+    assert on_helper.failures == sequential.failures
+    pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)

@@ -208,7 +208,9 @@ class HelperRun:
         if loaded is None or not loaded.done() or loaded.cancelled():
             return ""
         err = loaded.exception()
-        return "" if err is None else f"{type(err).__name__}: {err}"
+        if err is None or isinstance(err, BrokenProcessPool):  # a helper that died is not this run's model's fault
+            return ""
+        return f"{type(err).__name__}: {err}"
 
     def call(self, fn) -> Future:
         """Queue ``fn(token)``, a module-level function that runs in the helper on this run's inputs

@@ -232,26 +232,37 @@ class ExplainRunner:
             log.warning("The helper process stopped (%s); that work is done in-process.", err)
             return None
 
-    def work_ahead(self, *, on_instance=None, charge=None) -> None:
+    def work_ahead(self, *, on_instance=None, charge=None, after_own=None) -> None:
         """Do the main process's share of the announced jobs before the first is asked for.
 
         First the jobs kept in-process (SHAP, Random), in order; then, from the end of the helper's queue,
         every job it has not started (taken back and done here). ``on_instance(job)`` is called per
         explained row of ``job``; ``charge(method)`` is a context manager that times the work (a method's
         clock). An error is kept and raised when the job is asked for, where the sequential backend would
-        raise it.
+        raise it. ``after_own()`` is called once the jobs kept in-process are done, before any is taken back
+        (the caller measures what is complete while the helper explains the rest; see :meth:`done_here`).
         """
         if self._helper is None:
             return
         parts = [p for a in self._ahead.values() for p in a.parts]
         for part in [p for p in parts if p.future is None]:
             self._do_here(part, on_instance, charge)
+        if after_own is not None:
+            after_own()
         if self._lost():
             return  # its jobs are done here as they are asked for
         for part in reversed([p for p in parts if p.future is not None]):
             if not part.future.cancel():
                 break  # the helper runs or ran it, and every job before it
             self._do_here(part, on_instance, charge)
+
+    def done_here(self, job: ExplainJob) -> list | None:
+        """The explanations of an announced ``job`` if the main process has done all of it without error (the
+        same objects :meth:`explain` will return for it), else ``None``."""
+        ahead = self._ahead.get(job.key())
+        if ahead is None or any(p.future is not None or p.result is None or p.error is not None for p in ahead.parts):
+            return None
+        return [e for p in ahead.parts for e in p.result]
 
     def _do_here(self, part: _Part, on_instance, charge) -> None:
         job = part.job
