@@ -7,7 +7,9 @@ probabilities, seeds) -> list[Explanation]``; ``runner.worker_rows`` / ``worker_
 model work done in other processes.
 ``ExplainJob(method, X_raw, ids, classes, probabilities, seeds, render)``  one call ``explain`` will get;
 ``runner.prefetch(jobs)`` announces them in the order they will be asked for and
-``runner.work_ahead(...)`` does the main process's share before the first is asked for.
+``runner.work_ahead(..., after_own=...)`` does the main process's share before the first is asked for (and calls
+``after_own()`` once its own jobs are done, before it takes any back); ``runner.done_here(job)`` gives a job the
+main process finished; ``runner.helper_lost`` says why the helper could not load the run (then it is done here).
 
 ``evaluation.parallel.backend``:
 

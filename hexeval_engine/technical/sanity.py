@@ -29,6 +29,12 @@ Public interface (stable)
   ``notes`` say in how many cases that happened (shown with the check, never counted against the
   real explanation).
   Narrative retells its source's attributions and inherits its source's result.
+
+With the helper process (backend ``auto``, a binary model), the technical stage queues the re-fit and then, once
+its explanations are known, LIME's, Anchor's and DiCE's re-explanations (:func:`queue_reruns`) to the helper, which
+explains with the randomised model it fitted while the main process computes the metrics; the check redoes
+SHAP and Random here (with a copy of that model), takes back any job the helper has not started and redoes any
+it failed on or planned for other cases. The same explanations either way: same model, seeds and explainers.
 """
 
 from __future__ import annotations
