@@ -111,7 +111,7 @@ class TechnicalResult:
         with the helper in use, a binary model); :func:`~hexeval_engine.technical.sanity.randomisation_check`
         takes it. Never pickled or saved.
     randomised_reruns : dict
-        The check's LIME, Anchor and DiCE re-explanations queued to the helper once this stage's explanations
+        The check's SHAP, LIME, Anchor and DiCE re-explanations queued to the helper once this stage's explanations
         were known (same conditions; :func:`~hexeval_engine.technical.sanity.queue_reruns`), so they run while
         the metrics are computed here; the check takes them (or takes them back). Never pickled or saved.
     """

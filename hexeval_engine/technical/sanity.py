@@ -31,10 +31,10 @@ Public interface (stable)
   Narrative retells its source's attributions and inherits its source's result.
 
 With the helper process (backend ``auto``, a binary model), the technical stage queues the re-fit and then, once
-its explanations are known, LIME's, Anchor's and DiCE's re-explanations (:func:`queue_reruns`) to the helper, which
-explains with the randomised model it fitted while the main process computes the metrics; the check redoes
-SHAP and Random here (with a copy of that model), takes back any job the helper has not started and redoes any
-it failed on or planned for other cases. The same explanations either way: same model, seeds and explainers.
+its explanations are known, SHAP's, LIME's, Anchor's and DiCE's re-explanations (:func:`queue_reruns`) to the
+helper, which explains with the randomised model it fitted while the main process computes the metrics; the check
+redoes Random here (with a copy of that model, which any job taken back needs too), takes back any job the helper
+has not started and redoes any it failed on or planned for other cases. The same explanations either way: same model, seeds and explainers.
 """
 
 from __future__ import annotations
@@ -237,9 +237,9 @@ def fitted_in_helper(token: str) -> tuple:
     return fitted
 
 
-#: The check's re-explanations the technical stage queues to the helper process (GIL-bound Python); SHAP and
-#: Random are redone in the main process meanwhile.
-HELPER_RERUNS = ("LIME", "Anchor", "DiCE")
+#: The check's re-explanations the technical stage queues to the helper process (SHAP too: its TreeExplainer's
+#: decoding of the randomised booster is ~0.1 s the main process would do alone); Random is redone here.
+HELPER_RERUNS = ("SHAP", "LIME", "Anchor", "DiCE")
 
 
 def reexplained_in_helper(token: str, *, method: str, ids: tuple, rows: tuple, caps: tuple | None) -> list:
@@ -259,7 +259,7 @@ def reexplained_in_helper(token: str, *, method: str, ids: tuple, rows: tuple, c
 
 
 def queue_reruns(runner, config, explanation, ids: list) -> dict:
-    """Queue the check's LIME, Anchor and DiCE re-explanations of a binary model's first check cases to the
+    """Queue the check's SHAP, LIME, Anchor and DiCE re-explanations of a binary model's first check cases to the
     runner's helper process (after its re-fit), as soon as the technical stage's explanations are known.
 
     ``explanation(method, instance_id)`` gives the real explanations (Anchor's request caps and which search
