@@ -28,7 +28,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def _log_tail(log: Path, chars: int = 1500) -> str:
+def log_tail(log: Path, chars: int = 1500) -> str:
     try:
         return log.read_text(errors="replace")[-chars:]
     except OSError as err:
@@ -41,14 +41,14 @@ def _wait_until_answers(url: str, proc: subprocess.Popen, *, what: str, log: Pat
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"{what} exited with code {proc.returncode} before answering {url}; "
-                               f"the end of its log:\n{_log_tail(log)}")
+                               f"the end of its log:\n{log_tail(log)}")
         try:
             with opener.open(url, timeout=2) as resp:
                 if resp.status == 200:
                     return
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             time.sleep(0.3)  # not listening yet
-    raise TimeoutError(f"{what} did not answer {url} within {timeout:.0f} s; the end of its log:\n{_log_tail(log)}")
+    raise TimeoutError(f"{what} did not answer {url} within {timeout:.0f} s; the end of its log:\n{log_tail(log)}")
 
 
 @contextmanager

@@ -23,6 +23,7 @@ import pytest
 
 from browser_env import ARTIFACTS, browser_marks, playwright_sync_api
 from browser_env import settle as _settle
+from local_server import log_tail
 
 ROOT = Path(__file__).resolve().parents[1]
 SHOTS = Path(os.environ.get("HEXEVAL_SHOTS") or ARTIFACTS / "first-minutes")
@@ -211,7 +212,7 @@ def test_report_height_and_zip_contents(browser, server):
         context.close()
 
 
-def test_upload_messages_show_no_server_path(browser, server, tmp_path):
+def test_upload_messages_show_no_server_path(browser, dashboard, tmp_path):
     import skops.io as sio
     from sklearn.datasets import load_breast_cancer
     from sklearn.svm import LinearSVC
@@ -223,7 +224,7 @@ def test_upload_messages_show_no_server_path(browser, server, tmp_path):
     models = {"unsupported.skops": blob, "truncated.skops": blob[:300], "wrong_format.skops": b"a,b\n1,2\n"}
     context, page = _page(browser, 1440, 900)
     try:
-        _open(page, server, "Configure & Run")
+        _open(page, dashboard[0], "Configure & Run")
         page.get_by_test_id("stSidebar").get_by_test_id("stSelectbox").first.click()
         page.get_by_role("option", name="Custom Upload").click()
         for name, content in models.items():
@@ -234,7 +235,12 @@ def test_upload_messages_show_no_server_path(browser, server, tmp_path):
             page.get_by_test_id("stFileUploader").filter(has_text="CSV").first.locator(
                 "input[type=file]").set_input_files(str(csv))
             _settle(page)
-            page.get_by_test_id("stAlert").first.wait_for()
+            try:
+                page.get_by_test_id("stAlert").first.wait_for()
+            except sync_api.TimeoutError as err:  # say what the server was doing (a CI run timed out here once)
+                page.screenshot(path=str(SHOTS / f"upload-timeout-{name}.png"))
+                raise AssertionError(f"no message for {name} within 90 s; the server's log ends:\n"
+                                     f"{log_tail(dashboard[1], 4000)}") from err
             shown = page.get_by_test_id("stMain").inner_text()
             assert "/tmp/" not in shown and "hexeval-upload-" not in shown and str(ROOT) not in shown, shown[-1500:]
             assert not re.search(r"BadZipFile|\b[A-Z][a-z]+[A-Za-z]*Error\b", shown), shown[-1500:]  # words, not types
