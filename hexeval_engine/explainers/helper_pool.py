@@ -9,7 +9,7 @@ Public interface
 the helper once (a run token); ``None`` (with the reason logged once) when the helper cannot serve the run
 ``HelperRun.submit(method, X_raw, ids, classes, probabilities, seeds, render) -> Future``  of
 ``(explanations, model rows, model calls)``; ``HelperRun.call(fn) -> Future`` of ``fn(token)`` run in the helper,
-where ``run_inputs(token) -> (model, data, config)``
+where ``run_inputs(token) -> (model, data, config)`` and ``run_store(token) -> dict`` (a run's scratch space there)
 
 Why a helper. LIME, Anchor and DiCE are GIL-bound Python and shap's tree routine holds the GIL, so threads
 cannot use a second core; a process can. A spawned process pays ~2 s of imports per start, so the helper is
@@ -127,7 +127,7 @@ def _launch(helper: _Helper) -> None:
             helper.warm = helper.executor.submit(_warm, os.getpid())  # launches the worker now, not at the first job
     except (OSError, ValueError, RuntimeError) as err:  # no forkserver on this platform, no processes left
         helper.error = f"{type(err).__name__}: {err}"
-        _log_once("start", "The helper process could not start (%s); explaining in-process.", helper.error)
+        log_once("start", "The helper process could not start (%s); explaining in-process.", helper.error)
     finally:
         helper.launched.set()
     if helper.stopped:
@@ -185,7 +185,8 @@ def helper_pid() -> int | None:
     return helper.pid() if helper is not None else None
 
 
-def _log_once(key: str, message: str, *args) -> None:
+def log_once(key: str, message: str, *args) -> None:
+    """Log ``message`` at INFO the first time ``key`` comes in this process (one line per reason, not per job)."""
     if key not in _LOGGED:
         _LOGGED.add(key)
         log.info(message, *args)
@@ -194,8 +195,22 @@ def _log_once(key: str, message: str, *args) -> None:
 class HelperRun:
     """One run's connection to the helper: its token and the model, data and config it sent once."""
 
-    def __init__(self, helper: _Helper, token: str):
-        self.helper, self.token = helper, token
+    def __init__(self, helper: _Helper, token: str, loaded: Future | None = None):
+        self.helper, self.token, self.loaded = helper, token, loaded
+
+    def load_error(self) -> str:
+        """Why the helper could not load this run's inputs (``""`` while loading or once loaded).
+
+        A model whose class the helper cannot import (defined in the user's main script, or in a module only
+        the main process can find) pickles here but not there: the helper's first job tells.
+        """
+        loaded = self.loaded
+        if loaded is None or not loaded.done() or loaded.cancelled():
+            return ""
+        err = loaded.exception()
+        if err is None or isinstance(err, BrokenProcessPool):  # a helper that died is not this run's model's fault
+            return ""
+        return f"{type(err).__name__}: {err}"
 
     def call(self, fn) -> Future:
         """Queue ``fn(token)``, a module-level function that runs in the helper on this run's inputs
@@ -220,28 +235,28 @@ def connect(model, data, config, *, portable: dict) -> HelperRun | None:
     """
     helper = _STATE["helper"]
     if helper is None or not helper.launched.is_set() or helper.error or helper.executor is None:
-        _log_once("not-ready", "The helper process is not up yet; this run explains in-process.")
+        log_once("not-ready", "The helper process is not up yet; this run explains in-process.")
         return None
     try:
         payload = pickle.dumps((portable, data, config), protocol=pickle.HIGHEST_PROTOCOL)
-    except (pickle.PicklingError, TypeError, AttributeError) as err:
-        _log_once(f"pickle:{type(model.estimator).__name__}",
+    except Exception as err:  # a user's model may raise anything from __reduce__: logged, the run stays here
+        log_once(f"pickle:{type(model.estimator).__name__}",
                   "The model (%s) cannot be sent to the helper process (%s: %s); explaining in-process.",
                   type(model.estimator).__name__, type(err).__name__, err)
         return None
     token = f"{os.getpid()}-{next(_TOKENS)}"
     try:
-        helper.executor.submit(_load_run, token, payload)
+        loaded = helper.executor.submit(_load_run, token, payload)
     except (BrokenProcessPool, RuntimeError) as err:  # died or shut down: start a fresh one for later runs
-        _log_once("broken", "The helper process stopped (%s); explaining in-process.", err)
+        log_once("broken", "The helper process stopped (%s); explaining in-process.", err)
         helper.error = str(err) or type(err).__name__
         return None
-    return HelperRun(helper, token)
+    return HelperRun(helper, token, loaded)
 
 
 # --- in the helper process -------------------------------------------------------------------------------
 
-_RUNS: OrderedDict = OrderedDict()  # token -> [model, data, config, {method: explainer}] (the helper's cache)
+_RUNS: OrderedDict = OrderedDict()  # token -> [model, data, config, {method: explainer}, {scratch}] (the helper's cache)
 
 
 def _warm(main_pid: int) -> int:
@@ -272,7 +287,7 @@ def _watch(main_pid: int) -> None:
 def _load_run(token: str, payload: bytes) -> None:
     """Keep a run's model, data and config (unpickled once) under its token."""
     portable, data, config = pickle.loads(payload)  # sent by this program's own main process (connect)
-    _RUNS[token] = [HexevalModel(**portable), data, config, {}]
+    _RUNS[token] = [HexevalModel(**portable), data, config, {}, {}]
     while len(_RUNS) > _KEPT_RUNS:
         _RUNS.popitem(last=False)
 
@@ -285,12 +300,20 @@ def run_inputs(token: str) -> tuple:
     return tuple(_RUNS[token][:3])
 
 
+def run_store(token: str) -> dict:
+    """In the helper: a run's scratch dict, for what one :meth:`HelperRun.call` function leaves to a later one
+    (the randomisation check's re-fitted model, kept here instead of being sent back and forth)."""
+    if token not in _RUNS:
+        raise LookupError(f"run {token} is not loaded in the helper (evicted by later runs)")
+    return _RUNS[token][4]
+
+
 def _explain_job(token, method, X_raw, ids, classes, probabilities, seeds, render):
     """Explain one job with the run's cached explainer; returns explanations and the model work it did."""
     if token not in _RUNS:
         raise LookupError(f"run {token} is not loaded in the helper (evicted by later runs)")
     _RUNS.move_to_end(token)
-    model, data, config, explainers = _RUNS[token]
+    model, data, config, explainers, _ = _RUNS[token]
     if method not in explainers:
         seed = instance_seed(config.evaluation.random_state, -1, f"{method}:explainer")
         explainers[method] = build_explainer(method, model, data, config, seed=seed)

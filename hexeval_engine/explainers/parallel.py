@@ -7,7 +7,9 @@ probabilities, seeds) -> list[Explanation]``; ``runner.worker_rows`` / ``worker_
 model work done in other processes.
 ``ExplainJob(method, X_raw, ids, classes, probabilities, seeds, render)``  one call ``explain`` will get;
 ``runner.prefetch(jobs)`` announces them in the order they will be asked for and
-``runner.work_ahead(...)`` does the main process's share before the first is asked for.
+``runner.work_ahead(..., after_own=...)`` does the main process's share before the first is asked for (and calls
+``after_own()`` once its own jobs are done, before it takes any back); ``runner.done_here(job)`` gives a job the
+main process finished; ``runner.helper_lost`` says why the helper could not load the run (then it is done here).
 
 ``evaluation.parallel.backend``:
 
@@ -123,6 +125,8 @@ class ExplainRunner:
         self.seconds_waiting = 0.0  # the main process waiting for the helper's answers
         self._ahead: dict = {}  # ExplainJob.key() -> _Ahead, in announcement order
         self._calls: list = []  # helper_call futures: the caller takes them after the runner closes
+        #: why the helper could not load this run (its model's class cannot be imported there): the rest is done here
+        self.helper_lost = ""
 
     def __enter__(self) -> "ExplainRunner":
         if self.parallel.backend == "dask":
@@ -158,8 +162,31 @@ class ExplainRunner:
 
     @property
     def uses_helper(self) -> bool:
-        """Whether announced jobs went to the helper process."""
-        return self._helper is not None
+        """Whether announced jobs went to the helper process (and it has not lost the run since)."""
+        return self._helper is not None and not self.helper_lost
+
+    def _lost(self) -> bool:
+        """Whether the helper could not load this run's inputs; found once per run, logged once per reason.
+
+        Then every job still queued there is cancelled and the run is done here, job by job as it is asked for
+        (each queued job would fail there in turn: a class from the user's main script, say).
+        """
+        if self.helper_lost:
+            return True
+        reason = self._helper.load_error() if self._helper is not None else ""
+        if not reason:
+            return False
+        self.helper_lost = reason
+        helper_pool.log_once(f"load:{reason}", "The helper process could not load the model (%s); this run is "
+                             "explained in-process.", reason)
+        for ahead in self._ahead.values():
+            for part in ahead.parts:
+                if part.future is not None:
+                    part.future.cancel()
+                    part.future = None
+        for future in self._calls:
+            future.cancel()
+        return True
 
     def prefetch(self, jobs: list) -> None:
         """Announce the ``explain`` calls to come, in the order they will come (``auto`` backend only).
@@ -197,7 +224,7 @@ class ExplainRunner:
     def helper_call(self, fn):
         """A future of ``fn(token)`` run in the helper after the announced jobs (see
         :meth:`~.helper_pool.HelperRun.call`), or ``None`` when this run does not use the helper."""
-        if self._helper is None:
+        if self._helper is None or self._lost():
             return None
         try:
             future = self._helper.call(fn)
@@ -207,24 +234,37 @@ class ExplainRunner:
             log.warning("The helper process stopped (%s); that work is done in-process.", err)
             return None
 
-    def work_ahead(self, *, on_instance=None, charge=None) -> None:
+    def work_ahead(self, *, on_instance=None, charge=None, after_own=None) -> None:
         """Do the main process's share of the announced jobs before the first is asked for.
 
         First the jobs kept in-process (SHAP, Random), in order; then, from the end of the helper's queue,
         every job it has not started (taken back and done here). ``on_instance(job)`` is called per
         explained row of ``job``; ``charge(method)`` is a context manager that times the work (a method's
         clock). An error is kept and raised when the job is asked for, where the sequential backend would
-        raise it.
+        raise it. ``after_own()`` is called once the jobs kept in-process are done, before any is taken back
+        (the caller measures what is complete while the helper explains the rest; see :meth:`done_here`).
         """
         if self._helper is None:
             return
         parts = [p for a in self._ahead.values() for p in a.parts]
         for part in [p for p in parts if p.future is None]:
             self._do_here(part, on_instance, charge)
+        if after_own is not None:
+            after_own()
+        if self._lost():
+            return  # its jobs are done here as they are asked for
         for part in reversed([p for p in parts if p.future is not None]):
             if not part.future.cancel():
                 break  # the helper runs or ran it, and every job before it
             self._do_here(part, on_instance, charge)
+
+    def done_here(self, job: ExplainJob) -> list | None:
+        """The explanations of an announced ``job`` if the main process has done all of it without error (the
+        same objects :meth:`explain` will return for it), else ``None``."""
+        ahead = self._ahead.get(job.key())
+        if ahead is None or any(p.future is not None or p.result is None or p.error is not None for p in ahead.parts):
+            return None
+        return [e for p in ahead.parts for e in p.result]
 
     def _do_here(self, part: _Part, on_instance, charge) -> None:
         job = part.job
@@ -251,8 +291,11 @@ class ExplainRunner:
         out = []
         try:
             for part in ahead.parts:
-                if part.future is not None and part.result is None and part.error is None:
-                    self._finish(part, on_instance)
+                if part.result is None and part.error is None:
+                    if part.future is not None and not self._lost():
+                        self._finish(part, on_instance)
+                    else:  # the helper lost the run: its job is done here
+                        self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
                 if part.error is not None:
                     raise part.error
                 if not part.reported and on_instance is not None:
@@ -283,6 +326,9 @@ class ExplainRunner:
             log.warning("The helper process stopped (%s); explaining %s in-process.", err, part.job.method)
             self._helper.helper.error = str(err) or type(err).__name__
         except Exception:  # re-run here, so the error (if it recurs) is recorded as the sequential path records it
+            if self._lost():  # logged once; the job is redone here like the rest of the run
+                self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
+                return
             log.warning("A %s job failed in the helper process; re-running it in-process.", part.job.method,
                         exc_info=True)
         else:

@@ -60,7 +60,7 @@ from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
 from .class_groups import AFFINE_METHODS, CaseGroup, case_groups, label_explanations, map_to_group, value_reference
-from .sanity import fitted_in_helper
+from .sanity import fitted_in_helper, queue_reruns
 from .stability import stability_explanations, stability_jobs
 
 log = logging.getLogger(__name__)
@@ -110,6 +110,10 @@ class TechnicalResult:
         The randomisation check's re-fit, started in the helper process while this stage ran (backend ``auto``
         with the helper in use, a binary model); :func:`~hexeval_engine.technical.sanity.randomisation_check`
         takes it. Never pickled or saved.
+    randomised_reruns : dict
+        The check's SHAP, LIME, Anchor and DiCE re-explanations queued to the helper once this stage's explanations
+        were known (same conditions; :func:`~hexeval_engine.technical.sanity.queue_reruns`), so they run while
+        the metrics are computed here; the check takes them (or takes them back). Never pickled or saved.
     """
 
     metrics: pd.DataFrame
@@ -124,9 +128,10 @@ class TechnicalResult:
     per_instance_unshared: pd.DataFrame | None = None
     explained_classes: dict = field(default_factory=dict)
     randomised_fit: object = field(default=None, repr=False, compare=False)
+    randomised_reruns: dict = field(default_factory=dict, repr=False, compare=False)
 
-    def __getstate__(self) -> dict:
-        return {**self.__dict__, "randomised_fit": None}  # a future belongs to this process
+    def __getstate__(self) -> dict:  # futures belong to this process
+        return {**self.__dict__, "randomised_fit": None, "randomised_reruns": {}}
 
     def explanation(self, method: str, instance_id: int) -> Explanation | None:
         """The explanation of one instance by one method, if there is one."""
@@ -195,7 +200,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     per_instance, unshared = (_with_explained_class(t, work.explanations) for t in (per_instance, unshared))
     return TechnicalResult(metrics, long, per_instance, work.explanations, sample.ids, work.failures, timings,
                            int(model.rows - rows_before + rows_in_workers), shared, unshared,
-                           dict(sorted(explained.items())), work.randomised_fit)
+                           dict(sorted(explained.items())), work.randomised_fit, work.randomised_reruns)
 
 
 def _explain_reference(reference: CaseGroup, sample: _Sample, config, work: _Work) -> tuple[int, dict]:
@@ -286,8 +291,16 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
             else:
                 _explain_method(runner, method, sample, config, work, whole=whole)
         _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work, jobs=stability_plan)
+        if work.randomised_fit is not None and runner.uses_helper:  # the check's re-explanations, while we measure
+            ok = [m for m in sample.methods if m not in work.failed]
+            work.randomised_reruns = queue_reruns(runner, config, lambda m, i: _explanation_of(work, m, i),
+                                                  shared_cases(work.explanations, sample.ids, ok))
         rows += runner.worker_rows
+        if runner.helper_lost:  # the helper could not load the model: the check's re-fit is done in-process too
+            work.randomised_fit, work.randomised_reruns = None, {}
     work.group_noise.append((work.perturbed, work.seed_runs))
+    work.group_early.append((work.early, work.shared_inputs))
+    work.early, work.shared_inputs = {}, {}
     label_explanations(work.explanations[start:], group, sample.X)
     work.group_spans.append((start, len(work.explanations)))
     return rows
@@ -326,8 +339,48 @@ def _announce(runner, group: CaseGroup, sample: _Sample, config, work: _Work, re
                               f"explains {' and '.join(m for m in sample.methods if m in HELPER_METHODS)}")
         runner.work_ahead(on_instance=lambda job: work.progress.step(
             "Stability: copy explained" if job.purpose else f"{job.method}: instance explained"),
-            charge=work.clock.charge)
+            charge=work.clock.charge, after_own=lambda: _measure_early(runner, group, work, jobs, plan))
     return plan
+
+
+def _measure_early(runner, group: CaseGroup, work: _Work, jobs: list, plan: list) -> None:
+    """While the helper explains: the metrics of each method the main process explained whole (SHAP, Random),
+    kept in ``work.early`` for :func:`_measure_group`, which uses them only if that method's explanations and
+    noisy copies are still the same objects (else, e.g. when another method's stability run failed and left
+    every method without copies, it measures again). Same inputs, same deterministic functions, same values."""
+    for job in jobs:
+        mine = runner.done_here(job)
+        if mine is None or job.method in work.failed or not any(e.ok for e in mine):
+            continue
+        perturbed, seed_runs = {}, {}
+        extra = [j for j in plan if j.method == job.method]
+        answers = [runner.done_here(j) for j in extra]
+        if any(a is None for a in answers):
+            continue
+        for j, answer in zip(extra, answers):
+            for e in answer:
+                (seed_runs if j.purpose == "rerun" else perturbed).setdefault((j.method, e.instance_id), []).append(e)
+        model, config = group.view_of(job.method)
+        inputs = work.shared_inputs.setdefault(id(model), SharedInputs(model, group.data))
+        try:
+            with work.clock.charge(job.method):
+                frame = compute_instance_metrics(model, group.data, mine, config, perturbed=perturbed,
+                                                 seed_runs=seed_runs, shared=inputs)
+        except Exception as err:  # measured again after the explanations, where its error is recorded as usual
+            log.info("%s's metrics are computed after the explanations (%s)", job.method, describe_error(err))
+            continue
+        work.early[job.method] = (frame, _identities(mine, perturbed, seed_runs))
+
+
+def _identities(mine, perturbed: dict, seed_runs: dict) -> tuple:
+    """What a method's metrics were computed from, as object identities (the objects, not equal copies)."""
+    return ([id(e) for e in mine], {k: [id(e) for e in v] for k, v in perturbed.items()},
+            {k: [id(e) for e in v] for k, v in seed_runs.items()})
+
+
+def _explanation_of(work: _Work, method: str, instance_id: int):
+    """The sample's explanation of one case by one method so far (as ``TechnicalResult.explanation``)."""
+    return next((e for e in work.explanations if e.method == method and e.instance_id == instance_id), None)
 
 
 def _record_nothing_to_reach(group: CaseGroup, sample: _Sample, work: _Work) -> None:
@@ -344,12 +397,18 @@ def _measure_group(group: CaseGroup, sample: _Sample, work: _Work) -> None:
     """Per-case and claim-scoped metrics of one group's explanations, on that group's views."""
     start, end = work.group_spans.pop(0)
     work.perturbed, work.seed_runs = work.group_noise.pop(0)
+    early, shared = work.group_early.pop(0)
     mine = work.explanations[start:end]
     # computed once per view, for every metric pass that needs them (DiCE's view has its own)
-    shared = {id(group.model): SharedInputs(group.model, group.data)}
+    shared.setdefault(id(group.model), SharedInputs(group.model, group.data))
     for method in sample.methods:
         model, config = group.view_of(method)
         inputs = shared.setdefault(id(model), SharedInputs(model, group.data))
+        if method in early and method not in work.failed and early[method][1] == _identities(
+                [e for e in mine if e.method == method], {k: v for k, v in work.perturbed.items() if k[0] == method},
+                {k: v for k, v in work.seed_runs.items() if k[0] == method}):
+            work.per_instance_parts.append(early[method][0])  # measured while the helper explained
+            continue
         _measure_method(model, group.data, config, method, work, inputs, explanations=mine)
     _measure_claims(group.model, group.data, group.config, [m for m in sample.methods if m not in work.failed], work,
                     shared[id(group.model)], explanations=mine)
@@ -433,6 +492,12 @@ class _Work:
     #: per case), multi-class Anchor pooled over the class groups
     reference: dict = field(default_factory=dict)
     randomised_fit: object = None  # TechnicalResult.randomised_fit
+    randomised_reruns: dict = field(default_factory=dict)  # TechnicalResult.randomised_reruns
+    #: the group being explained: metrics measured while the helper explained ({method: (frame, identities)}),
+    #: and its SharedInputs per view (id(model) -> SharedInputs); kept per group in group_early
+    early: dict = field(default_factory=dict)
+    shared_inputs: dict = field(default_factory=dict)
+    group_early: list = field(default_factory=list)
 
     def fail(self, method: str, error: str) -> None:
         """Leave ``method`` out of the comparison, recording why."""

@@ -29,10 +29,17 @@ Public interface (stable)
   ``notes`` say in how many cases that happened (shown with the check, never counted against the
   real explanation).
   Narrative retells its source's attributions and inherits its source's result.
+
+With the helper process (backend ``auto``, a binary model), the technical stage queues the re-fit and then, once
+its explanations are known, SHAP's, LIME's, Anchor's and DiCE's re-explanations (:func:`queue_reruns`) to the
+helper, which explains with the randomised model it fitted while the main process computes the metrics; the check
+redoes Random here (with a copy of that model, which any job taken back needs too), takes back any job the helper
+has not started and redoes any it failed on or planned for other cases. The same explanations either way: same model, seeds and explainers.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import math
 
@@ -221,10 +228,121 @@ def _refittable(model):
 def fitted_in_helper(token: str) -> tuple:
     """Run in the helper process (``ExplainRunner.helper_call``): :func:`_fit_permuted` on the run's inputs, so the
     re-fit overlaps the main process's work. The fitted estimator is the same as one fitted here (same
-    data, labels and parameters; ``n_jobs`` is 1 either way)."""
-    from ..explainers.helper_pool import run_inputs  # helper side: the explainer stack is loaded there already
+    data, labels and parameters; ``n_jobs`` is 1 either way). The helper keeps it for the re-explanations it
+    is given later (:func:`reexplained_in_helper`); the main process gets a copy for SHAP and Random."""
+    from ..explainers.helper_pool import run_inputs, run_store  # helper side: the explainer stack is loaded there
 
-    return _fit_permuted(*run_inputs(token))
+    fitted = _fit_permuted(*run_inputs(token))
+    run_store(token)["randomised_fit"] = fitted
+    return fitted
+
+
+#: The check's re-explanations the technical stage queues to the helper process (SHAP too: its TreeExplainer's
+#: decoding of the randomised booster is ~0.1 s the main process would do alone); Random is redone here.
+HELPER_RERUNS = ("SHAP", "LIME", "Anchor", "DiCE")
+
+
+def reexplained_in_helper(token: str, *, method: str, ids: tuple, rows: tuple, caps: tuple | None) -> list:
+    """Run in the helper process: :func:`_redone` on the randomised model the helper fitted (:func:`fitted_in_helper`,
+    queued before; fitted again if it is gone), for a binary model's check cases ``ids``."""
+    from ..explainers.helper_pool import run_inputs, run_store  # helper side: the explainer stack is loaded there
+
+    model, data, config = run_inputs(token)
+    store = run_store(token)
+    if "randomised_fit" not in store:
+        store["randomised_fit"] = _fit_permuted(model, data, config)
+    randomised, reason = _randomised_model(model, data, config, fitted=store["randomised_fit"])
+    if randomised is None:
+        raise RuntimeError(f"the randomised model could not be built in the helper process: {reason}")
+    (group,) = case_groups(randomised, data, config, list(ids))
+    return _redone(group, data, method, list(rows), caps, config)
+
+
+def queue_reruns(runner, config, explanation, ids: list) -> dict:
+    """Queue the check's SHAP, LIME, Anchor and DiCE re-explanations of a binary model's first check cases to the
+    runner's helper process (after its re-fit), as soon as the technical stage's explanations are known.
+
+    ``explanation(method, instance_id)`` gives the real explanations (Anchor's request caps and which search
+    cases are redone come from them); ``ids`` is the shared sample in order. Returns
+    ``{(method, ids, rows, caps): future}`` for :func:`randomisation_check` (through
+    ``TechnicalResult.randomised_reruns``): it takes back any job the helper has not started, and checks its
+    cases are still the ones it needs (a method whose metrics failed later changes the shared cases)."""
+    ids = [int(i) for i in ids[:config.evaluation.sanity.randomisation_cases]]
+    searched = set(ids[:SEARCH_CASES])
+    queued = {}
+    for method in HELPER_RERUNS:
+        plan = _rerun_plan(explanation, method, ids, searched)
+        if plan is None:
+            continue
+        rows, caps = plan
+        future = runner.helper_call(functools.partial(reexplained_in_helper, method=method, ids=tuple(ids),
+                                                      rows=tuple(rows), caps=caps))
+        if future is None:
+            break
+        queued[(method, tuple(ids), tuple(rows), caps)] = future
+    return queued
+
+
+def _rerun_plan(explanation, method: str, group_ids: list, searched: set):
+    """Which of a group's check cases ``method`` re-explains: ``(rows, caps)`` (positions in ``group_ids``;
+    Anchor's request caps, else ``None``), or ``None`` when it redoes none."""
+    n = sum(1 for i in group_ids if i in searched) if method in _SEARCH_METHODS else len(group_ids)
+    if not n:
+        return None
+    real = {i: explanation(method, i) for i in group_ids[:n]}
+    # a case whose real explanation failed cannot be compared: a search method does not redo it
+    rows = [k for k, i in enumerate(group_ids[:n]) if method not in _SEARCH_METHODS or _usable(real[i])]
+    if not rows:
+        return None
+    caps = tuple(request_cap(real[group_ids[k]]) for k in rows) if method == "Anchor" else None
+    return rows, caps
+
+
+def _redone(group, data, method: str, rows: list, caps, config) -> list:
+    """The randomised model's explanations (unrendered) of the group's cases at positions ``rows``, by ``method``
+    (Anchor bounded by ``caps``, :func:`request_cap`); one fresh sequential explainer, as in every process."""
+    from ..explainers import ExplainRunner  # the explainer stack loads only when the check runs
+    from ..explainers.base import explained_classes, instance_seed  # the explainer stack loads only when the check runs
+
+    X = data.X_test.iloc[group.ids][list(data.feature_names)].reset_index(drop=True)
+    view, view_config = group.view_of(method)
+    seq = view_config.model_copy(deep=True)
+    seq.evaluation.parallel.backend = "sequential"
+    classes, probabilities = explained_classes(view, X)
+    run_ids = [group.ids[k] for k in rows]
+    seeds = [instance_seed(config.evaluation.random_state, i, method) for i in run_ids]
+    args = (X.iloc[rows], run_ids, np.asarray(classes)[rows], np.asarray(probabilities)[rows], seeds)
+    with ExplainRunner(view, group.data, seq) as runner:
+        if method == "Anchor":  # bounded by the real search's own model requests (request_cap)
+            return runner.explainer(method).explain(*args, request_caps=list(caps))
+        return runner.explain(method, *args, render=False)
+
+
+def _take_back(queued: dict, plans: list, redo) -> dict:
+    """The plans' re-explanations: those not queued to the helper done here first (SHAP, Random), then, from the
+    end of the helper's queue, every job it has not started (taken back and done here), then its answers.
+
+    ``plans`` are ``(method, key)``; ``redo(method)`` re-explains here. A job the helper failed on is redone here,
+    so an error looks as it would without the helper."""
+    done = {}
+    for method, key in plans:
+        if key not in queued:
+            done[method] = redo(method)
+    waiting = [(m, k) for m, k in plans if k in queued]
+    for method, key in reversed(waiting):
+        if not queued[key].cancel():
+            break  # the helper runs or ran it, and every job before it
+        done[method] = redo(method)
+    for method, key in waiting:
+        if method in done:
+            continue
+        try:
+            done[method] = queued[key].result()
+        except Exception:  # the helper died or failed: redone here, where an error is recorded as usual
+            log.warning("The randomisation check's %s re-explanations failed in the helper process; redoing them "
+                        "here.", method, exc_info=True)
+            done[method] = redo(method)
+    return done
 
 
 def _prepared_fit(technical):
@@ -315,11 +433,18 @@ def randomisation_check(model, data, config, technical) -> dict:
         "ci_low", "ci_high", "n", "ignores_model"}}, "not_checked": [method], "notes": [sentence]}``;
         Anchor's entry also has ``stopped_at_real_budget`` (re-runs stopped at :func:`request_cap`).
     """
-    from ..explainers import ExplainRunner  # the explainer stack loads only when the check runs
-    from ..explainers.base import explained_classes, instance_seed  # the explainer stack loads only when the check runs
-
     settings = config.evaluation.sanity
     fitted = _prepared_fit(technical)
+    queued, technical.randomised_reruns = getattr(technical, "randomised_reruns", None) or {}, {}
+    try:
+        return _randomisation_check(model, data, config, technical, fitted, queued)
+    finally:  # whatever the check did not take is not wanted any more
+        for future in queued.values():
+            future.cancel()
+
+
+def _randomisation_check(model, data, config, technical, fitted, queued: dict) -> dict:
+    settings = config.evaluation.sanity
     present = {e.method for e in technical.explanations}
     methods = [m for m in RANDOMISATION_METHODS if m in present]
     not_checked = sorted(present - set(RANDOMISATION_METHODS))
@@ -341,35 +466,18 @@ def randomisation_check(model, data, config, technical) -> dict:
     stopped = 0
     # a multi-class model: the randomised model is explained for the class it predicts (technical.class_groups)
     for group in case_groups(randomised, data, config, ids):
-        X = data.X_test.iloc[group.ids][features].reset_index(drop=True)
-        for method in methods:
-            view, view_config = group.view_of(method)
-            seq = view_config.model_copy(deep=True)
-            seq.evaluation.parallel.backend = "sequential"
-            classes, probabilities = explained_classes(view, X)
-            n = sum(1 for i in group.ids if i in searched) if method in _SEARCH_METHODS else len(group.ids)
-            if not n:
-                continue
-            group_ids = group.ids
-            real = {i: technical.explanation(method, i) for i in group_ids[:n]}
-            # a case whose real explanation failed cannot be compared: a search method does not redo it
-            rows = [k for k, i in enumerate(group_ids[:n]) if method not in _SEARCH_METHODS or _usable(real[i])]
-            if not rows:
-                continue
-            run_ids = [group_ids[k] for k in rows]
-            seeds = [instance_seed(config.evaluation.random_state, i, method) for i in run_ids]
-            args = (X.iloc[rows], run_ids, np.asarray(classes)[rows], np.asarray(probabilities)[rows], seeds)
-            with ExplainRunner(view, group.data, seq) as runner:
-                if method == "Anchor":  # bounded by the real search's own model requests (request_cap)
-                    redone_all = runner.explainer(method).explain(*args, request_caps=[request_cap(real[i])
-                                                                                       for i in run_ids])
-                else:
-                    redone_all = runner.explain(method, *args, render=False)
-            redone = {e.instance_id: e for e in redone_all if e.ok}
+        plans = {m: _rerun_plan(technical.explanation, m, group.ids, searched) for m in methods}
+        plans = {m: p for m, p in plans.items() if p is not None}
+        keys = [(m, (m, tuple(group.ids), tuple(p[0]), p[1])) for m, p in plans.items()]
+        answers = _take_back(queued, keys, lambda m: _redone(group, data, m, plans[m][0], plans[m][1], config))
+        for method in plans:
+            group_ids, n = group.ids, plans[method][0][-1] + 1
+            redone = {e.instance_id: e for e in answers[method] if e.ok}
             for iid in group_ids[:n]:
-                if not _usable(real[iid]) or iid not in redone:
+                real = technical.explanation(method, iid)
+                if not _usable(real) or iid not in redone:
                     continue
-                sims[method].append(explanation_similarity(real[iid], redone[iid], features))
+                sims[method].append(explanation_similarity(real, redone[iid], features))
                 if method == "Anchor" and (redone[iid].extra or {}).get("stopped_at_request_cap"):
                     stopped += 1
     for method in methods:

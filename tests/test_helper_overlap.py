@@ -1,0 +1,154 @@
+"""The randomisation check's re-explanations queued to the helper process while the technical stage measures:
+the same check as ``sequential``, whichever process did each job, and nothing used that was planned for other
+cases."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future
+
+import pandas as pd
+import pytest
+from test_helper_process import _auto, _sequential
+
+from hexeval_engine.explainers import helper_pool
+from hexeval_engine.technical.run import run_technical_evaluation
+from hexeval_engine.explainers.lime_explainer import LimeExplainer
+from hexeval_engine.technical import run as run_module
+from hexeval_engine.technical import sanity
+from hexeval_engine.technical.sanity import HELPER_RERUNS, run_sanity_checks
+
+pytestmark = pytest.mark.skipif(helper_pool.helper_cores() < 2, reason="the helper needs 2 usable cores")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _no_helper_left():
+    yield
+    helper_pool.stop_helper()
+
+
+@pytest.fixture
+def warm_helper():
+    helper_pool.start_helper(background=False)
+    deadline = time.monotonic() + 60
+    while helper_pool.helper_pid() is None:
+        assert time.monotonic() < deadline, "the helper did not start"
+        time.sleep(0.05)
+
+
+@pytest.fixture(scope="module")
+def sequential_checks(usecase_bundle):
+    _, config, data, model = usecase_bundle("credit_risk")
+    technical = run_technical_evaluation(model, data, _sequential(config))
+    assert not technical.randomised_reruns  # nothing is queued without the helper
+    return run_sanity_checks(model, data, _sequential(config), technical)
+
+
+def _technical_on_helper(usecase_bundle):
+    _, config, data, model = usecase_bundle("credit_risk")
+    technical = run_technical_evaluation(model, data, _auto(config))
+    return model, data, _auto(config), technical
+
+
+def test_the_checks_reexplanations_run_in_the_helper_with_the_sequential_results(usecase_bundle, warm_helper,
+                                                                                   sequential_checks, monkeypatch):
+    model, data, config, technical = _technical_on_helper(usecase_bundle)
+    queued = dict(technical.randomised_reruns)
+    assert sorted(k[0] for k in queued) == sorted(HELPER_RERUNS)
+    here = []
+    redone = sanity._redone
+    monkeypatch.setattr(sanity, "_redone", lambda group, data, method, *a: here.append(method) or
+                        redone(group, data, method, *a))
+    checks, warnings = run_sanity_checks(model, data, config, technical)
+    answered = [k[0] for k, f in queued.items() if f.done() and not f.cancelled()]
+    assert answered, "the helper did none of the check's re-explanations"
+    assert sorted(here + answered) == sorted(["Random", *HELPER_RERUNS])  # each done once, somewhere
+    assert all(f.done() for f in queued.values())  # nothing is left queued behind the check
+    assert checks == sequential_checks[0] and warnings == sequential_checks[1]
+    assert checks["randomisation"]["status"] == "done"
+    assert all(checks["randomisation"]["methods"][m]["n"] > 0 for m in HELPER_RERUNS)
+
+
+def test_jobs_the_helper_has_not_started_are_taken_back(usecase_bundle, warm_helper, sequential_checks):
+    model, data, config, technical = _technical_on_helper(usecase_bundle)
+    queued = technical.randomised_reruns
+    for key in list(queued):  # as if the helper had not reached them yet
+        queued[key].cancel()
+        queued[key] = Future()
+    pending = list(queued.values())
+    checks, warnings = run_sanity_checks(model, data, config, technical)
+    assert all(f.cancelled() for f in pending)  # taken back, not waited for
+    assert checks == sequential_checks[0] and warnings == sequential_checks[1]
+
+
+def test_a_failed_or_mismatched_job_is_redone_here(usecase_bundle, warm_helper, sequential_checks):
+    model, data, config, technical = _technical_on_helper(usecase_bundle)
+    queued = technical.randomised_reruns
+    keys = sorted(queued)
+    failed = keys[0]
+    queued[failed].cancel()
+    queued[failed] = Future()
+    queued[failed].set_running_or_notify_cancel()
+    queued[failed].set_exception(MemoryError("the helper ran out of memory"))
+    other = keys[1]  # planned for other cases (as if a method's metrics failed and the shared cases changed)
+    wrong = Future()
+    wrong.set_running_or_notify_cancel()
+    wrong.set_result([])  # an answer that would empty the method's comparison if it were used
+    queued[(other[0], other[1][1:], other[2], other[3])] = wrong
+    queued.pop(other).cancel()
+    checks, warnings = run_sanity_checks(model, data, config, technical)
+    assert checks == sequential_checks[0] and warnings == sequential_checks[1]
+
+
+def _measured(monkeypatch) -> list:
+    """The methods the technical stage measures, in the order it measures them."""
+    seen = []
+    compute = run_module.compute_instance_metrics
+    monkeypatch.setattr(run_module, "compute_instance_metrics",
+                        lambda model, data, explanations, *a, **k: seen.append(explanations[0].method) or
+                        compute(model, data, explanations, *a, **k))
+    return seen
+
+
+def test_shap_and_random_are_measured_while_the_helper_explains(usecase_bundle, warm_helper, monkeypatch):
+    _, config, data, model = usecase_bundle("credit_risk")
+    seen = _measured(monkeypatch)
+    sequential = run_technical_evaluation(model, data, _sequential(config))
+    assert seen == ["SHAP", "LIME", "Anchor", "DiCE", "Random"]
+    seen.clear()
+    on_helper = run_technical_evaluation(model, data, _auto(config))
+    assert seen == ["SHAP", "Random", "LIME", "Anchor", "DiCE"]  # once each, the first two before the others
+    pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)
+    pd.testing.assert_frame_equal(on_helper.per_instance_unshared, sequential.per_instance_unshared)
+
+
+def test_early_metrics_are_measured_again_when_the_stability_copies_went_missing(usecase_bundle, warm_helper,
+                                                                                  monkeypatch):
+    """LIME's stability run fails (here and in the helper): every method is left without noisy copies, so the
+    metrics SHAP got while the helper explained (with its copies) are not the sequential ones and are redone."""
+    _, config, data, model = usecase_bundle("credit_risk")
+    extra = {"evaluation": {"sample_size": 8, "stability": {"repeats": 3}}}  # LIME's copies and re-runs: 9 rows
+    explain, submit = LimeExplainer.explain, helper_pool.HelperRun.submit
+
+    def failing_here(self, X_raw, ids, *args, **kwargs):
+        if len(ids) == 9:
+            raise ValueError("LIME could not explain the noisy copies")
+        return explain(self, X_raw, ids, *args, **kwargs)
+
+    def failing_there(self, method, X_raw, ids, *args):
+        if method != "LIME" or len(ids) != 9:
+            return submit(self, method, X_raw, ids, *args)
+        answer = Future()
+        answer.set_running_or_notify_cancel()
+        answer.set_exception(ValueError("LIME could not explain the noisy copies"))
+        return answer
+
+    monkeypatch.setattr(LimeExplainer, "explain", failing_here)
+    monkeypatch.setattr(helper_pool.HelperRun, "submit", failing_there)
+    sequential = run_technical_evaluation(model, data, _sequential(config, extra))
+    seen = _measured(monkeypatch)
+    on_helper = run_technical_evaluation(model, data, _auto(config, extra))
+    assert seen[:2] == ["SHAP", "Random"] and sorted(seen).count("SHAP") == 2  # measured early, then again
+    assert any("stability" in f["error"] for f in sequential.failures)
+    assert on_helper.failures == sequential.failures
+    pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)
