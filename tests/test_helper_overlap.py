@@ -4,11 +4,11 @@ cases."""
 
 from __future__ import annotations
 
-import time
 from concurrent.futures import Future
 
 import pandas as pd
 import pytest
+from helper_fixtures import needs_two_cores, no_helper_left, wait_pid, warm_helper  # noqa: F401 (fixtures)
 from test_helper_process import _auto, _sequential
 
 from hexeval_engine.explainers import helper_pool
@@ -18,22 +18,9 @@ from hexeval_engine.technical import run as run_module
 from hexeval_engine.technical import sanity
 from hexeval_engine.technical.sanity import HELPER_RERUNS, run_sanity_checks
 
-pytestmark = pytest.mark.skipif(helper_pool.helper_cores() < 2, reason="the helper needs 2 usable cores")
+pytestmark = needs_two_cores
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _no_helper_left():
-    yield
-    helper_pool.stop_helper()
-
-
-@pytest.fixture
-def warm_helper():
-    helper_pool.start_helper(background=False)
-    deadline = time.monotonic() + 60
-    while helper_pool.helper_pid() is None:
-        assert time.monotonic() < deadline, "the helper did not start"
-        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")

@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from helper_fixtures import needs_two_cores, no_helper_left, wait_pid, warm_helper  # noqa: F401 (fixtures)
 from test_technical import _signature, fast
 
 from hexeval_engine.config.loader import deep_merge
@@ -27,7 +28,7 @@ from hexeval_engine.explainers.parallel import ExplainJob
 from hexeval_engine.models.model_wrapper import HexevalModel
 from hexeval_engine.technical.run import run_technical_evaluation
 
-pytestmark = pytest.mark.skipif(helper_pool.helper_cores() < 2, reason="the helper needs 2 usable cores")
+pytestmark = needs_two_cores
 
 #: a small credit run the helper takes (helper_min_work 0): every method, stability copies and LIME re-runs
 SMALL = {"evaluation": {"sample_size": 6, "stability": {"repeats": 2},
@@ -46,27 +47,7 @@ def _sequential(config, extra=None):
                                    extra or {}))
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _no_helper_left():
-    yield
-    helper_pool.stop_helper()
 
-
-@pytest.fixture
-def warm_helper():
-    """The helper, started and warm (a test before may have stopped it)."""
-    helper_pool.start_helper(background=False)
-    return _wait_pid()
-
-
-def _wait_pid(seconds: float = 60.0) -> int:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        pid = helper_pool.helper_pid()
-        if pid is not None:
-            return pid
-        time.sleep(0.05)
-    raise AssertionError("the helper did not start")
 
 
 @pytest.fixture
@@ -191,7 +172,7 @@ def test_a_method_error_looks_as_in_sequential(usecase_bundle, warm_helper, monk
 def test_a_helper_that_dies_mid_run_leaves_the_results_unchanged(usecase_bundle, monkeypatch):
     _, config, data, model = usecase_bundle("credit_risk")
     helper_pool.start_helper(background=False)
-    pid = _wait_pid()
+    pid = wait_pid()
     job = _lime_job(model, data, config, n=40, render=False)
     expected = _in_process(model, data, config, job)
     try:
@@ -203,7 +184,7 @@ def test_a_helper_that_dies_mid_run_leaves_the_results_unchanged(usecase_bundle,
         assert _signature(got) == _signature(expected)
         with ExplainRunner(model, data, _auto(config)) as runner:  # the next run starts a fresh helper
             runner.prefetch([job])
-        assert _wait_pid() != pid
+        assert wait_pid() != pid
     finally:
         helper_pool.stop_helper()
 
@@ -234,7 +215,7 @@ def test_small_runs_stay_in_process(usecase_bundle, warm_helper):
 
 def test_stopping_the_helper_ends_its_process():
     helper_pool.start_helper(background=False)
-    pid = _wait_pid()
+    pid = wait_pid()
     helper_pool.stop_helper()
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
@@ -377,5 +358,5 @@ def test_the_dashboard_starts_the_helper_when_it_starts():
     at = AppTest.from_file(str(Path(__file__).resolve().parents[1] / "app.py"), default_timeout=60)
     at.run()
     assert not at.exception
-    pid = _wait_pid()
+    pid = wait_pid()
     assert _alive(pid)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import logging
 import sys
-import time
 
 import pytest
+from helper_fixtures import needs_two_cores, no_helper_left, wait_pid, warm_helper  # noqa: F401 (fixtures)
 from test_helper_process import _auto, _lime_job, _sequential
 from test_technical import _signature
 
@@ -15,22 +15,9 @@ from hexeval_engine.explainers import ExplainRunner, helper_pool
 from hexeval_engine.models.model_wrapper import HexevalModel
 from hexeval_engine.technical.run import run_technical_evaluation
 
-pytestmark = pytest.mark.skipif(helper_pool.helper_cores() < 2, reason="the helper needs 2 usable cores")
+pytestmark = needs_two_cores
 
 
-@pytest.fixture(scope="module", autouse=True)
-def _no_helper_left():
-    yield
-    helper_pool.stop_helper()
-
-
-@pytest.fixture
-def warm_helper():
-    helper_pool.start_helper(background=False)
-    deadline = time.monotonic() + 60
-    while helper_pool.helper_pid() is None:
-        assert time.monotonic() < deadline, "the helper did not start"
-        time.sleep(0.05)
 
 
 def _fields(model) -> dict:

@@ -250,6 +250,7 @@ def connect(model, data, config, *, portable: dict) -> HelperRun | None:
     except (BrokenProcessPool, RuntimeError) as err:  # died or shut down: start a fresh one for later runs
         log_once("broken", "The helper process stopped (%s); explaining in-process.", err)
         helper.error = str(err) or type(err).__name__
+        start_helper(background=True)  # its replacement starts now, so the next run finds it warm
         return None
     return HelperRun(helper, token, loaded)
 

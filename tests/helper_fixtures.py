@@ -1,0 +1,37 @@
+"""Fixtures shared by the helper-process tests: a warm helper, and none left running after a module."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from hexeval_engine.explainers import helper_pool
+
+#: Skips a module on a machine where the helper would never be used (fewer than 2 usable cores).
+needs_two_cores = pytest.mark.skipif(helper_pool.helper_cores() < 2, reason="the helper needs 2 usable cores")
+
+
+def wait_pid(seconds: float = 60.0) -> int:
+    """The helper's process id once it is up; fails after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        pid = helper_pool.helper_pid()
+        if pid is not None:
+            return pid
+        time.sleep(0.05)
+    raise AssertionError("the helper did not start")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def no_helper_left():
+    """Stop the helper after the module's tests (a module imports this fixture to use it)."""
+    yield
+    helper_pool.stop_helper()
+
+
+@pytest.fixture
+def warm_helper() -> int:
+    """The helper, started and warm (a test before may have stopped it); its process id."""
+    helper_pool.start_helper(background=False)
+    return wait_pid()
