@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import Future
 
 import pytest
 
@@ -35,3 +37,26 @@ def warm_helper() -> int:
     """The helper, started and warm (a test before may have stopped it); its process id."""
     helper_pool.start_helper(background=False)
     return wait_pid()
+
+
+def settled(*, result=None, error: BaseException | None = None) -> Future:
+    """A future already finished with ``result`` (or raising ``error``), as the helper's answer to a job."""
+    answer = Future()
+    answer.set_running_or_notify_cancel()
+    if error is not None:
+        answer.set_exception(error)
+    else:
+        answer.set_result(result)
+    return answer
+
+
+def gone_within(pid: int, seconds: float) -> bool:
+    """Whether process ``pid`` has ended (is no longer listed) within ``seconds``."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False

@@ -8,7 +8,7 @@ from concurrent.futures import Future
 
 import pandas as pd
 import pytest
-from helper_fixtures import needs_two_cores, no_helper_left, wait_pid, warm_helper  # noqa: F401 (fixtures)
+from helper_fixtures import needs_two_cores, no_helper_left, settled, wait_pid, warm_helper  # noqa: F401 (fixtures)
 from test_helper_process import _auto, _sequential
 
 from hexeval_engine.explainers import helper_pool
@@ -74,13 +74,9 @@ def test_a_failed_or_mismatched_job_is_redone_here(usecase_bundle, warm_helper, 
     keys = sorted(queued)
     failed = keys[0]
     queued[failed].cancel()
-    queued[failed] = Future()
-    queued[failed].set_running_or_notify_cancel()
-    queued[failed].set_exception(MemoryError("the helper ran out of memory"))
+    queued[failed] = settled(error=MemoryError("the helper ran out of memory"))
     other = keys[1]  # planned for other cases (as if a method's metrics failed and the shared cases changed)
-    wrong = Future()
-    wrong.set_running_or_notify_cancel()
-    wrong.set_result([])  # an answer that would empty the method's comparison if it were used
+    wrong = settled(result=[])  # an answer that would empty the method's comparison if it were used
     queued[(other[0], other[1][1:], other[2], other[3])] = wrong
     queued.pop(other).cancel()
     checks, warnings = run_sanity_checks(model, data, config, technical)
@@ -125,10 +121,7 @@ def test_early_metrics_are_measured_again_when_the_stability_copies_went_missing
     def failing_there(self, method, X_raw, ids, *args):
         if method != "LIME" or len(ids) != 9:
             return submit(self, method, X_raw, ids, *args)
-        answer = Future()
-        answer.set_running_or_notify_cancel()
-        answer.set_exception(ValueError("LIME could not explain the noisy copies"))
-        return answer
+        return settled(error=ValueError("LIME could not explain the noisy copies"))
 
     monkeypatch.setattr(LimeExplainer, "explain", failing_here)
     monkeypatch.setattr(helper_pool.HelperRun, "submit", failing_there)

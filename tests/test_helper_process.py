@@ -11,13 +11,12 @@ import threading
 import time
 import types
 from collections import Counter
-from concurrent.futures import Future
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
-from helper_fixtures import needs_two_cores, no_helper_left, wait_pid, warm_helper  # noqa: F401 (fixtures)
+from helper_fixtures import gone_within, needs_two_cores, no_helper_left, settled, wait_pid, warm_helper  # noqa: F401 (fixtures)
 from test_technical import _signature, fast
 
 from hexeval_engine.config.loader import deep_merge
@@ -119,10 +118,8 @@ def test_an_answer_for_other_cases_is_not_attached_to_these(usecase_bundle, warm
     expected = _in_process(model, data, config, job)
 
     def swapped(self, method, X_raw, ids, classes, probabilities, seeds, render):
-        answer = Future()  # the right explanations, in reverse order: each attached to another case
-        answer.set_running_or_notify_cancel()
-        answer.set_result((list(reversed(_in_process(model, data, config, job))), 0, 0))
-        return answer
+        # the right explanations, in reverse order: each attached to another case
+        return settled(result=(list(reversed(_in_process(model, data, config, job))), 0, 0))
 
     monkeypatch.setattr(helper_pool.HelperRun, "submit", swapped)
     with ExplainRunner(model, data, _auto(config)) as runner:
@@ -137,10 +134,7 @@ def test_a_job_that_fails_in_the_helper_is_redone_here(usecase_bundle, warm_help
     expected = _in_process(model, data, config, job)
 
     def failing(self, *args):
-        answer = Future()
-        answer.set_running_or_notify_cancel()
-        answer.set_exception(MemoryError("the helper ran out of memory"))
-        return answer
+        return settled(error=MemoryError("the helper ran out of memory"))
 
     monkeypatch.setattr(helper_pool.HelperRun, "submit", failing)
     with ExplainRunner(model, data, _auto(config)) as runner:
@@ -155,10 +149,7 @@ def test_a_method_error_looks_as_in_sequential(usecase_bundle, warm_helper, monk
         raise ValueError("LIME could not explain these cases")
 
     def failing_there(self, *args):  # and the helper's answer is a failure too
-        answer = Future()
-        answer.set_running_or_notify_cancel()
-        answer.set_exception(ValueError("LIME could not explain these cases"))
-        return answer
+        return settled(error=ValueError("LIME could not explain these cases"))
 
     monkeypatch.setattr(LimeExplainer, "explain", failing_here)
     monkeypatch.setattr(helper_pool.HelperRun, "submit", failing_there)
@@ -217,14 +208,8 @@ def test_stopping_the_helper_ends_its_process():
     helper_pool.start_helper(background=False)
     pid = wait_pid()
     helper_pool.stop_helper()
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return
-        time.sleep(0.05)  # the forkserver, its parent, reaps it
-    raise AssertionError(f"the helper process {pid} still runs after stop_helper()")
+    # the forkserver, its parent, reaps it
+    assert gone_within(pid, 20), f"the helper process {pid} still runs after stop_helper()"
 
 
 def test_the_helper_never_runs_the_main_script_again(tmp_path):
@@ -262,15 +247,9 @@ def test_the_helper_ends_when_its_main_process_is_killed(tmp_path):
         pid = int(proc.stdout.readline())
         proc.kill()  # no atexit, no shutdown: only the helper's watchdog can notice
         proc.wait(timeout=10)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                os.kill(pid, 0)
-            except ProcessLookupError:
-                return
-            time.sleep(0.1)
-        os.kill(pid, 9)
-        raise AssertionError(f"the helper {pid} outlived its killed main process")
+        if not gone_within(pid, 20):
+            os.kill(pid, 9)
+            raise AssertionError(f"the helper {pid} outlived its killed main process")
     finally:
         proc.kill()
 

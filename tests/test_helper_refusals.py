@@ -25,15 +25,19 @@ def _fields(model) -> dict:
                                            "kind", "sha256", "input_codes")}
 
 
-class _Refusing:
-    """A user's estimator whose ``__reduce__`` raises something other than a pickling error."""
+class _Wrapping:
+    """A user's estimator that wraps the bundled one and takes the raw columns as a DataFrame."""
 
     def __init__(self, estimator):
         self.estimator = estimator
-        self.feature_names_in_ = estimator.feature_names_in_  # takes the raw columns as a DataFrame
+        self.feature_names_in_ = estimator.feature_names_in_
 
     def predict_proba(self, X):
         return self.estimator.predict_proba(X)
+
+
+class _Refusing(_Wrapping):
+    """A user's estimator whose ``__reduce__`` raises something other than a pickling error."""
 
     def __reduce__(self):
         raise RuntimeError("this estimator holds a licence handle and refuses to be copied")
@@ -56,15 +60,8 @@ def test_any_error_while_pickling_the_model_keeps_the_run_in_process(usecase_bun
     assert _signature(got) == _signature(expected) and [e.text for e in got] == [e.text for e in expected]
 
 
-class ScriptedEstimatorForTheHelperTest:
+class ScriptedEstimatorForTheHelperTest(_Wrapping):
     """Stands for a class defined in the user's main script (``__main__``): pickled here, unknown in the helper."""
-
-    def __init__(self, estimator):
-        self.estimator = estimator
-        self.feature_names_in_ = estimator.feature_names_in_  # takes the raw columns as a DataFrame
-
-    def predict_proba(self, X):
-        return self.estimator.predict_proba(X)
 
 
 def test_a_model_class_from_the_main_script_keeps_the_run_in_process_after_one_log(usecase_bundle, warm_helper,
