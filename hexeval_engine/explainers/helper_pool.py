@@ -75,6 +75,10 @@ class _Helper:
         self.stopped = False  # stop_helper() came while it was starting: shut down once it is up
         self.error: str = ""
 
+    def stopped_by(self, err: BaseException) -> None:
+        """Record that the helper died or was shut down (``err``): the next run starts a fresh one."""
+        self.error = str(err) or type(err).__name__
+
     def pid(self) -> int | None:
         warm = self.warm
         if warm is None or not warm.done() or warm.cancelled() or warm.exception() is not None:
@@ -249,7 +253,7 @@ def connect(model, data, config, *, portable: dict) -> HelperRun | None:
         loaded = helper.executor.submit(_load_run, token, payload)
     except (BrokenProcessPool, RuntimeError) as err:  # died or shut down: start a fresh one for later runs
         log_once("broken", "The helper process stopped (%s); explaining in-process.", err)
-        helper.error = str(err) or type(err).__name__
+        helper.stopped_by(err)
         start_helper(background=True)  # its replacement starts now, so the next run finds it warm
         return None
     return HelperRun(helper, token, loaded)

@@ -96,6 +96,21 @@ class _Ahead:
     parts: list = field(default_factory=list)
 
 
+def _per_row(on_instance):
+    """``on_instance()`` as the ``step(job)`` :meth:`ExplainRunner._do_here` calls per row (``None`` stays ``None``)."""
+    return (lambda _job: on_instance()) if on_instance is not None else None
+
+
+def _cancel_queued(parts, *, forget: bool = False) -> None:
+    """Cancel the helper's queued jobs among ``parts`` (a running one finishes unread); ``forget``: the parts
+    no longer point at them, so they are done here when asked for."""
+    for part in parts:
+        if part.future is not None:
+            part.future.cancel()
+            if forget:
+                part.future = None
+
+
 def _key(method, X_raw, ids, seeds, render) -> tuple:
     values = hashlib.sha1(pd.util.hash_pandas_object(X_raw, index=False).to_numpy().tobytes()).hexdigest()
     return method, tuple(int(i) for i in ids), tuple(int(s) for s in seeds), bool(render), values
@@ -148,9 +163,7 @@ class ExplainRunner:
             log.debug("helper: %d jobs done there, %d taken back; %.2f s waiting for it", self.jobs_in_helper,
                       self.jobs_here, self.seconds_waiting)
         for ahead in self._ahead.values():  # an interrupted or failed run leaves nothing queued behind it
-            for part in ahead.parts:
-                if part.future is not None:
-                    part.future.cancel()
+            _cancel_queued(ahead.parts)
         self._ahead.clear()
         if exc and exc[0] is not None:  # helper_call work too, once nobody will take it
             for future in self._calls:
@@ -180,10 +193,7 @@ class ExplainRunner:
         helper_pool.log_once(f"load:{reason}", "The helper process could not load the model (%s); this run is "
                              "explained in-process.", reason)
         for ahead in self._ahead.values():
-            for part in ahead.parts:
-                if part.future is not None:
-                    part.future.cancel()
-                    part.future = None
+            _cancel_queued(ahead.parts, forget=True)
         for future in self._calls:
             future.cancel()
         return True
@@ -218,7 +228,7 @@ class ExplainRunner:
                                                       part.job.render)
                 except (BrokenProcessPool, RuntimeError) as err:  # died or shut down meanwhile
                     log.warning("The helper process stopped (%s); the rest is explained in-process.", err)
-                    self._helper.helper.error = str(err) or type(err).__name__
+                    self._helper.helper.stopped_by(err)
                 ahead.parts.append(part)
 
     def helper_call(self, fn):
@@ -295,7 +305,7 @@ class ExplainRunner:
                     if part.future is not None and not self._lost():
                         self._finish(part, on_instance)
                     else:  # the helper lost the run: its job is done here
-                        self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
+                        self._do_here(part, _per_row(on_instance), None)
                 if part.error is not None:
                     raise part.error
                 if not part.reported and on_instance is not None:
@@ -303,15 +313,13 @@ class ExplainRunner:
                         on_instance()
                 out.extend(part.result)
         except BaseException:  # an error, Stop or Ctrl-C: the job's other parts are not wanted any more
-            for part in ahead.parts:
-                if part.future is not None:
-                    part.future.cancel()
+            _cancel_queued(ahead.parts)
             raise
         return out
 
     def _finish(self, part: _Part, on_instance) -> None:
         if part.future.cancel():  # not started: take it back
-            self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
+            self._do_here(part, _per_row(on_instance), None)
             return
         try:
             waited = time.perf_counter()
@@ -324,10 +332,10 @@ class ExplainRunner:
                         part.job.method)
         except BrokenProcessPool as err:
             log.warning("The helper process stopped (%s); explaining %s in-process.", err, part.job.method)
-            self._helper.helper.error = str(err) or type(err).__name__
+            self._helper.helper.stopped_by(err)
         except Exception:  # re-run here, so the error (if it recurs) is recorded as the sequential path records it
             if self._lost():  # logged once; the job is redone here like the rest of the run
-                self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
+                self._do_here(part, _per_row(on_instance), None)
                 return
             log.warning("A %s job failed in the helper process; re-running it in-process.", part.job.method,
                         exc_info=True)
@@ -341,7 +349,7 @@ class ExplainRunner:
                 return
             log.error("A %s job came back from the helper process for other cases (%s… instead of %s…); "
                       "explaining it in-process.", part.job.method, got[:3], list(part.job.ids)[:3])
-        self._do_here(part, (lambda _job: on_instance()) if on_instance is not None else None, None)
+        self._do_here(part, _per_row(on_instance), None)
 
     def explainer(self, method: str):
         """The in-process explainer for ``method`` (built on first use)."""
@@ -365,9 +373,8 @@ class ExplainRunner:
             if ahead is not None:
                 return self._collect(ahead, on_instance)
         if self.parallel.backend in ("sequential", "auto") or method == "SHAP" or n == 1:
-            out = self.explainer(method).explain(X_raw, instance_ids, classes, probabilities, seeds,
-                                                 on_instance=on_instance)
-            return rendered(out, X_raw, self.data, self.config) if render else out
+            return self._in_process(ExplainJob(method, X_raw, instance_ids, classes, probabilities, seeds, render),
+                                    on_instance)
         out = self._distributed(method, X_raw, list(instance_ids), np.asarray(classes), np.asarray(probabilities),
                                 list(seeds), render)
         if on_instance is not None:
