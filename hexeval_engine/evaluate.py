@@ -38,6 +38,7 @@ from .runs.inputs import copies_for
 from .runs.manifest import build_manifest
 from .runs.record import add_evaluation_sections, save_evaluation
 from .runs.store import new_run_id
+from .technical.gc_freeze import old_objects_frozen
 from .technical.run import run_technical_evaluation
 from .technical.sanity import run_sanity_checks
 from .usecases import get_usecase
@@ -76,6 +77,7 @@ class EvaluationResult:
         return legacy[key]
 
 
+@old_objects_frozen()  # the collector's full passes skip what was alive before the run (technical.gc_freeze)
 def evaluate(
     model_path=None,
     data_path=None,

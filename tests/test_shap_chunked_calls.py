@@ -34,3 +34,23 @@ def test_permutation_shap_values_do_not_depend_on_the_chunks(usecase_bundle, mon
     chunked = explainer._agnostic_values(rows)
     assert model.calls - calls > whole_calls  # the chunking happened
     assert np.array_equal(one_call[0], chunked[0]) and np.array_equal(one_call[1], chunked[1])
+
+
+def test_tree_shap_runs_in_calls_of_a_few_rows_and_gives_the_one_call_values(usecase_bundle):
+    """shap's tree routine holds the GIL for a whole call: a few rows per call let other threads (the dashboard's
+    server, the helper process's feeder) run between calls, and must not change a value."""
+    _, config, data, model = usecase_bundle("credit_risk")
+    explainer = se.ShapExplainer(model, data, config, seed=5)
+    rows = data.X_test.iloc[:11][list(data.feature_names)].reset_index(drop=True)
+    proba = model.predict_proba(rows)[:, 1]
+    explainer.attributions(rows.iloc[:1], np.ones(1, dtype=int), proba[:1])  # chooses the tree option
+    assert explainer.algorithm == se.INTERVENTIONAL
+    tree = explainer._tree
+    Xt = se.dense_matrix(model.transform(rows))
+    oracle = np.asarray(tree.shap_values(Xt, check_additivity=False), dtype=float)  # shap itself, one call
+    sizes = []
+    real = tree.shap_values
+    tree.shap_values = lambda X, **kw: (sizes.append(len(X)), real(X, **kw))[1]
+    phi, base = se._tree_shap(tree, Xt, model.positive_index)
+    assert sizes == [4, 4, 3]
+    assert np.array_equal(phi, oracle) and np.allclose(phi.sum(axis=1) + base, proba, atol=se.ADDITIVITY_TOLERANCE)

@@ -31,6 +31,7 @@ credit-risk run at the original's defaults) for as long as the dashboard or the 
 from __future__ import annotations
 
 import atexit
+import gc
 import itertools
 import logging
 import multiprocessing
@@ -269,11 +270,14 @@ def _warm(main_pid: int) -> int:
 
     The helper computes on one thread (BLAS and OpenMP): it shares the machine with the main process, and
     idle BLAS workers spin-wait (see :mod:`hexeval_engine.models.blas_threads`); the results do not change.
+    The objects of the preloaded libraries are frozen out of the garbage collector's full passes (they live as long
+    as the helper; see :mod:`hexeval_engine.technical.gc_freeze`).
     A watchdog ends the helper once ``main_pid`` is gone: a main process killed outright (``kill -9``, the
     out-of-memory killer) cannot shut it down, and the helper holds the pipes that would tell it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at a terminal is for the main process, which stops us
     threadpool_limits(limits=1)
+    gc.freeze()  # the preloaded libraries live as long as the helper: full collections skip them (technical.gc_freeze)
     threading.Thread(target=_watch, args=(main_pid,), name="hexeval-helper-watchdog", daemon=True).start()
     return os.getpid()
 

@@ -198,20 +198,26 @@ class ExplainRunner:
             future.cancel()
         return True
 
-    def prefetch(self, jobs: list) -> None:
+    def prefetch(self, jobs: list, *, first: tuple = ()) -> list:
         """Announce the ``explain`` calls to come, in the order they will come (``auto`` backend only).
 
         The LIME, Anchor and DiCE jobs are queued to the helper if it is worth it (see the module notes);
         the others are done by :meth:`work_ahead`. Any other backend, or a run the helper cannot take,
         ignores the announcement and explains each call when it comes.
+
+        ``first``: functions queued to the helper before the jobs, as :meth:`helper_call` queues them (work the
+        main process could not take back, such as the sanity check's re-fit: done first, it overlaps the main
+        process's own share instead of ending the run). Returns their futures (``[]`` when the helper is not
+        used).
         """
         rows = sum(len(j.ids) for j in jobs if j.method in HELPER_METHODS)
         if not helper_worth(self.config, rows):
-            return
+            return []
         helper_pool.start_helper(background=True)  # a no-op when it runs; if it was not, later runs find it warm
         self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model))
         if self._helper is None:
-            return
+            return []
+        calls = [f for f in (self.helper_call(fn) for fn in first) if f is not None]
         for job in jobs:
             ahead = self._ahead.setdefault(job.key(), _Ahead(job))
             if ahead.parts:
@@ -230,6 +236,7 @@ class ExplainRunner:
                     log.warning("The helper process stopped (%s); the rest is explained in-process.", err)
                     self._helper.helper.stopped_by(err)
                 ahead.parts.append(part)
+        return calls
 
     def helper_call(self, fn):
         """A future of ``fn(token)`` run in the helper after the announced jobs (see

@@ -130,15 +130,24 @@ class CounterfactualManifold:
             return out
         t, t_sq = self.train[members], self.train_sq[members]
         step = max(1, _MAX_CELLS // len(members))
+        # two blocks of up to _MAX_CELLS, reused: fresh ones per block (five temporaries each) cost more in page
+        # faults than the arithmetic on a first run (credit risk: 0.25 s against 0.06 s). Same operations in the
+        # same order, so the same values bit for bit.
+        rows = min(step, len(queries))
+        sq_block, product_block = np.empty((rows, len(members))), np.empty((rows, len(members)))
         for start in range(0, len(queries), step):
             q = queries[start:start + step]
-            sq = np.einsum("ij,ij->i", q, q)[:, None] + t_sq[None, :] - 2.0 * (q @ t.T)
+            sq, product = sq_block[:len(q)], product_block[:len(q)]
+            np.add(np.einsum("ij,ij->i", q, q)[:, None], t_sq[None, :], out=sq)
+            np.matmul(q, t.T, out=product)
+            product *= 2.0
+            sq -= product
             np.maximum(sq, 0.0, out=sq)
             if exclude is not None:  # a reference row is not its own neighbour
                 own = np.searchsorted(members, exclude[start:start + step])
                 sq[np.arange(len(q)), own] = np.inf
-            nearest = np.partition(sq, self.k - 1, axis=1)[:, :self.k]
-            out[start:start + len(q)] = np.sqrt(nearest).mean(axis=1)
+            sq.partition(self.k - 1, axis=1)
+            out[start:start + len(q)] = np.sqrt(sq[:, :self.k]).mean(axis=1)
         return out
 
     def knn_ratio(self, rows: pd.DataFrame, classes) -> np.ndarray:

@@ -330,9 +330,9 @@ def _announce(runner, group: CaseGroup, sample: _Sample, config, work: _Work, re
         n = sample.n_stab
         plan = stability_jobs(group.model, group.data, group.config, sample.X.iloc[:n], sample.ids[:n],
                               sample.classes[:n], sample.stab_methods, seed_reruns=sample.reruns)
-    runner.prefetch(jobs + plan)
-    if runner.uses_helper and group.task is None and group.config.evaluation.sanity.randomisation_check:
-        work.randomised_fit = runner.helper_call(fitted_in_helper)  # the sanity check's re-fit, queued last
+    # the sanity check's re-fit goes first: the main process cannot take it back, so done last it would end the run
+    refit = (fitted_in_helper,) if group.task is None and group.config.evaluation.sanity.randomisation_check else ()
+    work.randomised_fit = next(iter(runner.prefetch(jobs + plan, first=refit)), None)
     if runner.uses_helper:
         here = [m for m in sample.methods if m not in HELPER_METHODS]
         work.progress.message(f"Explaining with {' and '.join(here) or 'nothing'} here while a helper process "

@@ -88,7 +88,9 @@ def bootstrap_aucs(y: np.ndarray, score: np.ndarray, resamples) -> np.ndarray:
     _, group = np.unique(np.asarray(score, dtype=float), return_inverse=True)
     n_groups = int(group.max()) + 1 if group.size else 0
     out = []
-    block = max(1, 2_000_000 // max(y.size, 1))  # resamples counted together (bounds memory)
+    # resamples counted together: small blocks stay in the CPU cache and reuse freed memory (2,000,000 cells per
+    # block cost 0.05-0.16 s on credit risk, 65,536 cells 0.035 s); integer counts, so any block gives the same values
+    block = max(1, 65_536 // max(y.size, 1))
     resamples = list(resamples)
     for start in range(0, len(resamples), block):
         idx = np.asarray(resamples[start:start + block], dtype=np.int64).reshape(-1, y.size)
