@@ -4,7 +4,7 @@ cases."""
 
 from __future__ import annotations
 
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 
 import pandas as pd
 import pytest
@@ -12,6 +12,7 @@ from helper_fixtures import needs_two_cores, no_helper_left, settled, wait_pid, 
 from test_helper_process import _auto, _sequential
 
 from hexeval_engine.explainers import helper_pool
+from hexeval_engine.explainers.parallel import ExplainRunner
 from hexeval_engine.technical.run import run_technical_evaluation
 from hexeval_engine.explainers.lime_explainer import LimeExplainer
 from hexeval_engine.technical import run as run_module
@@ -100,7 +101,8 @@ def test_shap_and_random_are_measured_while_the_helper_explains(usecase_bundle, 
     assert seen == ["SHAP", "LIME", "Anchor", "DiCE", "Random"]
     seen.clear()
     on_helper = run_technical_evaluation(model, data, _auto(config))
-    assert seen == ["SHAP", "Random", "LIME", "Anchor", "DiCE"]  # once each, the first two before the others
+    # once each, the two the main process explains first; the others as their explanations become complete
+    assert seen[:2] == ["SHAP", "Random"] and sorted(seen) == ["Anchor", "DiCE", "LIME", "Random", "SHAP"]
     pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)
     pd.testing.assert_frame_equal(on_helper.per_instance_unshared, sequential.per_instance_unshared)
 
@@ -130,5 +132,49 @@ def test_early_metrics_are_measured_again_when_the_stability_copies_went_missing
     on_helper = run_technical_evaluation(model, data, _auto(config, extra))
     assert seen[:2] == ["SHAP", "Random"] and sorted(seen).count("SHAP") == 2  # measured early, then again
     assert any("stability" in f["error"] for f in sequential.failures)
+    assert on_helper.failures == sequential.failures
+    pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)
+
+
+def test_claims_measured_while_the_helper_explains_are_measured_again_when_a_method_drops_out(usecase_bundle,
+                                                                                                warm_helper,
+                                                                                                monkeypatch):
+    """The claim-scoped metrics are measured once every method's cases are explained, before the stability copies
+    are; when a method is then left out (its metrics fail), the claims the sequential run gets (without it) are
+    measured again, and the early ones are not used."""
+    _, config, data, model = usecase_bundle("credit_risk")
+    claimed_methods = []
+    frame = run_module._claim_frame
+
+    def recording(model, data, config, claimed, *a, **k):
+        claimed_methods.append(sorted({e.method for e in claimed}))
+        return frame(model, data, config, claimed, *a, **k)
+
+    monkeypatch.setattr(run_module, "_claim_frame", recording)
+    work_ahead = ExplainRunner.work_ahead
+
+    def after_the_helper(self, **kwargs):  # every case is explained when the main process looks (not by chance)
+        wait([p.future for a in self._ahead.values() for p in a.parts if p.future is not None])
+        return work_ahead(self, **kwargs)
+
+    monkeypatch.setattr(ExplainRunner, "work_ahead", after_the_helper)
+    on_helper = run_technical_evaluation(model, data, _auto(config))
+    assert claimed_methods == [["Anchor", "DiCE", "LIME", "Random", "SHAP"]]  # once, early, and used
+    sequential = run_technical_evaluation(model, data, _sequential(config))
+    pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)
+
+    compute = run_module.compute_instance_metrics
+
+    def anchor_fails(model, data, explanations, *a, **k):
+        if explanations[0].method == "Anchor":
+            raise ValueError("Anchor's metrics could not be computed")
+        return compute(model, data, explanations, *a, **k)
+
+    monkeypatch.setattr(run_module, "compute_instance_metrics", anchor_fails)
+    sequential = run_technical_evaluation(model, data, _sequential(config))
+    claimed_methods.clear()
+    on_helper = run_technical_evaluation(model, data, _auto(config))
+    assert claimed_methods[-1] == ["DiCE", "LIME", "Random", "SHAP"] and len(claimed_methods) == 2
+    assert any(f["method"] == "Anchor" and "metrics" in f["error"] for f in on_helper.failures)
     assert on_helper.failures == sequential.failures
     pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)

@@ -7,9 +7,10 @@ probabilities, seeds) -> list[Explanation]``; ``runner.worker_rows`` / ``worker_
 model work done in other processes.
 ``ExplainJob(method, X_raw, ids, classes, probabilities, seeds, render)``  one call ``explain`` will get;
 ``runner.prefetch(jobs)`` announces them in the order they will be asked for and
-``runner.work_ahead(..., after_own=...)`` does the main process's share before the first is asked for (and calls
-``after_own()`` once its own jobs are done, before it takes any back); ``runner.done_here(job)`` gives a job the
-main process finished; ``runner.helper_lost`` says why the helper could not load the run (then it is done here).
+``runner.work_ahead(..., meanwhile=...)`` does the main process's share before the first is asked for (and calls
+``meanwhile()`` once its own jobs are done and again before each job it takes back); ``runner.ready(job)`` gives a
+job that is complete, wherever it ran, without waiting; ``runner.helper_lost`` says why the helper could not load
+the run (then it is done here).
 
 ``evaluation.parallel.backend``:
 
@@ -251,35 +252,52 @@ class ExplainRunner:
             log.warning("The helper process stopped (%s); that work is done in-process.", err)
             return None
 
-    def work_ahead(self, *, on_instance=None, charge=None, after_own=None) -> None:
+    def work_ahead(self, *, on_instance=None, charge=None, meanwhile=None) -> None:
         """Do the main process's share of the announced jobs before the first is asked for.
 
         First the jobs kept in-process (SHAP, Random), in order; then, from the end of the helper's queue,
         every job it has not started (taken back and done here). ``on_instance(job)`` is called per
         explained row of ``job``; ``charge(method)`` is a context manager that times the work (a method's
         clock). An error is kept and raised when the job is asked for, where the sequential backend would
-        raise it. ``after_own()`` is called once the jobs kept in-process are done, before any is taken back
-        (the caller measures what is complete while the helper explains the rest; see :meth:`done_here`).
+        raise it. ``meanwhile()`` is called once the jobs kept in-process are done, again before each job taken
+        back and once after the last: the caller does the work that became possible (measuring what is
+        complete, see :meth:`ready`). Work done there is work the main process does not leave for the end of
+        the run, and the helper keeps the jobs the main process had no time to take back: the two processes
+        finish closer together.
         """
         if self._helper is None:
             return
         parts = [p for a in self._ahead.values() for p in a.parts]
         for part in [p for p in parts if p.future is None]:
             self._do_here(part, on_instance, charge)
-        if after_own is not None:
-            after_own()
+        if meanwhile is not None:
+            meanwhile()
         if self._lost():
             return  # its jobs are done here as they are asked for
         for part in reversed([p for p in parts if p.future is not None]):
+            if part.future is None:
+                break  # the helper ran it (ready() took its answer in meanwhile), and every job before it
             if not part.future.cancel():
                 break  # the helper runs or ran it, and every job before it
             self._do_here(part, on_instance, charge)
+            if meanwhile is not None:
+                meanwhile()
 
-    def done_here(self, job: ExplainJob) -> list | None:
-        """The explanations of an announced ``job`` if the main process has done all of it without error (the
-        same objects :meth:`explain` will return for it), else ``None``."""
+    def ready(self, job: ExplainJob) -> list | None:
+        """The explanations of an announced ``job`` if every part of it is complete without error, here or in the
+        helper (the same objects :meth:`explain` will return for it), else ``None``; never waits. A part the
+        helper finished is taken in now (its answer checked as :meth:`explain` checks it)."""
         ahead = self._ahead.get(job.key())
-        if ahead is None or any(p.future is not None or p.result is None or p.error is not None for p in ahead.parts):
+        if ahead is None:
+            return None
+        for part in ahead.parts:
+            if part.result is not None or part.error is not None:
+                continue
+            future = part.future
+            if future is None or not future.done() or future.cancelled() or future.exception() is not None:
+                return None
+            self._finish(part, None)
+        if any(p.result is None or p.error is not None for p in ahead.parts):
             return None
         return [e for p in ahead.parts for e in p.result]
 

@@ -291,7 +291,8 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
             else:
                 _explain_method(runner, method, sample, config, work, whole=whole)
         _explain_noisy_copies(runner, group.model, group.data, group.config, sample, work, jobs=stability_plan)
-        if work.randomised_fit is not None and runner.uses_helper:  # the check's re-explanations, while we measure
+        if work.randomised_fit is not None and runner.uses_helper and not work.randomised_reruns:
+            # the check's re-explanations, while we measure (unless queued as soon as the cases were explained)
             ok = [m for m in sample.methods if m not in work.failed]
             work.randomised_reruns = queue_reruns(runner, config, lambda m, i: _explanation_of(work, m, i),
                                                   shared_cases(work.explanations, sample.ids, ok))
@@ -339,22 +340,27 @@ def _announce(runner, group: CaseGroup, sample: _Sample, config, work: _Work, re
                               f"explains {' and '.join(m for m in sample.methods if m in HELPER_METHODS)}")
         runner.work_ahead(on_instance=lambda job: work.progress.step(
             "Stability: copy explained" if job.purpose else f"{job.method}: instance explained"),
-            charge=work.clock.charge, after_own=lambda: _measure_early(runner, group, work, jobs, plan))
+            charge=work.clock.charge, meanwhile=lambda: _measure_early(runner, group, sample, work, jobs, plan))
     return plan
 
 
-def _measure_early(runner, group: CaseGroup, work: _Work, jobs: list, plan: list) -> None:
-    """While the helper explains: the metrics of each method the main process explained whole (SHAP, Random),
-    kept in ``work.early`` for :func:`_measure_group`, which uses them only if that method's explanations and
-    noisy copies are still the same objects (else, e.g. when another method's stability run failed and left
-    every method without copies, it measures again). Same inputs, same deterministic functions, same values."""
+def _measure_early(runner, group: CaseGroup, sample: _Sample, work: _Work, jobs: list, plan: list) -> None:
+    """While the helper explains: the metrics of each method whose explanations and noisy copies are complete
+    (SHAP and Random, which the main process explained, first; then those the helper finished), and the
+    claim-scoped metrics once every method's cases are explained, kept in ``work.early`` for
+    :func:`_measure_group`. It uses them only if that method's explanations and noisy copies are still the same
+    objects (else, e.g. when another method's stability run failed and left every method without copies, it
+    measures again). Same inputs, same deterministic functions, same values; done here, this work no longer
+    waits for the end of the run while the helper has nothing left to do."""
     for job in jobs:
-        mine = runner.done_here(job)
+        if job.method in work.early:
+            continue
+        mine = runner.ready(job)
         if mine is None or job.method in work.failed or not any(e.ok for e in mine):
             continue
         perturbed, seed_runs = {}, {}
         extra = [j for j in plan if j.method == job.method]
-        answers = [runner.done_here(j) for j in extra]
+        answers = [runner.ready(j) for j in extra]
         if any(a is None for a in answers):
             continue
         for j, answer in zip(extra, answers):
@@ -370,6 +376,33 @@ def _measure_early(runner, group: CaseGroup, work: _Work, jobs: list, plan: list
             log.info("%s's metrics are computed after the explanations (%s)", job.method, describe_error(err))
             continue
         work.early[job.method] = (frame, _identities(mine, perturbed, seed_runs))
+    if _CLAIMS not in work.early:
+        _claims_early(runner, group, sample, work, jobs)
+
+
+#: ``work.early``'s key of the claim-scoped metrics measured early.
+_CLAIMS = ("claims",)
+
+
+def _claims_early(runner, group: CaseGroup, sample: _Sample, work: _Work, jobs: list) -> None:
+    """Once every method's cases are explained (each with at least one explanation that did not fail): the
+    sanity check's re-explanations are queued to the helper (:func:`~.sanity.queue_reruns`), and the claim-scoped
+    metrics are measured, kept as ``work.early[_CLAIMS] = (rows or error, claimed explanations' ids, methods)``."""
+    if [j.method for j in jobs] != list(sample.methods) or any(m in work.failed for m in sample.methods):
+        return  # a method explained elsewhere (or already left out): measured after the explanations
+    answers = [runner.ready(job) for job in jobs]
+    if any(a is None or not any(e.ok for e in a) for a in answers):
+        return
+    if work.randomised_fit is not None and runner.uses_helper and not work.randomised_reruns:
+        # the check's re-explanations join the helper's queue now, behind its last jobs, instead of ending the run
+        explained = [e for a in answers for e in a]
+        by_case = {(e.method, e.instance_id): e for e in explained}
+        work.randomised_reruns = queue_reruns(runner, group.config, lambda m, i: by_case.get((m, i)),
+                                              shared_cases(explained, sample.ids, list(sample.methods)))
+    claimed = [e for a in answers for e in a if e.ok]
+    inputs = work.shared_inputs.setdefault(id(group.model), SharedInputs(group.model, group.data))
+    work.early[_CLAIMS] = (_claim_frame(group.model, group.data, group.config, claimed, work, inputs),
+                           [id(e) for e in claimed], list(sample.methods))
 
 
 def _identities(mine, perturbed: dict, seed_runs: dict) -> tuple:
@@ -410,8 +443,13 @@ def _measure_group(group: CaseGroup, sample: _Sample, work: _Work) -> None:
             work.per_instance_parts.append(early[method][0])  # measured while the helper explained
             continue
         _measure_method(model, group.data, config, method, work, inputs, explanations=mine)
-    _measure_claims(group.model, group.data, group.config, [m for m in sample.methods if m not in work.failed], work,
-                    shared[id(group.model)], explanations=mine)
+    ok = [m for m in sample.methods if m not in work.failed]
+    claimed = [e for e in mine if e.method in ok and e.ok]
+    if _CLAIMS in early and early[_CLAIMS][1:] == ([id(e) for e in claimed], ok):
+        _record_claims(early[_CLAIMS][0], ok, work)  # measured while the helper explained
+        return
+    _record_claims(_claim_frame(group.model, group.data, group.config, claimed, work, shared[id(group.model)]), ok,
+                   work)
 
 
 @dataclass
@@ -609,21 +647,26 @@ def _measure_method(model, data, config, method: str, work: _Work, shared: Share
         work.fail(method, f"metrics: {describe_error(err)}")
 
 
-def _measure_claims(model, data, config, ok_methods: list[str], work: _Work, shared: SharedInputs, *,
-                    explanations) -> None:
-    """Claim-scoped metrics in one pass over every method's ``explanations``, charged to the methods by share."""
-    try:  # every method on the same neighbours and baseline: one pass over all explanations, paired per case
+def _claim_frame(model, data, config, claimed: list, work: _Work, shared: SharedInputs):
+    """Claim-scoped metrics in one pass over every method's ``claimed`` explanations (every method on the same
+    neighbours and baseline, paired per case), charged to the methods by share: a frame (``None`` when nothing
+    is claimed), or the error that stopped them."""
+    try:
         claim_start = time.perf_counter()
-        claimed = [e for e in explanations if e.method in ok_methods and e.ok]
         claims = claim_rows(model, data, claimed, config, shared=shared)
         _charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
-        if claims:
-            work.per_instance_parts.append(pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype(
-                {"value": float, "derived": bool}))
     except Exception as err:  # the other metrics still count; the failure is recorded where results are read
         log.exception("Claim-scoped metrics failed")
-        work.failures.append({"method": "/".join(ok_methods),
-                              "error": f"claim-scoped metrics: {describe_error(err)}"})
+        return err
+    return pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}) if claims else None
+
+
+def _record_claims(frame, ok_methods: list[str], work: _Work) -> None:
+    """Add :func:`_claim_frame`'s answer to the run: its rows, or its error as a failure of the methods measured."""
+    if isinstance(frame, Exception):
+        work.failures.append({"method": "/".join(ok_methods), "error": f"claim-scoped metrics: {describe_error(frame)}"})
+    elif frame is not None:
+        work.per_instance_parts.append(frame)
 
 
 def _summarise_shared(sample: _Sample, config, work: _Work):
