@@ -112,6 +112,16 @@ def _cancel_queued(parts, *, forget: bool = False) -> None:
                 part.future = None
 
 
+def take_back(futures: list, redo) -> None:
+    """Work stealing from the helper's queue: walk ``futures`` (queued to the helper in this order) from the end,
+    cancel each job the helper has not started and call ``redo(k)`` to do job ``k`` here instead; stop at the
+    first job it runs or ran (the helper takes jobs in order, so it started every job before that one too)."""
+    for k in reversed(range(len(futures))):
+        if not futures[k].cancel():
+            break
+        redo(k)
+
+
 def _key(method, X_raw, ids, seeds, render) -> tuple:
     values = hashlib.sha1(pd.util.hash_pandas_object(X_raw, index=False).to_numpy().tobytes()).hexdigest()
     return method, tuple(int(i) for i in ids), tuple(int(s) for s in seeds), bool(render), values
@@ -274,14 +284,14 @@ class ExplainRunner:
             meanwhile()
         if self._lost():
             return  # its jobs are done here as they are asked for
-        for part in reversed([p for p in parts if p.future is not None]):
-            if part.future is None:
-                break  # the helper ran it (ready() took its answer in meanwhile), and every job before it
-            if not part.future.cancel():
-                break  # the helper runs or ran it, and every job before it
-            self._do_here(part, on_instance, charge)
+        queued = [p for p in parts if p.future is not None]
+
+        def here(k: int) -> None:
+            self._do_here(queued[k], on_instance, charge)
             if meanwhile is not None:
                 meanwhile()
+
+        take_back([p.future for p in queued], here)  # a job ready() took in meanwhile is done: the walk stops there
 
     def ready(self, job: ExplainJob) -> list | None:
         """The explanations of an announced ``job`` if every part of it is complete without error, here or in the

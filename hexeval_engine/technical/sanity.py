@@ -326,15 +326,19 @@ def _take_back(queued: dict, plans: list, redo) -> dict:
 
     ``plans`` are ``(method, key)``; ``redo(method)`` re-explains here. A job the helper failed on is redone here,
     so an error looks as it would without the helper."""
+    from ..explainers.parallel import take_back  # the explainer stack loads only when the check runs
+
     done = {}
     for method, key in plans:
         if key not in queued:
             done[method] = redo(method)
     waiting = [(m, k) for m, k in plans if k in queued]
-    for method, key in reversed(waiting):
-        if not queued[key].cancel():
-            break  # the helper runs or ran it, and every job before it
+
+    def here(position: int) -> None:
+        method = waiting[position][0]
         done[method] = redo(method)
+
+    take_back([queued[k] for _, k in waiting], here)
     for method, key in waiting:
         if method in done:
             continue
