@@ -30,8 +30,9 @@ Public interface (stable)
   real explanation).
   Narrative retells its source's attributions and inherits its source's result.
 
-With the helper process (backend ``auto``, a binary model), the technical stage queues the re-fit and then, once
-its explanations are known, SHAP's, LIME's, Anchor's and DiCE's re-explanations (:func:`queue_reruns`) to the
+With the helper process (backend ``auto``, a binary model), the technical stage queues the re-fit first (before the
+explanations: the main process could not take it back, so done last it would end the run) and then, once every
+method's cases are explained, SHAP's, LIME's, Anchor's and DiCE's re-explanations (:func:`queue_reruns`) to the
 helper, which explains with the randomised model it fitted while the main process computes the metrics; the check
 redoes Random here (with a copy of that model, which any job taken back needs too), takes back any job the helper
 has not started and redoes any it failed on or planned for other cases. The same explanations either way: same model, seeds and explainers.
