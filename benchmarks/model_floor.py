@@ -246,7 +246,10 @@ def _label_patches() -> list:
     # the engine loads in recording processes only (targets.py's parent process imports this module to print)
     import importlib
 
+    import hexeval_engine.technical.measuring as measuring
+    import hexeval_engine.technical.overlap as overlap
     import hexeval_engine.technical.run as technical
+    import hexeval_engine.technical.sample_plan as sample_plan
     import hexeval_engine.technical.sanity as sanity
     from hexeval_engine.explainers.registry import EXPLAINERS
     from hexeval_engine.progress import StageClock
@@ -268,9 +271,10 @@ def _label_patches() -> list:
     patches = [(StageClock, "__call__", stage), (MethodClock, "charge", charged)]
     patches += [(cls, "explain", _wrapped(cls.explain, method)) for method, cls in EXPLAINERS.items()]
     for module, names in ((technical, {"stability_explanations": "stability copies",
-                                       "compute_instance_metrics": "metrics", "claim_rows": "claim/reader metrics",
-                                       "case_groups": "predicting the sample",
-                                       "explained_classes": "predicting the sample"}),
+                                       "case_groups": "predicting the sample"}),
+                          (sample_plan, {"explained_classes": "predicting the sample"}),
+                          (measuring, {"compute_instance_metrics": "metrics", "claim_rows": "claim/reader metrics"}),
+                          (overlap, {"compute_instance_metrics": "metrics"}),
                           (sanity, {"signal_check": "signal check", "randomisation_check": "randomisation check"}),
                           (pipeline, {"held_out_performance": "held-out performance", "_validate": "validate"})):
         patches += [(module, name, _wrapped(getattr(module, name), text)) for name, text in names.items()

@@ -15,6 +15,7 @@ from hexeval_engine.explainers import helper_pool
 from hexeval_engine.explainers.parallel import ExplainRunner
 from hexeval_engine.technical.run import run_technical_evaluation
 from hexeval_engine.explainers.lime_explainer import LimeExplainer
+from hexeval_engine.technical import measuring, overlap
 from hexeval_engine.technical import run as run_module
 from hexeval_engine.technical import sanity
 from hexeval_engine.technical.sanity import HELPER_RERUNS, run_sanity_checks
@@ -87,10 +88,11 @@ def test_a_failed_or_mismatched_job_is_redone_here(usecase_bundle, warm_helper, 
 def _measured(monkeypatch) -> list:
     """The methods the technical stage measures, in the order it measures them."""
     seen = []
-    compute = run_module.compute_instance_metrics
-    monkeypatch.setattr(run_module, "compute_instance_metrics",
-                        lambda model, data, explanations, *a, **k: seen.append(explanations[0].method) or
-                        compute(model, data, explanations, *a, **k))
+    compute = measuring.compute_instance_metrics
+    for module in (measuring, overlap):  # measured after the explanations, or while the helper explains
+        monkeypatch.setattr(module, "compute_instance_metrics",
+                            lambda model, data, explanations, *a, **k: seen.append(explanations[0].method) or
+                            compute(model, data, explanations, *a, **k))
     return seen
 
 
@@ -144,13 +146,14 @@ def test_claims_measured_while_the_helper_explains_are_measured_again_when_a_met
     measured again, and the early ones are not used."""
     _, config, data, model = usecase_bundle("credit_risk")
     claimed_methods = []
-    frame = run_module._claim_frame
+    frame = measuring.claim_frame
 
     def recording(model, data, config, claimed, *a, **k):
         claimed_methods.append(sorted({e.method for e in claimed}))
         return frame(model, data, config, claimed, *a, **k)
 
-    monkeypatch.setattr(run_module, "_claim_frame", recording)
+    for module in (run_module, overlap):  # measured after the explanations, or while the helper explains
+        monkeypatch.setattr(module, "claim_frame", recording)
     work_ahead = ExplainRunner.work_ahead
 
     def after_the_helper(self, **kwargs):  # every case is explained when the main process looks (not by chance)
@@ -163,14 +166,15 @@ def test_claims_measured_while_the_helper_explains_are_measured_again_when_a_met
     sequential = run_technical_evaluation(model, data, _sequential(config))
     pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)
 
-    compute = run_module.compute_instance_metrics
+    compute = measuring.compute_instance_metrics
 
     def anchor_fails(model, data, explanations, *a, **k):
         if explanations[0].method == "Anchor":
             raise ValueError("Anchor's metrics could not be computed")
         return compute(model, data, explanations, *a, **k)
 
-    monkeypatch.setattr(run_module, "compute_instance_metrics", anchor_fails)
+    for module in (measuring, overlap):
+        monkeypatch.setattr(module, "compute_instance_metrics", anchor_fails)
     sequential = run_technical_evaluation(model, data, _sequential(config))
     claimed_methods.clear()
     on_helper = run_technical_evaluation(model, data, _auto(config))

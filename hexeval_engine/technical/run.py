@@ -48,26 +48,27 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..explainers import ExplainRunner, enabled_methods
-from ..explainers.parallel import HELPER_METHODS, ExplainJob
-from ..explainers.base import explained_classes, instance_seed
-from ..explanation import BASELINE_METHOD, METHOD_FAMILY, Explanation
-from .timing import MethodClock
+from ..explainers import ExplainRunner
+from ..explainers.base import instance_seed
+from ..explanation import METHOD_FAMILY, Explanation
 from ..metrics.aggregate import summarise
-from ..metrics.claim_evidence import claim_rows
-from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
+from ..metrics.compute import INSTANCE_COLUMNS
 from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
 from .class_groups import AFFINE_METHODS, CaseGroup, case_groups, label_explanations, map_to_group, value_reference
-from .sanity import fitted_in_helper, queue_reruns
-from .stability import stability_explanations, stability_jobs
+from .measuring import claim_frame, measure_method, record_claims
+from .overlap import CLAIMS, announce, identities
+from .sample_plan import Sample, counterfactual_sample, group_sample, plan_sample, shared_cases
+from .sample_plan import sample_instance_ids  # noqa: F401 (part of this module's public interface)
+from .sanity import queue_reruns
+from .stability import stability_explanations
+from .timing import MethodClock
+from .work import Progress, Work
 
 log = logging.getLogger(__name__)
 
 _META = ["method", "family", "algorithm", "n_instances", "n_explained", "seconds", "error"]
-#: Methods whose explanations of noisy copies are cheap enough to measure stability on.
-_STABILITY_METHODS = ("SHAP", "LIME", BASELINE_METHOD)
 
 
 @dataclass
@@ -149,12 +150,6 @@ class TechnicalResult:
                 "explained_classes": {str(k): v for k, v in self.explained_classes.items()}}
 
 
-def sample_instance_ids(data, config) -> list[int]:
-    """``evaluation.sample_size`` test-set positions (capped at its size), fixed by ``evaluation.random_state``."""
-    n = min(config.evaluation.sample_size, len(data.X_test))
-    rng = np.random.default_rng(config.evaluation.random_state)
-    return sorted(int(i) for i in rng.choice(len(data.X_test), size=n, replace=False))
-
 
 def run_technical_evaluation(model, data, config, *, on_progress=None) -> TechnicalResult:
     """Explain a sample of test instances with each enabled method and measure the explanations.
@@ -173,11 +168,11 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     """
     start_all = time.perf_counter()
     rows_before = model.rows
-    sample = _plan_sample(data, config)
+    sample = plan_sample(data, config)
     groups = case_groups(model, data, config, sample.ids)
-    parts = [_group_sample(g, sample) for g in groups]
+    parts = [group_sample(g, sample) for g in groups]
     units = sum(p.progress_units() - 1 for p in parts) + 1  # the metrics step is counted once
-    work = _Work(progress=_Progress(report(on_progress), units))
+    work = Work(progress=Progress(report(on_progress), units))
     reference = value_reference(groups)  # a regressor: SHAP and LIME explain the prediction once for all cases
     rows_in_workers, work.reference = _explain_reference(reference, sample, config, work) if reference else (0, {})
     if len(groups) > 1 and groups[0].task is not None and groups[0].task.is_multiclass:
@@ -203,7 +198,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
                            dict(sorted(explained.items())), work.randomised_fit, work.randomised_reruns)
 
 
-def _explain_reference(reference: CaseGroup, sample: _Sample, config, work: _Work) -> tuple[int, dict]:
+def _explain_reference(reference: CaseGroup, sample: Sample, config, work: Work) -> tuple[int, dict]:
     """A regressor: SHAP and LIME explain every case once, on the reference band view (towards its class 1).
 
     Returns the rows the workers evaluated and ``{(method, instance id): explanation}``; each case's group maps
@@ -224,7 +219,7 @@ def _explain_reference(reference: CaseGroup, sample: _Sample, config, work: _Wor
     return rows, {(e.method, e.instance_id): e for e in produced}
 
 
-def _explain_anchor_pooled(model, data, groups: list[CaseGroup], parts: list, config, work: _Work) -> dict:
+def _explain_anchor_pooled(model, data, groups: list[CaseGroup], parts: list, config, work: Work) -> dict:
     """A multi-class model: Anchor's searches for every class group run together, sharing each model call.
 
     Each case's search classifies samples by its own one-class view (``AnchorExplainer.explain(explained=...)``),
@@ -263,7 +258,7 @@ def _explain_anchor_pooled(model, data, groups: list[CaseGroup], parts: list, co
     return {("Anchor", e.instance_id): e for e in produced}
 
 
-def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, reference: CaseGroup | None, *,
+def _explain_group(group: CaseGroup, sample: Sample, config, work: Work, reference: CaseGroup | None, *,
                    whole: bool) -> int:
     """Explain one group's cases (and noisy copies) with every method; rows the workers evaluated.
 
@@ -274,7 +269,7 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
     work.perturbed, work.seed_runs = {}, {}
     rows = 0
     with ExplainRunner(group.model, group.data, group.config) as runner:
-        stability_plan = _announce(runner, group, sample, config, work, reference)
+        stability_plan = announce(runner, group, sample, config, work, reference)
         for method in sample.methods:
             if reference is not None and method in AFFINE_METHODS:  # explained once: map onto this case's view
                 done = [work.reference.get((method, i)) for i in sample.ids[:sample.counts[method]]]
@@ -286,7 +281,7 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
                 _record_nothing_to_reach(group, sample, work)
             elif group.counterfactual_model is not group.model and method == "DiCE":
                 with ExplainRunner(group.counterfactual_model, group.data, group.counterfactual_config) as other:
-                    _explain_method(other, method, _counterfactual_sample(group, sample), config, work, whole=whole)
+                    _explain_method(other, method, counterfactual_sample(group, sample), config, work, whole=whole)
                     rows += other.worker_rows
             else:
                 _explain_method(runner, method, sample, config, work, whole=whole)
@@ -307,116 +302,12 @@ def _explain_group(group: CaseGroup, sample: _Sample, config, work: _Work, refer
     return rows
 
 
-def _announce(runner, group: CaseGroup, sample: _Sample, config, work: _Work, reference) -> list | None:
-    """The ``auto`` backend: announce every explanation call of this group (its methods' cases, then the noisy
-    copies and LIME's re-runs) and let the runner's helper process start on them; the main process then does
-    its own share (:meth:`~hexeval_engine.explainers.parallel.ExplainRunner.work_ahead`).
-
-    Returns the stability runs' planned calls (``None``: planned when they run), so the copies are predicted once.
-    """
-    if group.config.evaluation.parallel.backend != "auto":
-        return None
-    jobs = []
-    for method in sample.methods:
-        if reference is not None and method in AFFINE_METHODS or method == "Anchor" and any(
-                k[0] == method for k in work.reference) or method == "DiCE" and (
-                group.counterfactual_error is not None or group.counterfactual_model is not group.model):
-            continue  # explained elsewhere (see _explain_group)
-        n, ids = sample.counts[method], sample.ids
-        seeds = [instance_seed(config.evaluation.random_state, i, method) for i in ids[:n]]
-        jobs.append(ExplainJob(method, sample.X.iloc[:n], ids[:n], sample.classes[:n], sample.probabilities[:n],
-                               seeds))
-    plan = []
-    if (sample.stab_methods or sample.reruns) and sample.n_stab:
-        n = sample.n_stab
-        plan = stability_jobs(group.model, group.data, group.config, sample.X.iloc[:n], sample.ids[:n],
-                              sample.classes[:n], sample.stab_methods, seed_reruns=sample.reruns)
-    # the sanity check's re-fit goes first: the main process cannot take it back, so done last it would end the run
-    refit = (fitted_in_helper,) if group.task is None and group.config.evaluation.sanity.randomisation_check else ()
-    work.randomised_fit = next(iter(runner.prefetch(jobs + plan, first=refit)), None)
-    if runner.uses_helper:
-        here = [m for m in sample.methods if m not in HELPER_METHODS]
-        work.progress.message(f"Explaining with {' and '.join(here) or 'nothing'} here while a helper process "
-                              f"explains {' and '.join(m for m in sample.methods if m in HELPER_METHODS)}")
-        runner.work_ahead(on_instance=lambda job: work.progress.step(
-            "Stability: copy explained" if job.purpose else f"{job.method}: instance explained"),
-            charge=work.clock.charge, meanwhile=lambda: _measure_early(runner, group, sample, work, jobs, plan))
-    return plan
-
-
-def _measure_early(runner, group: CaseGroup, sample: _Sample, work: _Work, jobs: list, plan: list) -> None:
-    """While the helper explains: the metrics of each method whose explanations and noisy copies are complete
-    (SHAP and Random, which the main process explained, first; then those the helper finished), and the
-    claim-scoped metrics once every method's cases are explained, kept in ``work.early`` for
-    :func:`_measure_group`. It uses them only if that method's explanations and noisy copies are still the same
-    objects (else, e.g. when another method's stability run failed and left every method without copies, it
-    measures again). Same inputs, same deterministic functions, same values; done here, this work no longer
-    waits for the end of the run while the helper has nothing left to do."""
-    for job in jobs:
-        if job.method in work.early:
-            continue
-        mine = runner.ready(job)
-        if mine is None or job.method in work.failed or not any(e.ok for e in mine):
-            continue
-        perturbed, seed_runs = {}, {}
-        extra = [j for j in plan if j.method == job.method]
-        answers = [runner.ready(j) for j in extra]
-        if any(a is None for a in answers):
-            continue
-        for j, answer in zip(extra, answers):
-            for e in answer:
-                (seed_runs if j.purpose == "rerun" else perturbed).setdefault((j.method, e.instance_id), []).append(e)
-        model, config = group.view_of(job.method)
-        inputs = work.shared_inputs.setdefault(id(model), SharedInputs(model, group.data))
-        try:
-            with work.clock.charge(job.method):
-                frame = compute_instance_metrics(model, group.data, mine, config, perturbed=perturbed,
-                                                 seed_runs=seed_runs, shared=inputs)
-        except Exception as err:  # measured again after the explanations, where its error is recorded as usual
-            log.info("%s's metrics are computed after the explanations (%s)", job.method, describe_error(err))
-            continue
-        work.early[job.method] = (frame, _identities(mine, perturbed, seed_runs))
-    if _CLAIMS not in work.early:
-        _claims_early(runner, group, sample, work, jobs)
-
-
-#: ``work.early``'s key of the claim-scoped metrics measured early.
-_CLAIMS = ("claims",)
-
-
-def _claims_early(runner, group: CaseGroup, sample: _Sample, work: _Work, jobs: list) -> None:
-    """Once every method's cases are explained (each with at least one explanation that did not fail): the
-    sanity check's re-explanations are queued to the helper (:func:`~.sanity.queue_reruns`), and the claim-scoped
-    metrics are measured, kept as ``work.early[_CLAIMS] = (rows or error, claimed explanations' ids, methods)``."""
-    if [j.method for j in jobs] != list(sample.methods) or any(m in work.failed for m in sample.methods):
-        return  # a method explained elsewhere (or already left out): measured after the explanations
-    answers = [runner.ready(job) for job in jobs]
-    if any(a is None or not any(e.ok for e in a) for a in answers):
-        return
-    if work.randomised_fit is not None and runner.uses_helper and not work.randomised_reruns:
-        # the check's re-explanations join the helper's queue now, behind its last jobs, instead of ending the run
-        explained = [e for a in answers for e in a]
-        by_case = {(e.method, e.instance_id): e for e in explained}
-        work.randomised_reruns = queue_reruns(runner, group.config, lambda m, i: by_case.get((m, i)),
-                                              shared_cases(explained, sample.ids, list(sample.methods)))
-    claimed = [e for a in answers for e in a if e.ok]
-    inputs = work.shared_inputs.setdefault(id(group.model), SharedInputs(group.model, group.data))
-    work.early[_CLAIMS] = (_claim_frame(group.model, group.data, group.config, claimed, work, inputs),
-                           [id(e) for e in claimed], list(sample.methods))
-
-
-def _identities(mine, perturbed: dict, seed_runs: dict) -> tuple:
-    """What a method's metrics were computed from, as object identities (the objects, not equal copies)."""
-    return ([id(e) for e in mine], {k: [id(e) for e in v] for k, v in perturbed.items()},
-            {k: [id(e) for e in v] for k, v in seed_runs.items()})
-
-
-def _explanation_of(work: _Work, method: str, instance_id: int):
+def _explanation_of(work: Work, method: str, instance_id: int):
     """The sample's explanation of one case by one method so far (as ``TechnicalResult.explanation``)."""
     return next((e for e in work.explanations if e.method == method and e.instance_id == instance_id), None)
 
 
-def _record_nothing_to_reach(group: CaseGroup, sample: _Sample, work: _Work) -> None:
+def _record_nothing_to_reach(group: CaseGroup, sample: Sample, work: Work) -> None:
     """DiCE's failed explanation of a case whose prediction already lies in ``data.counterfactual_range``."""
     for iid in sample.ids[:sample.counts["DiCE"]]:
         e = Explanation(method="DiCE", instance_id=int(iid), predicted_class=0, probability=0.0,
@@ -426,7 +317,7 @@ def _record_nothing_to_reach(group: CaseGroup, sample: _Sample, work: _Work) -> 
         work.progress.step("DiCE: instance explained")
 
 
-def _measure_group(group: CaseGroup, sample: _Sample, work: _Work) -> None:
+def _measure_group(group: CaseGroup, sample: Sample, work: Work) -> None:
     """Per-case and claim-scoped metrics of one group's explanations, on that group's views."""
     start, end = work.group_spans.pop(0)
     work.perturbed, work.seed_runs = work.group_noise.pop(0)
@@ -437,157 +328,22 @@ def _measure_group(group: CaseGroup, sample: _Sample, work: _Work) -> None:
     for method in sample.methods:
         model, config = group.view_of(method)
         inputs = shared.setdefault(id(model), SharedInputs(model, group.data))
-        if method in early and method not in work.failed and early[method][1] == _identities(
+        if method in early and method not in work.failed and early[method][1] == identities(
                 [e for e in mine if e.method == method], {k: v for k, v in work.perturbed.items() if k[0] == method},
                 {k: v for k, v in work.seed_runs.items() if k[0] == method}):
             work.per_instance_parts.append(early[method][0])  # measured while the helper explained
             continue
-        _measure_method(model, group.data, config, method, work, inputs, explanations=mine)
+        measure_method(model, group.data, config, method, work, inputs, explanations=mine)
     ok = [m for m in sample.methods if m not in work.failed]
     claimed = [e for e in mine if e.method in ok and e.ok]
-    if _CLAIMS in early and early[_CLAIMS][1:] == ([id(e) for e in claimed], ok):
-        _record_claims(early[_CLAIMS][0], ok, work)  # measured while the helper explained
+    if CLAIMS in early and early[CLAIMS][1:] == ([id(e) for e in claimed], ok):
+        record_claims(early[CLAIMS][0], ok, work)  # measured while the helper explained
         return
-    _record_claims(_claim_frame(group.model, group.data, group.config, claimed, work, shared[id(group.model)]), ok,
+    record_claims(claim_frame(group.model, group.data, group.config, claimed, work, shared[id(group.model)]), ok,
                    work)
 
 
-@dataclass
-class _Sample:
-    """The cases to explain and how many of them each method explains.
-
-    Attributes
-    ----------
-    methods : list of str
-        The enabled methods, in running order.
-    ids : list of int
-        The sample (row positions in ``data.X_test``).
-    X : DataFrame
-        The sample's feature values, in ``ids`` order.
-    classes, probabilities : ndarray
-        The explained class and its probability per case.
-    counts : dict
-        Cases each method explains (the first ``counts[method]`` of the sample).
-    stab_methods : list of str
-        Methods measured for stability on noisy copies.
-    reruns : bool
-        Whether LIME re-explains the stability cases with other seeds.
-    n_stab : int
-        Cases (from the start of the sample) the stability runs use.
-    repeats : int
-        Noisy copies (or re-runs) per stability case.
-    """
-
-    methods: list
-    ids: list
-    X: pd.DataFrame
-    classes: np.ndarray
-    probabilities: np.ndarray
-    counts: dict
-    stab_methods: list
-    reruns: bool
-    n_stab: int
-    repeats: int
-
-    def progress_units(self) -> int:
-        """Steps the progress bar counts: every explanation, every stability run and the metrics."""
-        stab_units = self.n_stab * self.repeats * (len(self.stab_methods) + self.reruns)
-        return sum(self.counts.values()) + stab_units + 1
-
-
-@dataclass
-class _Work:
-    """What the evaluation has produced so far, passed from one step to the next.
-
-    Attributes
-    ----------
-    progress : _Progress
-    explanations : list of Explanation
-        The sample's explanations, by method then instance.
-    failures : list of dict
-        ``TechnicalResult.failures`` so far.
-    failed : dict
-        ``{method: error}`` for methods left out of the comparison.
-    clock : MethodClock
-        Each method's explanations, stability runs and metrics; see ``method_timing``.
-    perturbed, seed_runs : dict
-        Explanations of noisy copies and LIME's re-runs, keyed by ``(method, ...)``.
-    per_instance_parts : list of DataFrame
-        Per-case metric values, one frame per method plus the claim-scoped ones.
-    """
-
-    progress: _Progress
-    explanations: list = field(default_factory=list)
-    failures: list = field(default_factory=list)
-    failed: dict = field(default_factory=dict)
-    clock: MethodClock = field(default_factory=MethodClock)
-    perturbed: dict = field(default_factory=dict)
-    seed_runs: dict = field(default_factory=dict)
-    per_instance_parts: list = field(default_factory=list)
-    group_spans: list = field(default_factory=list)  # (start, end) of each case group's explanations
-    group_noise: list = field(default_factory=list)  # (perturbed, seed_runs) of each case group
-    #: {(method, id): explanation} made before the groups: regression's SHAP/LIME on the reference view (mapped
-    #: per case), multi-class Anchor pooled over the class groups
-    reference: dict = field(default_factory=dict)
-    randomised_fit: object = None  # TechnicalResult.randomised_fit
-    randomised_reruns: dict = field(default_factory=dict)  # TechnicalResult.randomised_reruns
-    #: the group being explained: metrics measured while the helper explained ({method: (frame, identities)}),
-    #: and its SharedInputs per view (id(model) -> SharedInputs); kept per group in group_early
-    early: dict = field(default_factory=dict)
-    shared_inputs: dict = field(default_factory=dict)
-    group_early: list = field(default_factory=list)
-
-    def fail(self, method: str, error: str) -> None:
-        """Leave ``method`` out of the comparison, recording why."""
-        self.failed[method] = error
-        self.failures.append({"method": method, "error": error})
-
-
-def _plan_sample(data, config) -> _Sample:
-    """Draw the sample and decide how many cases each method and the stability runs use (the groups'
-    models predict it: :func:`_group_sample`)."""
-    ev = config.evaluation
-    methods = enabled_methods(config)
-    ids = sample_instance_ids(data, config)
-    X = data.X_test.iloc[ids][list(data.feature_names)].reset_index(drop=True)
-    classes, probabilities = np.zeros(len(ids), dtype=int), np.zeros(len(ids))
-    counts = {m: _instances_for(m, len(ids), config) for m in methods}
-    if counts and not ev.explain_unshared:  # cases beyond the smallest cap could never be compared
-        cap = min(counts.values())
-        counts = {m: min(n, cap) for m, n in counts.items()}
-    testing = ev.explainers.lime.stability_test
-    stab_methods = [m for m in _STABILITY_METHODS if m in methods and m in ev.stability.methods] if testing else []
-    reruns = testing and ev.explainers.lime.seed_reruns and "LIME" in methods
-    # the first ``stability_subset`` cases of the sample, as configured (not cut to Anchor's or DiCE's
-    # cap); the shared cases are at the start of the sample (Anchor and DiCE explain its start)
-    n_stab = min(ev.explainers.lime.stability_subset, max(counts.values(), default=0))
-    return _Sample(methods, ids, X, classes, probabilities, counts, stab_methods, reruns, n_stab,
-                   ev.stability.repeats)
-
-
-def _group_sample(group: CaseGroup, sample: _Sample) -> _Sample:
-    """The part of ``sample`` in ``group``, predicted by the group's model: a method explains the group's
-    cases among the sample's first ``counts[method]``, the stability runs those among its first ``n_stab``."""
-    position = {i: k for k, i in enumerate(sample.ids)}
-    ids = list(group.ids)
-    X = sample.X.iloc[[position[i] for i in ids]].reset_index(drop=True)
-    classes, probabilities = explained_classes(group.model, X) if ids else (np.array([], int), np.array([]))
-
-    def within(n: int) -> int:
-        return sum(1 for i in ids if position[i] < n)
-
-    return dataclasses.replace(sample, ids=ids, X=X, classes=classes, probabilities=probabilities,
-                               counts={m: within(n) for m, n in sample.counts.items()}, n_stab=within(sample.n_stab))
-
-
-def _counterfactual_sample(group: CaseGroup, sample: _Sample) -> _Sample:
-    """The group's sample as the counterfactual view predicts it (its probability of the explained class)."""
-    classes, probabilities = explained_classes(group.counterfactual_model, sample.X) if sample.ids else \
-        (sample.classes, sample.probabilities)
-    return dataclasses.replace(sample, classes=classes, probabilities=probabilities)
-
-
-def _explain_method(runner, method: str, sample: _Sample, config, work: _Work, *, whole: bool = True) -> None:
+def _explain_method(runner, method: str, sample: Sample, config, work: Work, *, whole: bool = True) -> None:
     """Explain the first ``counts[method]`` cases with ``method``, recording failed cases and (``whole``: these
     are all the cases the method explains) a total failure."""
     n, ids = sample.counts[method], sample.ids
@@ -611,9 +367,9 @@ def _explain_method(runner, method: str, sample: _Sample, config, work: _Work, *
     work.explanations += produced
 
 
-def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _Work, *, jobs=None) -> None:
+def _explain_noisy_copies(runner, model, data, config, sample: Sample, work: Work, *, jobs=None) -> None:
     """Explain noisy copies of the stability cases (and LIME's re-runs) with the methods that did not fail
-    (``jobs``: their calls as :func:`_announce` planned them)."""
+    (``jobs``: their calls as :func:`announce` planned them)."""
     ok_stab = [m for m in sample.stab_methods if m not in work.failed]
     ok_reruns = sample.reruns and "LIME" not in work.failed
     n_stab = sample.n_stab
@@ -631,45 +387,7 @@ def _explain_noisy_copies(runner, model, data, config, sample: _Sample, work: _W
                               "error": f"stability: {describe_error(err)}"})
 
 
-def _measure_method(model, data, config, method: str, work: _Work, shared: SharedInputs, *, explanations) -> None:
-    """Per-case metrics of one method's ``explanations`` (skipped if it failed or explained nothing)."""
-    mine = [e for e in explanations if e.method == method]
-    if method in work.failed or not mine:
-        return
-    try:
-        with work.clock.charge(method):
-            work.per_instance_parts.append(compute_instance_metrics(
-                model, data, mine, config,
-                perturbed={k: v for k, v in work.perturbed.items() if k[0] == method},
-                seed_runs={k: v for k, v in work.seed_runs.items() if k[0] == method}, shared=shared))
-    except Exception as err:
-        log.exception("Metrics failed for %s", method)
-        work.fail(method, f"metrics: {describe_error(err)}")
-
-
-def _claim_frame(model, data, config, claimed: list, work: _Work, shared: SharedInputs):
-    """Claim-scoped metrics in one pass over every method's ``claimed`` explanations (every method on the same
-    neighbours and baseline, paired per case), charged to the methods by share: a frame (``None`` when nothing
-    is claimed), or the error that stopped them."""
-    try:
-        claim_start = time.perf_counter()
-        claims = claim_rows(model, data, claimed, config, shared=shared)
-        _charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
-    except Exception as err:  # the other metrics still count; the failure is recorded where results are read
-        log.exception("Claim-scoped metrics failed")
-        return err
-    return pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}) if claims else None
-
-
-def _record_claims(frame, ok_methods: list[str], work: _Work) -> None:
-    """Add :func:`_claim_frame`'s answer to the run: its rows, or its error as a failure of the methods measured."""
-    if isinstance(frame, Exception):
-        work.failures.append({"method": "/".join(ok_methods), "error": f"claim-scoped metrics: {describe_error(frame)}"})
-    elif frame is not None:
-        work.per_instance_parts.append(frame)
-
-
-def _summarise_shared(sample: _Sample, config, work: _Work):
+def _summarise_shared(sample: Sample, config, work: Work):
     """Split the per-case values into shared and unshared cases and summarise the shared ones.
 
     Returns
@@ -716,31 +434,6 @@ def _timings(methods, clock: MethodClock, total: float) -> dict:
     return timings
 
 
-def _charge_shares(clock: MethodClock, explanations, seconds: float) -> None:
-    """Charge one pass over every method's explanations to the methods, in proportion to their count."""
-    counts = pd.Series([e.method for e in explanations]).value_counts()
-    for method, n in counts.items():
-        clock.seconds[method] = clock.seconds.get(method, 0.0) + seconds * n / max(len(explanations), 1)
-
-
-def shared_cases(explanations, ids, methods) -> list[int]:
-    """The ids (in sample order) that every one of ``methods`` explained without error."""
-    ok_by_method = {m: {e.instance_id for e in explanations if e.method == m and e.ok} for m in methods}
-    if not ok_by_method:
-        return []
-    common = set.intersection(*ok_by_method.values())
-    return [i for i in ids if i in common]
-
-
-def _instances_for(method: str, n: int, config) -> int:
-    explainers = config.evaluation.explainers
-    if method == "Anchor":
-        return min(n, explainers.anchor.max_instances)
-    if method == "DiCE":
-        return min(n, explainers.dice.max_instances)
-    return n
-
-
 def _with_meta(wide: pd.DataFrame, methods, explanations, shared, timings, failed) -> pd.DataFrame:
     meta = []
     shared = set(shared)
@@ -755,19 +448,3 @@ def _with_meta(wide: pd.DataFrame, methods, explanations, shared, timings, faile
     meta = pd.DataFrame(meta, columns=_META)
     values = wide.set_index("method").reindex(methods).reset_index()
     return meta.merge(values, on="method", how="left")
-
-
-class _Progress:
-    def __init__(self, callback, total: int):
-        self.callback, self.total, self.done = callback, max(int(total), 1), 0
-
-    def message(self, text: str) -> None:
-        self.callback(self.done, self.total, text)
-
-    def step(self, text: str) -> None:
-        self.done = min(self.done + 1, self.total)
-        self.callback(self.done, self.total, text)
-
-    def skip(self, n: int, text: str) -> None:
-        self.done = min(self.done + n, self.total)
-        self.callback(self.done, self.total, text)

@@ -1,0 +1,62 @@
+"""The technical stage's metric passes: one method's per-case metrics, and the claim-scoped metrics of all methods."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pandas as pd
+
+from ..metrics.claim_evidence import claim_rows
+from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
+from ..metrics.shared_inputs import SharedInputs
+from ..plain_values import describe_error
+from .timing import MethodClock
+from .work import Work
+
+log = logging.getLogger(__name__)
+
+
+def measure_method(model, data, config, method: str, work: Work, shared: SharedInputs, *, explanations) -> None:
+    """Per-case metrics of one method's ``explanations`` (skipped if it failed or explained nothing)."""
+    mine = [e for e in explanations if e.method == method]
+    if method in work.failed or not mine:
+        return
+    try:
+        with work.clock.charge(method):
+            work.per_instance_parts.append(compute_instance_metrics(
+                model, data, mine, config,
+                perturbed={k: v for k, v in work.perturbed.items() if k[0] == method},
+                seed_runs={k: v for k, v in work.seed_runs.items() if k[0] == method}, shared=shared))
+    except Exception as err:
+        log.exception("Metrics failed for %s", method)
+        work.fail(method, f"metrics: {describe_error(err)}")
+
+
+def claim_frame(model, data, config, claimed: list, work: Work, shared: SharedInputs):
+    """Claim-scoped metrics in one pass over every method's ``claimed`` explanations (every method on the same
+    neighbours and baseline, paired per case), charged to the methods by share: a frame (``None`` when nothing
+    is claimed), or the error that stopped them."""
+    try:
+        claim_start = time.perf_counter()
+        claims = claim_rows(model, data, claimed, config, shared=shared)
+        charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
+    except Exception as err:  # the other metrics still count; the failure is recorded where results are read
+        log.exception("Claim-scoped metrics failed")
+        return err
+    return pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}) if claims else None
+
+
+def record_claims(frame, ok_methods: list[str], work: Work) -> None:
+    """Add :func:`claim_frame`'s answer to the run: its rows, or its error as a failure of the methods measured."""
+    if isinstance(frame, Exception):
+        work.failures.append({"method": "/".join(ok_methods), "error": f"claim-scoped metrics: {describe_error(frame)}"})
+    elif frame is not None:
+        work.per_instance_parts.append(frame)
+
+
+def charge_shares(clock: MethodClock, explanations, seconds: float) -> None:
+    """Charge one pass over every method's explanations to the methods, in proportion to their count."""
+    counts = pd.Series([e.method for e in explanations]).value_counts()
+    for method, n in counts.items():
+        clock.seconds[method] = clock.seconds.get(method, 0.0) + seconds * n / max(len(explanations), 1)
