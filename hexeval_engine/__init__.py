@@ -1,32 +1,71 @@
 """HEXEval engine: which explanation method should each stakeholder see?
 
 The engine never imports streamlit; the dashboard, the CLI and Python users call the same functions.
+
+The names below are loaded on first use (PEP 562), not when the package is imported: ``from hexeval_engine
+import evaluate`` works as before, while ``hexeval evaluate`` can start the helper's forkserver before the
+engine's ~2 s of imports (scikit-learn, pandas, the LLM SDK), which then overlap them
+(:mod:`hexeval_engine.models.forkserver_start`).
 """
 
-from .config import HexevalConfig, load_config
-from .data.dataset import Dataset, load_data
-from .errors import ConfigError, DataError, HexevalError, LLMError, ModelError, RunError
-from .evaluate import EvaluationResult, evaluate
-from .explainers import explain_instances
-from .explanation import METHODS, Explanation
-from .metrics import METRICS, compute_instance_metrics, get_spec, make_baseline, summarise
-from .models.compatibility import validate_model_data_compatibility
-from .models.model_loading import load_model
-from .models.model_wrapper import HexevalModel
-from .raters.run import estimate_persona_evaluation, run_persona_evaluation
-from .personas import Persona, load_personas
-from .raters import Rating, make_rater, rater_from_config
-from .recommend.recommender import canonical_method, generate_recommendations
-from .report.html import write_report
-from .technical.run import TechnicalResult, run_technical_evaluation
-from .usecases import UseCase, get_usecase, list_usecases
+from __future__ import annotations
 
-__all__ = [
-    "METHODS", "METRICS", "ConfigError", "DataError", "Dataset", "EvaluationResult", "Explanation", "HexevalConfig",
-    "HexevalError", "HexevalModel", "LLMError", "ModelError", "Persona", "Rating", "RunError", "UseCase",
-    "canonical_method", "compute_instance_metrics", "estimate_persona_evaluation", "evaluate",
-    "generate_recommendations", "get_spec", "get_usecase", "list_usecases", "load_config", "load_data",
-    "load_model", "load_personas", "make_baseline", "make_rater", "rater_from_config", "run_persona_evaluation",
-    "summarise", "validate_model_data_compatibility", "write_report", "TechnicalResult", "run_technical_evaluation",
-    "explain_instances",
-]
+import importlib
+import sys
+import types
+
+#: public name -> the module that defines it (relative to this package)
+_EXPORTS = {
+    "HexevalConfig": ".config", "load_config": ".config",
+    "Dataset": ".data.dataset", "load_data": ".data.dataset",
+    "ConfigError": ".errors", "DataError": ".errors", "HexevalError": ".errors", "LLMError": ".errors",
+    "ModelError": ".errors", "RunError": ".errors",
+    "EvaluationResult": ".evaluate", "evaluate": ".evaluate",
+    "explain_instances": ".explainers",
+    "METHODS": ".explanation", "Explanation": ".explanation",
+    "METRICS": ".metrics", "compute_instance_metrics": ".metrics", "get_spec": ".metrics",
+    "make_baseline": ".metrics", "summarise": ".metrics",
+    "validate_model_data_compatibility": ".models.compatibility",
+    "load_model": ".models.model_loading",
+    "HexevalModel": ".models.model_wrapper",
+    "estimate_persona_evaluation": ".raters.run", "run_persona_evaluation": ".raters.run",
+    "Persona": ".personas", "load_personas": ".personas",
+    "Rating": ".raters", "make_rater": ".raters", "rater_from_config": ".raters",
+    "canonical_method": ".recommend.recommender", "generate_recommendations": ".recommend.recommender",
+    "write_report": ".report.html",
+    "TechnicalResult": ".technical.run", "run_technical_evaluation": ".technical.run",
+    "UseCase": ".usecases", "get_usecase": ".usecases", "list_usecases": ".usecases",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
+
+class _Package(types.ModuleType):
+    """This package as a module object that keeps ``hexeval_engine.evaluate`` the function.
+
+    Loading a submodule binds it as an attribute of its package, and ``evaluate`` is both a submodule and the
+    function it defines. The eager package rebound the name to the function right after; a lazy one must not
+    let the submodule's first import (by the CLI, say) hide the function from ``from hexeval_engine import
+    evaluate``.
+    """
+
+    def __setattr__(self, name: str, value) -> None:
+        if isinstance(value, types.ModuleType) and _EXPORTS.get(name) == "." + name and hasattr(value, name):
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -44,12 +44,12 @@ import time
 import types
 from collections import OrderedDict
 from contextlib import contextmanager
-from multiprocessing import forkserver
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from threadpoolctl import threadpool_limits
 
+from ..models.forkserver_start import ensure_forkserver, usable_cores
 from ..models.model_wrapper import HexevalModel
 from .base import instance_seed
 from .registry import build_explainer
@@ -57,9 +57,6 @@ from .render import rendered
 
 log = logging.getLogger(__name__)
 
-#: Modules the forkserver imports once, so every helper starts with them loaded.
-_PRELOAD = ["hexeval_engine.explainers.registry", "hexeval_engine.explainers.render", "hexeval_engine.metrics.compute",
-            "shap", "lime.lime_tabular", "anchor.anchor_tabular", "dice_ml", "xgboost", "sklearn.ensemble"]
 #: How often the helper checks that the main process still lives.
 _WATCH_SECONDS = 0.5
 #: Run states the helper keeps (last used first out).
@@ -95,10 +92,7 @@ _LOGGED: set = set()
 
 def helper_cores() -> int:
     """CPU cores this process may run on (its affinity mask, not the machine's core count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # macOS and Windows have no affinity call: every core counts
-        return os.cpu_count() or 1
+    return usable_cores()
 
 
 def start_helper(*, background: bool = True) -> None:
@@ -125,8 +119,7 @@ def start_helper(*, background: bool = True) -> None:
 def _launch(helper: _Helper) -> None:
     try:
         context = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload(_PRELOAD)
-        forkserver.ensure_running()  # the slow part (its imports), before the moment below
+        ensure_forkserver()  # the slow part (its imports, unless the CLI started it early), before the moment below
         helper.executor = ProcessPoolExecutor(max_workers=1, mp_context=context)
         with _no_main_script():
             helper.warm = helper.executor.submit(_warm, os.getpid())  # launches the worker now, not at the first job

@@ -37,9 +37,7 @@ import sqlite3
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
-
-import openai
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from ..errors import LLMError
 from ..plain_values import describe_error
@@ -50,7 +48,18 @@ from .limits import estimate_prompt_tokens
 from .reply import ReplyError, read_reply
 from .workers import run_all
 
+if TYPE_CHECKING:
+    import openai
+
 log = logging.getLogger(__name__)
+
+
+def _sdk():
+    """The ``openai`` module, imported on first use: 0.33 s that an offline run (simulated personas, template
+    narratives) and every ``hexeval`` command that makes no LLM call would otherwise pay at start-up."""
+    import openai  # see the docstring: loaded only when an LLM client is made or one of its errors is read
+
+    return openai
 
 MODES = ("json_schema", "json_object", "prompt")
 """Structured-output modes, tried in this order; the first one an endpoint accepts is remembered."""
@@ -172,8 +181,8 @@ class LLMClient:
         if not structured_output:
             with _negotiated_lock:
                 _negotiated[self._endpoint] = "prompt"
-        http = openai.DefaultHttpxClient(event_hooks={"request": [self._on_request], "response": [self._on_response]})
-        self._client = openai.OpenAI(api_key=resolve_api_key(api_key, base_url, operator_key=operator_key,
+        http = _sdk().DefaultHttpxClient(event_hooks={"request": [self._on_request], "response": [self._on_response]})
+        self._client = _sdk().OpenAI(api_key=resolve_api_key(api_key, base_url, operator_key=operator_key,
                                                                      allowed_urls=allowed_urls), base_url=base_url,
                                      timeout=self.timeout, max_retries=self.max_retries, http_client=http)
         self._cache = ResponseCache(cache_path) if cache_path is not None else None
@@ -245,7 +254,7 @@ class LLMClient:
         self._local.call_end = start + self.call_deadline
         try:
             reply, mode = self._negotiate(request)
-        except (openai.OpenAIError, ReplyError) as err:
+        except (_sdk().OpenAIError, ReplyError) as err:
             return ChatAnswer(error=self._describe(err), calls=self._local.requests, retries=self._local.retries,
                               latency_s=time.monotonic() - start)
         # Whatever the server sent is redacted before it is checked, cached, shown or saved.
@@ -294,7 +303,7 @@ class LLMClient:
             mode = self.mode if r.schema is not None else "prompt"
             try:
                 return self._send(r, mode), mode
-            except openai.APIStatusError as err:
+            except _sdk().APIStatusError as err:
                 if mode == "prompt" or not _refuses_format(err):
                     raise
                 self._downgrade(mode, err)
@@ -344,14 +353,14 @@ class LLMClient:
         attempts = plural(self._local.requests, "attempt")
         if isinstance(err, ReplyError):
             text = f"unusable reply from {where}: {err}"
-        elif isinstance(err, openai.APIConnectionError) and isinstance(err.__cause__, _Stopped):
+        elif isinstance(err, _sdk().APIConnectionError) and isinstance(err.__cause__, _Stopped):
             text = f"not sent: {err.__cause__}"
-        elif isinstance(err, openai.APITimeoutError):
+        elif isinstance(err, _sdk().APITimeoutError):
             text = (f"no answer from {where} within {self.timeout:g} s ({attempts}); raise "
                     f"{self.setting}.timeout_seconds or check the server")
-        elif isinstance(err, openai.APIConnectionError):
+        elif isinstance(err, _sdk().APIConnectionError):
             text = f"could not connect to {where} ({attempts}); check {self.setting}.base_url and that the server runs"
-        elif isinstance(err, openai.APIStatusError):
+        elif isinstance(err, _sdk().APIStatusError):
             text = f"HTTP {err.status_code} from {where} after {attempts}: {_status_message(err)}"
             if err.status_code in _FATAL_STATUS:
                 with self._lock:
