@@ -5,6 +5,7 @@ Public interface
 ``helper_cores() -> int``  CPU cores this process may use (``os.sched_getaffinity``)
 ``start_helper(*, background=True)``  start the helper (and its forkserver) if it is not running
 ``stop_helper()``  shut it down without waiting, cancel its queued jobs, end its process (also at exit)
+``starting() -> bool``  the helper is being started (a run may hand it work once it is up)
 ``connect(model, data, config) -> HelperRun | None``  a run's connection: the model, data and config go to
 the helper once (a run token); ``None`` (with the reason logged once) when the helper cannot serve the run
 ``HelperRun.submit(method, X_raw, ids, classes, probabilities, seeds, render) -> Future``  of
@@ -224,6 +225,12 @@ class HelperRun:
                                            list(seeds), render)
 
 
+def starting() -> bool:
+    """Whether the helper is being started (its forkserver importing the explainer stack) and has not failed."""
+    helper = _STATE["helper"]
+    return helper is not None and not helper.launched.is_set() and not helper.error and not helper.stopped
+
+
 def connect(model, data, config, *, portable: dict) -> HelperRun | None:
     """Send a run's model (``portable``: its fields without the lock), data and config to the helper once.
 
@@ -233,7 +240,7 @@ def connect(model, data, config, *, portable: dict) -> HelperRun | None:
     """
     helper = _STATE["helper"]
     if helper is None or not helper.launched.is_set() or helper.error or helper.executor is None:
-        log_once("not-ready", "The helper process is not up yet; this run explains in-process.")
+        log_once("not-ready", "The helper process is not up yet; this run explains in-process until it is.")
         return None
     try:
         payload = pickle.dumps((portable, data, config), protocol=pickle.HIGHEST_PROTOCOL)

@@ -22,7 +22,10 @@ the run (then it is done here).
   queue, every job the helper has not started (work stealing: whichever process is free does the next
   job). When the run asks for a job, one the helper has not started is taken back and run in-process;
   one it runs or ran is waited for. A job the helper failed on (or a helper that died) is re-run
-  in-process, so an error looks exactly as in ``sequential``.
+  in-process, so an error looks exactly as in ``sequential``. A run that finds the helper still starting
+  (its forkserver importing: a script's first run) explains in-process meanwhile, its own jobs first, then
+  the helper's from the end, and once the helper is up queues it every job not started yet (the re-fit
+  first, then Anchor and DiCE whole, then LIME's chunks), then takes back from the end as usual.
 * ``sequential`` — one explainer per method, built once and reused (Anchor and DiCE pool the
   model calls of all instances, see :mod:`.lockstep`).
 * ``loky`` — the rows are split into ``n_jobs`` chunks, each explained in a local worker process.
@@ -153,6 +156,11 @@ class ExplainRunner:
         self._calls: list = []  # helper_call futures: the caller takes them after the runner closes
         #: why the helper could not load this run (its model's class cannot be imported there): the rest is done here
         self.helper_lost = ""
+        #: the helper was starting when the jobs were announced: they are handed to it once it is up (work_ahead)
+        self._late = False
+        self._late_first: tuple = ()  # prefetch's ``first`` functions, queued at the hand-over
+        #: futures of prefetch's ``first`` functions queued late (at the hand-over), in their order
+        self.late_calls: list = []
 
     def __enter__(self) -> "ExplainRunner":
         if self.parallel.backend == "dask":
@@ -188,6 +196,12 @@ class ExplainRunner:
     def uses_helper(self) -> bool:
         """Whether announced jobs went to the helper process (and it has not lost the run since)."""
         return self._helper is not None and not self.helper_lost
+
+    @property
+    def awaits_helper(self) -> bool:
+        """Whether the announced jobs wait for a helper that was still starting (:meth:`work_ahead` hands them over
+        once it is up, doing them here meanwhile)."""
+        return self._late
 
     def _lost(self) -> bool:
         """Whether the helper could not load this run's inputs; found once per run, logged once per reason.
@@ -227,8 +241,16 @@ class ExplainRunner:
         helper_pool.start_helper(background=True)  # a no-op when it runs; if it was not, later runs find it warm
         self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model))
         if self._helper is None:
+            if helper_pool.starting():  # its forkserver is still importing: handed over once it is up (work_ahead)
+                self._late, self._late_first = True, tuple(first)
+                self._announce(jobs)
             return []
         calls = [f for f in (self.helper_call(fn) for fn in first) if f is not None]
+        self._announce(jobs)
+        return calls
+
+    def _announce(self, jobs: list) -> None:
+        """Record the announced jobs as parts (LIME in chunks); queue the helper's parts when it is connected."""
         for job in jobs:
             ahead = self._ahead.setdefault(job.key(), _Ahead(job))
             if ahead.parts:
@@ -239,15 +261,36 @@ class ExplainRunner:
             size = _LIME_CHUNK if job.method == "LIME" else len(job.ids)
             for start in range(0, len(job.ids), size):
                 part = _Part(_slice(job, start, start + size))
-                try:
-                    part.future = self._helper.submit(part.job.method, part.job.X_raw, part.job.ids,
-                                                      part.job.classes, part.job.probabilities, part.job.seeds,
-                                                      part.job.render)
-                except (BrokenProcessPool, RuntimeError) as err:  # died or shut down meanwhile
-                    log.warning("The helper process stopped (%s); the rest is explained in-process.", err)
-                    self._helper.helper.stopped_by(err)
+                if self._helper is not None:
+                    self._submit(part)
                 ahead.parts.append(part)
-        return calls
+
+    def _submit(self, part: _Part) -> None:
+        try:
+            part.future = self._helper.submit(part.job.method, part.job.X_raw, part.job.ids, part.job.classes,
+                                              part.job.probabilities, part.job.seeds, part.job.render)
+        except (BrokenProcessPool, RuntimeError) as err:  # died or shut down meanwhile
+            log.warning("The helper process stopped (%s); the rest is explained in-process.", err)
+            self._helper.helper.stopped_by(err)
+
+    def _hand_over(self) -> None:
+        """A run that found its helper starting: once it is up, connect and queue to it, in announcement order, every
+        LIME, Anchor and DiCE part not done here yet (the main process then takes back from the end as usual). A
+        helper that failed to start leaves the run in-process."""
+        if not self._late or helper_pool.starting():
+            return
+        self._late = False
+        self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model))
+        if self._helper is None:
+            return
+        helper_pool.log_once("late", "The helper process came up during a run; it takes the jobs not started yet.")
+        self.late_calls = [f for f in (self.helper_call(fn) for fn in self._late_first) if f is not None]
+        left = [p for a in self._ahead.values() for p in a.parts
+                if p.job.method in HELPER_METHODS and p.result is None and p.error is None]
+        # whole jobs (Anchor, DiCE) first: the main process takes back from the end, so LIME's small chunks are
+        # what it takes, and no whole job is left running in the helper when the main process has finished
+        for part in sorted(left, key=lambda p: p.job.method == "LIME"):
+            self._submit(part)
 
     def helper_call(self, fn):
         """A future of ``fn(token)`` run in the helper after the announced jobs (see
@@ -275,14 +318,24 @@ class ExplainRunner:
         the run, and the helper keeps the jobs the main process had no time to take back: the two processes
         finish closer together.
         """
-        if self._helper is None:
+        if self._helper is None and not self._late:
             return
         parts = [p for a in self._ahead.values() for p in a.parts]
-        for part in [p for p in parts if p.future is None]:
+        for part in [p for p in parts if p.future is None and not (self._late and p.job.method in HELPER_METHODS)]:
             self._do_here(part, on_instance, charge)
+            self._hand_over()
         if meanwhile is not None:
             meanwhile()
-        if self._lost():
+        while self._late:  # the helper is still starting: its jobs are done here from the end meanwhile
+            left = [p for p in parts if p.future is None and p.result is None and p.error is None]
+            if not left:
+                self._late = False
+                break
+            self._do_here(left[-1], on_instance, charge)
+            if meanwhile is not None:
+                meanwhile()
+            self._hand_over()
+        if self._helper is None or self._lost():
             return  # its jobs are done here as they are asked for
         queued = [p for p in parts if p.future is not None]
 

@@ -50,13 +50,21 @@ def announce(runner, group: CaseGroup, sample: Sample, config, work: Work, refer
     # the sanity check's re-fit goes first: the main process cannot take it back, so done last it would end the run
     refit = (fitted_in_helper,) if group.task is None and group.config.evaluation.sanity.randomisation_check else ()
     work.randomised_fit = next(iter(runner.prefetch(jobs + plan, first=refit)), None)
-    if runner.uses_helper:
+    if runner.uses_helper or runner.awaits_helper:
         here = [m for m in sample.methods if m not in HELPER_METHODS]
+        helper = ' and '.join(m for m in sample.methods if m in HELPER_METHODS)
         work.progress.message(f"Explaining with {' and '.join(here) or 'nothing'} here while a helper process "
-                              f"explains {' and '.join(m for m in sample.methods if m in HELPER_METHODS)}")
+                              + (f"explains {helper}" if runner.uses_helper else f"starts to take {helper}"))
+        def meanwhile():
+            if work.randomised_fit is None and runner.late_calls:  # the re-fit, queued when a late helper came up
+                work.randomised_fit = runner.late_calls[0]
+            measure_early(runner, group, sample, work, jobs, plan)
+
         runner.work_ahead(on_instance=lambda job: work.progress.step(
             "Stability: copy explained" if job.purpose else f"{job.method}: instance explained"),
-            charge=work.clock.charge, meanwhile=lambda: measure_early(runner, group, sample, work, jobs, plan))
+            charge=work.clock.charge, meanwhile=meanwhile)
+        if work.randomised_fit is None and runner.late_calls:
+            work.randomised_fit = runner.late_calls[0]
     return plan
 
 
