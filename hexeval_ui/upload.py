@@ -15,6 +15,7 @@ import re
 import shutil
 import tempfile
 import typing
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,9 +94,15 @@ class UploadCheck:
     def data_name(self) -> str:
         return self.data_path.name
 
+    def __post_init__(self) -> None:
+        # The folder lives as long as this check: removed when it is replaced (discard), and when it is dropped
+        # with a session that ended (a closed tab never replaces its upload) or at the server's exit. Uploads
+        # of up to the upload limit each would otherwise pile up in the server's temporary folder.
+        self._remove = weakref.finalize(self, shutil.rmtree, self.folder, ignore_errors=True)
+
     def discard(self) -> None:
-        """Remove the temporary folder holding the uploaded files."""
-        shutil.rmtree(self.folder, ignore_errors=True)
+        """Remove the temporary folder holding the uploaded files (once; later calls do nothing)."""
+        self._remove()
 
 
 def check_upload(model: UploadedFile, csv: UploadedFile, target: str, *, config: UploadedFile | None = None,

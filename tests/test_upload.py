@@ -3,6 +3,7 @@ and no temporary folder is left behind when checking fails."""
 
 from __future__ import annotations
 
+import gc
 import pickle
 import tempfile
 from pathlib import Path
@@ -61,3 +62,18 @@ def test_an_unexpected_failure_leaves_no_temporary_folder(usecase_bundle, monkey
     with pytest.raises(RuntimeError):
         check_upload(model, csv, target)
     assert set(Path(tempfile.gettempdir()).glob("hexeval-upload-*")) == before
+
+
+def test_an_upload_dropped_with_its_session_leaves_no_temporary_folder(usecase_bundle):
+    """A session that ends (a closed tab) never replaces its upload: the folder goes when the check is dropped."""
+    model, csv, target = _heart_files(usecase_bundle)
+    kept, dropped = check_upload(model, csv, target), check_upload(model, csv, target)
+    folder = dropped.folder
+    assert folder.is_dir() and dropped.model_path.is_file()
+    del dropped
+    gc.collect()
+    assert not folder.exists()
+    assert kept.folder.is_dir() and kept.data_path.is_file()  # a check still held keeps its files
+    kept.discard()
+    kept.discard()  # a second discard does nothing
+    assert not kept.folder.exists()
