@@ -77,10 +77,16 @@ class ExplainJob:
     seeds: list
     render: bool = True
     purpose: str = ""  # what the caller does with the answer ("noise", "rerun"); not part of the key
+    _digest: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     def key(self) -> tuple:
-        """What identifies the call: method, cases, seeds, rendering and a digest of the rows' values."""
-        return _key(self.method, self.X_raw, self.ids, self.seeds, self.render)
+        """What identifies the call: method, cases, seeds, rendering and a digest of the rows' values.
+
+        Computed once (hashing the rows cost ~0.1 s per credit run when :meth:`ExplainRunner.ready` asked again
+        and again); a job's rows are not changed after it is made."""
+        if self._digest is None:
+            self._digest = _key(self.method, self.X_raw, self.ids, self.seeds, self.render)
+        return self._digest
 
 
 @dataclass
