@@ -58,6 +58,7 @@ test: prepare browser-deps
 bench: prepare
 	$(PY) benchmarks/technical.py
 	$(PY) benchmarks/targets.py --skip wide
+	$(PY) benchmarks/cli_cold.py --repeats 2
 	$(PY) benchmarks/paths.py
 	$(PY) benchmarks/personas.py
 	$(PY) benchmarks/multiclass.py --short
