@@ -35,12 +35,13 @@ def render_upload_form() -> UploadCheck | None:
     with left:
         # No type filter: a file of another type reaches the engine's check, which says what is accepted and why.
         model = st.file_uploader("Model file", key="upload_model",
-                                 help="scikit-learn Pipeline saved with skops.io.dump (.skops), or an XGBoost model "
-                                      "saved with save_model (.json/.ubj).")
+                                 help="scikit-learn Pipeline saved with skops.io.dump (.skops), an XGBoost model "
+                                      "saved with save_model (.json/.ubj), or a model of any framework exported to "
+                                      "ONNX (.onnx).")
         if allowed:
             st.caption(":orange[Pickle/joblib uploads are enabled by the server operator: only upload files you trust.]")
         else:
-            st.caption(f"Safe formats only: `.skops`, `.json`, `.ubj`. Pickle/joblib files are refused because "
+            st.caption(f"Safe formats only: `.skops`, `.json`, `.ubj`, `.onnx`. Pickle/joblib files are refused because "
                        f"loading one runs any code it contains; the server operator can allow them with "
                        f"`{ALLOW_PICKLE_SETTING}=1`.")
         st.radio("Text columns reach the model", list(ENCODINGS), format_func=ENCODINGS.get, key=state.UPLOAD_ENCODING,
