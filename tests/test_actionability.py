@@ -9,7 +9,10 @@ import pytest
 from hexeval_engine.config.loader import validate_config
 from hexeval_engine.errors import ConfigError
 from hexeval_engine.explainers import explain_instances
-from hexeval_engine.explainers.actionability import feature_actionability, features_to_vary, forbidden_changes
+from hexeval_engine.explainers.actionability import (declares_limits, feature_actionability, features_to_vary,
+                                                    forbidden_changes)
+from hexeval_engine.metrics.compute import compute_instance_metrics
+from hexeval_engine.recommend.checks import constraint_findings
 
 NAMES = ["age", "sex", "chol", "ca"]
 
@@ -73,3 +76,37 @@ def test_heart_counterfactuals_suggest_no_change_to_a_diagnostic_finding(usecase
             described = {f: data_description for f, data_description in config.domain.feature_descriptions.items()}
             for f in findings:  # the text offers no finding as a change
                 assert f"change {described[f]}" not in e.text.lower()
+
+
+@pytest.mark.parametrize("raw, declared", [
+    ({}, False),                                                             # an upload without a config
+    ({"actionability": {"features": {"age": "actionable"}}}, False),          # everything still free
+    ({"actionability": {"features": {"age": "increase_only"}}}, True),
+    ({"actionability": {"default": "not_actionable"}}, True),
+    ({"evaluation": {"explainers": {"dice": {"immutable_features": ["sex"]}}}}, True),
+])
+def test_a_config_declares_limits_only_when_something_cannot_change(raw, declared):
+    assert declares_limits(validate_config(raw)) is declared
+
+
+def test_without_declared_limits_no_run_claims_its_counterfactuals_are_all_possible(usecase_bundle):
+    """With nothing declared every change counts as possible, so "changes the person cannot make: 0" would be true
+    by construction (a counterfactual that changes someone's age or sex included): the measure is not recorded,
+    and the recommendation says the limits were not declared."""
+    _, config, data, model = usecase_bundle("heart")
+    raw = config.model_dump(mode="json", exclude={"source"})
+    raw["actionability"] = {"features": {}, "default": "actionable"}
+    free = validate_config(raw)
+    ids = list(range(16))  # case 11 has counterfactuals under the bundled declarations
+    declared = compute_instance_metrics(model, data, explain_instances(model, data, config, ids, ["DiCE"]), config)
+    undeclared = compute_instance_metrics(model, data, explain_instances(model, data, free, ids, ["DiCE"]), free)
+    assert "counterfactual_non_actionable" in set(declared["metric"])
+    assert "counterfactual_validity" in set(undeclared["metric"])
+    assert "counterfactual_non_actionable" not in set(undeclared["metric"])
+    def means(per_instance):  # the recommendation's view: per-method means, as the technical table gives them
+        return per_instance.groupby(["method", "metric"], as_index=False)["value"].mean()
+
+    concerns, _ = constraint_findings(means(undeclared), undeclared, "DiCE", free)
+    assert any("does not say what the person cannot change" in c for c in concerns), concerns
+    concerns, _ = constraint_findings(means(declared), declared, "DiCE", config)
+    assert not any("does not say what the person cannot change" in c for c in concerns), concerns

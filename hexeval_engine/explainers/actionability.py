@@ -55,6 +55,19 @@ def feature_actionability(config, feature_names) -> dict[str, str]:
     return kinds
 
 
+def declares_limits(config) -> bool:
+    """Whether the config says anything the person cannot change (a feature declared other than ``actionable``,
+    a default other than ``actionable``, or the older ``immutable_features``).
+
+    Without that, every change counts as one the person can make: "changes the person cannot make: 0" would be
+    true by construction (a counterfactual that changes someone's age or sex included), so that measure is not
+    recorded and the run says the limits were not declared.
+    """
+    section = config.actionability
+    return (section.default != "actionable" or any(k != "actionable" for k in section.features.values())
+            or bool(config.evaluation.explainers.dice.immutable_features))
+
+
 def features_to_vary(kinds: dict[str, str]) -> list[str]:
     """The features a counterfactual may change, in the given order."""
     return [f for f, k in kinds.items() if k not in FIXED]

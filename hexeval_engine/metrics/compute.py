@@ -41,7 +41,7 @@ from .fidelity import FidelityCurves
 from .masking import MaskedRows
 from .parsimony import entropy_complexity, gini_sparseness, num_important_features
 from .plausibility import plausibility_table
-from ..explainers.actionability import FIXED, feature_actionability, forbidden_changes
+from ..explainers.actionability import FIXED, declares_limits, feature_actionability, forbidden_changes
 from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_precision
 from .sensitivity import local_lipschitz, max_sensitivity, standardised_distances
 from .soft_removal import SoftRemoval
@@ -185,9 +185,10 @@ def _counterfactual_rows(data, explanations, config, shared: SharedInputs) -> li
                                    [e.counterfactuals for e in explanations], manifold, space,
                                    max_knn_ratio=checks.max_knn_ratio)
     rows = []
+    limits = declares_limits(config)  # nothing declared: every change counts as possible, so 0 would say nothing
     for e, instance, extra in zip(explanations, instances, plausible):
         values = {**counterfactual_metrics(instance, e.counterfactuals, space), **extra}
-        if e.counterfactuals:  # share of its counterfactuals that change what the person cannot change
+        if e.counterfactuals and limits:  # share of its counterfactuals that change what the person cannot change
             values["counterfactual_non_actionable"] = float(np.mean(
                 [bool(forbidden_changes(cf.changes, kinds)) for cf in e.counterfactuals]))
         rows += [(e.method, e.instance_id, name, value, False) for name, value in values.items()]

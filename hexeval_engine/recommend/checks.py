@@ -31,6 +31,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..explainers.actionability import declares_limits
 from ..explanation import BASELINE_METHOD
 from ..paired_stats import paired_difference
 from .evidence import method_metric
@@ -92,6 +93,10 @@ def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -
         elif validity < 1:
             concerns.append(f"{1 - validity:.0%} of its counterfactuals do not change the model's prediction")
     forbidden = method_metric(per_instance, method, "counterfactual_non_actionable")
+    if validity is not None and not declares_limits(config):
+        concerns.append("the config does not say what the person cannot change (its actionability section), so "
+                        "its counterfactuals may change anything, such as someone's age; nobody checked that they "
+                        "are changes the person can make")
     if forbidden.size and forbidden.max() > 0:
         cases = int((forbidden > 0).sum())
         concerns.append(f"in {cases} of {forbidden.size} cases its counterfactuals change something the person "
