@@ -273,11 +273,17 @@ def value_clause(value_text: str) -> str:
 
 
 def join_words(items, conjunction: str = "and") -> str:
-    """``["a", "b", "c"] -> "a, b and c"``."""
+    """``["a", "b", "c"] -> "a, b and c"``.
+
+    Items that hold the conjunction themselves (role names such as "Compliance and Risk Officer") are joined with
+    a comma before it too, so the reader sees where one ends: "Compliance and Risk Officer, and ML Engineer and
+    Model Validator", never "Compliance and Risk Officer and ML Engineer and Model Validator".
+    """
     items = [str(i) for i in items if str(i)]
     if len(items) <= 1:
         return "".join(items)
-    return f"{', '.join(items[:-1])} {conjunction} {items[-1]}"
+    inner = any(f" {conjunction} " in item for item in items)
+    return f"{', '.join(items[:-1])}{',' if inner else ''} {conjunction} {items[-1]}"
 
 
 def _label_keys(value) -> list[str]:

@@ -116,3 +116,11 @@ def test_value_clause_attaches_a_measurement_with_at_and_a_category_as_recorded(
     assert value_clause("-1.5") == "at -1.5"
     assert value_clause("male") == "recorded as male"
     assert "at male" not in value_clause("male")
+
+
+def test_names_that_hold_the_conjunction_are_joined_so_each_can_be_told_apart():
+    roles = ["Compliance and Risk Officer", "Domain Expert and Decision Maker", "ML Engineer and Model Validator"]
+    assert join_words(roles) == ("Compliance and Risk Officer, Domain Expert and Decision Maker, and ML Engineer "
+                                 "and Model Validator")
+    assert join_words(["Patient", "Compliance and Risk Officer"]) == "Patient, and Compliance and Risk Officer"
+    assert join_words(["Patient", "Cardiologist"]) == "Patient and Cardiologist"
