@@ -91,9 +91,8 @@ _TOKENS = itertools.count(1)
 _LOGGED: set = set()
 
 
-def helper_cores() -> int:
-    """CPU cores this process may run on (its affinity mask, not the machine's core count)."""
-    return usable_cores()
+#: CPU cores this process may run on (its affinity mask, not the machine's core count).
+helper_cores = usable_cores
 
 
 def start_helper(*, background: bool = True) -> None:

@@ -99,6 +99,11 @@ class _Part:
     error: Exception | None = None
     reported: bool = False
 
+    @property
+    def done(self) -> bool:
+        """Explained (or failed) already, here or taken in from the helper."""
+        return self.result is not None or self.error is not None
+
 
 @dataclass
 class _Ahead:
@@ -280,9 +285,10 @@ class ExplainRunner:
             self._helper.helper.stopped_by(err)
 
     def _hand_over(self) -> None:
-        """A run that found its helper starting: once it is up, connect and queue to it, in announcement order, every
-        LIME, Anchor and DiCE part not done here yet (the main process then takes back from the end as usual). A
-        helper that failed to start leaves the run in-process."""
+        """A run that found its helper starting: once it is up, connect and queue to it prefetch's ``first``
+        functions, then every LIME, Anchor and DiCE part not done here yet (Anchor and DiCE first, then LIME's chunks,
+        each in announcement order); the main process then takes back from the end as usual. A helper that failed
+        to start leaves the run in-process."""
         if not self._late or helper_pool.starting():
             return
         self._late = False
@@ -292,7 +298,7 @@ class ExplainRunner:
         helper_pool.log_once("late", "The helper process came up during a run; it takes the jobs not started yet.")
         self.late_calls = [f for f in (self.helper_call(fn) for fn in self._late_first) if f is not None]
         left = [p for a in self._ahead.values() for p in a.parts
-                if p.job.method in HELPER_METHODS and p.result is None and p.error is None]
+                if p.job.method in HELPER_METHODS and not p.done]
         # whole jobs (Anchor, DiCE) first: the main process takes back from the end, so LIME's small chunks are
         # what it takes, and no whole job is left running in the helper when the main process has finished
         for part in sorted(left, key=lambda p: p.job.method == "LIME"):
@@ -333,7 +339,7 @@ class ExplainRunner:
         if meanwhile is not None:
             meanwhile()
         while self._late:  # the helper is still starting: its jobs are done here from the end meanwhile
-            left = [p for p in parts if p.future is None and p.result is None and p.error is None]
+            left = [p for p in parts if p.future is None and not p.done]
             if not left:
                 self._late = False
                 break
@@ -360,7 +366,7 @@ class ExplainRunner:
         if ahead is None:
             return None
         for part in ahead.parts:
-            if part.result is not None or part.error is not None:
+            if part.done:
                 continue
             future = part.future
             if future is None or not future.done() or future.cancelled() or future.exception() is not None:
@@ -395,7 +401,7 @@ class ExplainRunner:
         out = []
         try:
             for part in ahead.parts:
-                if part.result is None and part.error is None:
+                if not part.done:
                     if part.future is not None and not self._lost():
                         self._finish(part, on_instance)
                     else:  # the helper lost the run: its job is done here

@@ -55,17 +55,22 @@ def announce(runner, group: CaseGroup, sample: Sample, config, work: Work, refer
         helper = ' and '.join(m for m in sample.methods if m in HELPER_METHODS)
         work.progress.message(f"Explaining with {' and '.join(here) or 'nothing'} here while a helper process "
                               + (f"explains {helper}" if runner.uses_helper else f"starts to take {helper}"))
+
         def meanwhile():
-            if work.randomised_fit is None and runner.late_calls:  # the re-fit, queued when a late helper came up
-                work.randomised_fit = runner.late_calls[0]
+            _take_late_fit(runner, work)
             measure_early(runner, group, sample, work, jobs, plan)
 
         runner.work_ahead(on_instance=lambda job: work.progress.step(
             "Stability: copy explained" if job.purpose else f"{job.method}: instance explained"),
             charge=work.clock.charge, meanwhile=meanwhile)
-        if work.randomised_fit is None and runner.late_calls:
-            work.randomised_fit = runner.late_calls[0]
+        _take_late_fit(runner, work)  # a hand-over after the last meanwhile()
     return plan
+
+
+def _take_late_fit(runner, work: Work) -> None:
+    """The check's re-fit, once a helper that was still starting came up and took it (``runner.late_calls``)."""
+    if work.randomised_fit is None and runner.late_calls:
+        work.randomised_fit = runner.late_calls[0]
 
 
 def measure_early(runner, group: CaseGroup, sample: Sample, work: Work, jobs: list, plan: list) -> None:
