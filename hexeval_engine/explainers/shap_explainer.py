@@ -44,6 +44,7 @@ from .base import GLOBAL_RNG_LOCK, TimeBudgetExceeded, budget_setting
 from .feature_mapping import dense_matrix, output_to_raw, sum_to_raw
 from .linear_shap import ALGORITHM as LINEAR_ALGORITHM
 from .linear_shap import LinearShap
+from .shared_tree_shap import shared_or_shap
 from .value_shap import ValueShap
 
 log = logging.getLogger(__name__)
@@ -185,8 +186,8 @@ class ShapExplainer:
 
         def interventional():
             background = dense_matrix(self.model.transform(self.background))
-            return shap.TreeExplainer(est, data=background, feature_perturbation="interventional",
-                                      model_output="probability")
+            return shared_or_shap(shap.TreeExplainer(est, data=background, feature_perturbation="interventional",
+                                                     model_output="probability"))
 
         options = [(PATH_DEPENDENT, path_dependent), (INTERVENTIONAL, interventional)]
         return options[1:] if margin_booster(est) else options
@@ -271,7 +272,7 @@ def _tree_shap(explainer, Xt, positive_index: int = 1):
     first, e.g. ``churned``/``stayed``). Per-class outputs are indexed by it; a single output belongs
     to ``classes_[1]``, so for ``positive_index == 0`` it is mirrored (values negated, base ``1 - base``).
     """
-    step = TREE_SHAP_ROWS_PER_CALL
+    step = getattr(explainer, "rows_per_call", TREE_SHAP_ROWS_PER_CALL)
     if len(Xt) > step:  # see TREE_SHAP_ROWS_PER_CALL: other threads run between the calls
         parts = [_tree_shap(explainer, Xt[start:start + step], positive_index) for start in range(0, len(Xt), step)]
         return np.concatenate([phi for phi, _ in parts]), np.concatenate([base for _, base in parts])

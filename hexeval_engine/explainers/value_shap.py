@@ -33,6 +33,7 @@ import pandas as pd
 
 from .feature_mapping import dense_matrix, output_to_raw, sum_to_raw
 from .linear_shap import _columnwise
+from .shared_tree_shap import shared_or_shap
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ class ValueShap:
     n_raw: int
     algorithm: str
     linear: tuple | None = None  # (coef, intercept, background mean) for the linear option
-    tree: object = None          # a shap.TreeExplainer for the tree options
+    tree: object = None          # a shap.TreeExplainer (or its shared-background routine) for the tree options
 
     @classmethod
     def build(cls, model, background_raw: pd.DataFrame, feature_names, check_rows: pd.DataFrame,
@@ -141,4 +142,5 @@ class ValueShap:
 
         data = dense_matrix(inner.transform(background))
         return {"algorithm": INTERVENTIONAL_ALGORITHM,
-                "tree": shap.TreeExplainer(inner.final_estimator, data=data, feature_perturbation="interventional")}
+                "tree": shared_or_shap(shap.TreeExplainer(inner.final_estimator, data=data,
+                                                          feature_perturbation="interventional"))}
