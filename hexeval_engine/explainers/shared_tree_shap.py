@@ -40,9 +40,11 @@ log = logging.getLogger(__name__)
 #: 7 MB at 7). Deeper trees go to shap's routine.
 MAX_PATH = 7
 
-#: Cells (explained rows x (leaf, pattern) columns) per step: bounds the temporary arrays (~40 MB) and the time
-#: any one numpy call holds the GIL. Rows are explained independently, so the step changes no value.
-CELLS_PER_STEP = 1_500_000
+#: Cells (explained rows x (leaf, pattern) columns) per step. The step's largest array (the summed rescale factors,
+#: 8 bytes a cell) then fits the processor's cache: on credit risk 16 rows a step took 76 ms per 100 rows, 20 rows
+#: 105 ms and 32 rows 118 ms. It also bounds the time any one numpy call holds the GIL. Rows are explained
+#: independently, so the step changes no value.
+CELLS_PER_STEP = 900_000
 
 #: The dense (background rows x (leaf, pattern)) indicator is used up to this many cells (~64 MB); a larger model
 #: uses the sparse one (same sums).
@@ -93,48 +95,48 @@ class SharedTreeShap:
         trees = model.children_left.shape[0]
         limit = model.tree_limit
         self.trees = trees if limit is None or int(limit) < 0 else min(int(limit), trees)
-        leaves = _leaf_paths(model, self.trees)
-        self.width = int(leaves["feature"].shape[1])  # padded path length
-        self.features = leaves["feature"]
-        self.threshold = leaves["threshold32"]
-        self.goes_left, self.default_left, self.padding = leaves["left"], leaves["default_left"], leaves["pad"]
-        self.threshold64 = leaves["threshold"]
-        self.exact64 = bool(np.array_equal(self.threshold, self.threshold64))
-        self.bit = leaves["bit"]
-        self.full = leaves["full"]
-        self.value32 = leaves["value32"]
-        self.value64 = leaves["value"]
-        self.unique = leaves["unique"]
-        self.distinct = leaves["distinct"]
+        paths = _leaf_paths(model, self.trees)
+        self.width = int(paths["slot_split"].shape[1])  # padded path length
+        self.split_feature, self.split_default_left = paths["split_feature"], paths["split_default_left"]
+        self.threshold64 = paths["split_threshold"]
+        self.threshold32 = self.threshold64.astype(np.float32).astype(float)  # what shap's pair routine compares
+        self.exact64 = bool(np.array_equal(self.threshold32, self.threshold64))
+        # per path slot, then per leaf (slot-major: the reductions over slots run along whole rows of leaves)
+        self.slot_split = paths["slot_split"].T.ravel()
+        self.slot_right = ~paths["slot_left"].T.ravel()
+        # a padding slot never fails: its bit is 0
+        self.bit = np.where(paths["slot_pad"], 0, paths["bit"]).T.astype(np.uint8)
+        self.full = paths["full"]
+        self.value64 = paths["value"]
+        self.value32 = self.value64.astype(np.float32).astype(float)  # shap's pair routine keeps leaf values in float
         self.offset = float(np.asarray(model.base_offset, dtype=float).reshape(-1)[0])
         background = np.asarray(explainer.data, dtype=float)
         self.n_features = background.shape[1]
-        r_masks = self._masks(background, self.threshold)
+        r_masks = self._masks(background, self.threshold32)
         self.r_margin = self._margin(background, r_masks)
-        self._index_patterns(r_masks)
+        self._index_patterns(r_masks, paths["unique"])
         self.rows_per_call = max(1, CELLS_PER_STEP // max(len(self.col_leaf), 1))
 
     # ------------------------------------------------------------------ set-up
-    def _index_patterns(self, r_masks):
+    def _index_patterns(self, r_masks, unique):
         """Columns: the distinct (leaf, background pattern) pairs; the background rows' indicator of each."""
         n_r, n_leaves = r_masks.shape
-        shift = self.width
+        width = self.width
         leaf = np.broadcast_to(np.arange(n_leaves), r_masks.shape)
-        present = np.zeros((n_leaves, 1 << shift), dtype=bool)
+        present = np.zeros((n_leaves, 1 << width), dtype=bool)
         present[leaf, r_masks] = True
         col_leaf, col_pattern = np.nonzero(present)  # columns in (leaf, pattern) order
         column_of = np.cumsum(present.ravel()).reshape(present.shape) - 1
-        inverse = column_of[leaf, r_masks]
         self.n_background = n_r
         self.col_leaf = col_leaf.astype(np.intp)
-        col_pattern = col_pattern.astype(np.uint8)
-        self.col_pattern = col_pattern
+        self.col_pattern = col_pattern.astype(np.uint8)
         self.col_full = self.full[self.col_leaf]
         self.col_value = self.value32[self.col_leaf]
-        self.col_key = (self.distinct[self.col_leaf] << (2 * shift)) + col_pattern.astype(np.intp)
-        self.col_feature = np.where(self.unique < 0, self.n_features, self.unique)[self.col_leaf].astype(np.intp)
-        rows = np.repeat(np.arange(n_r), n_leaves)
-        columns = inverse.reshape(-1)
+        distinct = (unique >= 0).sum(axis=1).astype(np.intp)
+        self.col_key = (distinct[self.col_leaf] << (2 * width)) + col_pattern.astype(np.intp)
+        #: per path slot, the feature each column's weight goes to (``n_features``: a padding slot, dropped)
+        self.slot_feature = np.ascontiguousarray(np.where(unique < 0, self.n_features, unique)[self.col_leaf].T)
+        rows, columns = np.repeat(np.arange(n_r), n_leaves), column_of[leaf, r_masks].reshape(-1)
         if n_r * len(col_leaf) <= DENSE_INDICATOR_CELLS:
             indicator = np.zeros((n_r, len(col_leaf)))
             indicator[rows, columns] = 1.0
@@ -143,21 +145,21 @@ class SharedTreeShap:
 
             indicator = scipy.sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(n_r, len(col_leaf)))
         self.indicator = indicator
-        self.weights = _weight_table(shift).reshape(-1, shift)
+        #: per path slot, the Shapley weight by (distinct features, x-ok bits, r-ok bits) flattened
+        self.weights = np.ascontiguousarray(_weight_table(width).reshape(-1, width).T)
 
     # ------------------------------------------------------------------ per row
     def _masks(self, X, threshold):
         """Per row and leaf, the bits of the leaf's path features the row passes at every split (``uint8``)."""
-        n_leaves = len(self.full)
-        column = X[:, self.features.ravel()]
-        missing = np.isnan(column)
+        column = X[:, self.split_feature]
         with np.errstate(invalid="ignore"):
-            left = column <= threshold.ravel()
-        passes = np.where(missing, self.default_left.ravel() == self.goes_left.ravel(),
-                          left == self.goes_left.ravel())
-        passes |= self.padding.ravel()
-        fails = np.where(passes, np.uint8(0), self.bit.ravel()).reshape(len(X), n_leaves, self.width)
-        return self.full ^ np.bitwise_or.reduce(fails, axis=2)
+            right = column > threshold
+        missing = np.isnan(column)
+        if missing.any():
+            right[missing] = np.broadcast_to(~self.split_default_left, right.shape)[missing]
+        fails = np.take(right, self.slot_split, axis=1) ^ self.slot_right  # went the other way
+        bits = fails.view(np.uint8).reshape(len(X), self.width, len(self.full)) * self.bit
+        return self.full ^ np.bitwise_or.reduce(bits, axis=1)
 
     def _margin(self, X, masks):
         """The model's margin: the offset plus the value of each leaf the row reaches (shap's double precision)."""
@@ -174,8 +176,8 @@ class SharedTreeShap:
         return np.concatenate([self._values(X[start:start + step]) for start in range(0, len(X), step)])
 
     def _values(self, X):
-        n, columns, shift = len(X), len(self.col_leaf), self.width
-        x_masks = self._masks(X, self.threshold)
+        n, width, stride = len(X), self.width, self.n_features + 1
+        x_masks = self._masks(X, self.threshold32)
         margin = self._margin(X, x_masks)
         if self.logistic:
             gap = margin[:, None] - self.r_margin[None, :]
@@ -186,16 +188,18 @@ class SharedTreeShap:
             scale = np.ones((n, self.n_background))
         summed = np.asarray(scale @ self.indicator) if isinstance(self.indicator, np.ndarray) \
             else np.asarray((self.indicator.T @ scale.T).T)
+        # the (row, column) pairs whose leaf the hybrid rows can reach: every path feature passed by one side
         x_cols = np.take(x_masks, self.col_leaf, axis=1)
         reached = np.flatnonzero((x_cols | self.col_pattern) == self.col_full)
-        row, col = np.divmod(reached, columns)
-        key = self.col_key[col] + (x_cols.ravel()[reached].astype(np.intp) << shift)
-        contribution = self.weights[key]
-        contribution *= (summed.ravel()[reached] * self.col_value[col])[:, None]
-        slot = self.col_feature[col]
-        slot += (row * (self.n_features + 1))[:, None]
-        total = np.bincount(slot.ravel(), weights=contribution.ravel(), minlength=n * (self.n_features + 1))
-        return total.reshape(n, self.n_features + 1)[:, :self.n_features] / self.n_background
+        row, col = np.divmod(reached, len(self.col_leaf))
+        key = np.take(self.col_key, col) + (np.take(x_cols, reached).astype(np.intp) << width)
+        factor = np.take(summed, reached) * np.take(self.col_value, col)
+        offset = row * stride
+        total = np.zeros(n * stride)
+        for slot in range(width):
+            total += np.bincount(np.take(self.slot_feature[slot], col) + offset,
+                                 weights=np.take(self.weights[slot], key) * factor, minlength=n * stride)
+        return total.reshape(n, stride)[:, :self.n_features] / self.n_background
 
 
 def _sigmoid(margin):
@@ -203,49 +207,51 @@ def _sigmoid(margin):
 
 
 def _leaf_paths(model, trees: int) -> dict:
-    """Every leaf of the first ``trees`` trees with its path's splits, padded to the longest path.
+    """The splits of the first ``trees`` trees and every leaf's path through them, padded to the longest path.
 
-    Per leaf: ``feature``/``threshold``/``left``/``default_left`` of each split on its path (``pad`` marks the
-    padding), ``bit``: the bit of the split's feature among the path's distinct features, ``full``: all those bits,
-    ``unique``: the distinct features (-1 padding), ``value``: the leaf's value (double and single precision).
+    Splits: ``split_feature``/``split_threshold``/``split_default_left`` (missing values go left). Per leaf and
+    path slot: ``slot_split`` (the split), ``slot_left`` (the path goes left there), ``slot_pad`` (padding),
+    ``bit`` (the bit of the split's feature among the path's distinct features); per leaf: ``full`` (all those
+    bits), ``unique`` (the distinct features, -1 padding), ``value``.
     """
     left_child = np.asarray(model.children_left[:trees])
     right_child = np.asarray(model.children_right[:trees])
     default_child = np.asarray(model.children_default[:trees])
-    feature = np.asarray(model.features[:trees])
-    threshold = np.asarray(model.thresholds[:trees], dtype=float)
     values = np.asarray(model.values[:trees], dtype=float)[..., 0]
-    n_nodes = left_child.shape[1]
     parent = np.full(left_child.shape, -1)
     tree_of, node_of = np.nonzero(left_child >= 0)
     parent[tree_of, left_child[tree_of, node_of]] = node_of
     parent[tree_of, right_child[tree_of, node_of]] = node_of
     used = parent >= 0
     used[:, 0] = True
+    split_id = np.full(left_child.shape, -1)
+    split_id[tree_of, node_of] = np.arange(len(tree_of))
     leaf_tree, leaf_node = np.nonzero(used & (left_child < 0))
     depth = int(model.max_depth)
     count = len(leaf_tree)
-    path = {"feature": np.zeros((count, depth), dtype=np.intp), "threshold": np.zeros((count, depth)),
-            "left": np.zeros((count, depth), dtype=bool), "default_left": np.zeros((count, depth), dtype=bool),
-            "pad": np.ones((count, depth), dtype=bool)}
+    slot_split = np.zeros((count, depth), dtype=np.intp)
+    slot_left = np.zeros((count, depth), dtype=bool)
+    slot_pad = np.ones((count, depth), dtype=bool)
+    feature = np.zeros((count, depth), dtype=np.intp)
     node = leaf_node.copy()
+    split_feature = np.asarray(model.features[:trees])[tree_of, node_of].astype(np.intp)
     for slot in range(depth):
         up = parent[leaf_tree, node]
         real = up >= 0
         at = np.where(real, up, 0)
-        path["feature"][:, slot] = np.where(real, feature[leaf_tree, at], 0)
-        path["threshold"][:, slot] = np.where(real, threshold[leaf_tree, at], 0.0)
-        path["left"][:, slot] = real & (left_child[leaf_tree, at] == node)
-        path["default_left"][:, slot] = real & (default_child[leaf_tree, at] == left_child[leaf_tree, at])
-        path["pad"][:, slot] = ~real
+        slot_split[:, slot] = np.where(real, split_id[leaf_tree, at], 0)
+        slot_left[:, slot] = real & (left_child[leaf_tree, at] == node)
+        slot_pad[:, slot] = ~real
+        feature[:, slot] = np.where(real, split_feature[slot_split[:, slot]], 0) if len(split_feature) else 0
         node = np.where(real, up, node)
-    if np.any(parent[leaf_tree, node] >= 0) or n_nodes == 0:
+    if np.any(parent[leaf_tree, node] >= 0):
         raise ValueError("a leaf's path is longer than the model's max_depth")
-    bit, full, unique = _distinct_features(path["feature"], path["pad"])
-    path.update(bit=bit, full=full, unique=unique, distinct=(unique >= 0).sum(axis=1).astype(np.intp), value=values[leaf_tree, leaf_node],
-                value32=values[leaf_tree, leaf_node].astype(np.float32).astype(float),
-                threshold32=path["threshold"].astype(np.float32).astype(float))
-    return path
+    bit, full, unique = _distinct_features(feature, slot_pad)
+    return {"split_feature": split_feature,
+            "split_threshold": np.asarray(model.thresholds[:trees], dtype=float)[tree_of, node_of],
+            "split_default_left": default_child[tree_of, node_of] == left_child[tree_of, node_of],
+            "slot_split": slot_split, "slot_left": slot_left, "slot_pad": slot_pad, "bit": bit, "full": full,
+            "unique": unique, "value": values[leaf_tree, leaf_node]}
 
 
 def _distinct_features(feature, pad):
