@@ -162,13 +162,19 @@ def evaluate(
             with clock("technical"):
                 technical = run_technical_evaluation(model, data, config,
                                                      on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
+            # Told before the sanity checks, which read only the source explanations: the randomisation check
+            # waits for the helper process's last re-explanations, and the narratives and the held-out scores
+            # are work the main process does meanwhile instead of after it (their results are the same).
+            if narration is not None:
+                with clock("narratives"):
+                    narratives = _narrate(data, technical, config, narration)
+            performance = held_out_performance(model, data)
             with clock("sanity_checks"):
                 progress(60, 100, "Sanity checks: model signal and randomised model")
                 sanity, warnings = run_sanity_checks(model, data, config, technical)
-        if narration is not None:
-            with clock("narratives"):
-                narratives = _narrate(data, technical, config, narration)
-                warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])
+        if narratives is not None:
+            technical.explanations += narratives.explanations  # they join the explanations personas rate
+            warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])
         if rater_obj is not None:
             with clock("personas"):
                 ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
@@ -195,7 +201,7 @@ def evaluate(
         technical=technical, ratings=ratings, persona_stats=stats, rater=rater_info, timings=timings,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     add_evaluation_sections(manifest, warnings=warnings, sanity=sanity, narratives=narratives,
-                            performance=held_out_performance(model, data), copies=copies)
+                            performance=performance, copies=copies)
     result = EvaluationResult(manifest["run_id"], name, config, technical, ratings, stats, recommendations, validation,
                               manifest, warnings=warnings, sanity=sanity,
                               narratives=narratives.table if narratives is not None else None, data=data, model=model)
@@ -240,11 +246,9 @@ def _validate(model, data) -> dict:
 
 
 def _narrate(data, technical, config: HexevalConfig, narration):
-    """Tell the source explanations as narratives; they join the explanations personas rate."""
+    """Tell the source explanations as narratives (the caller adds them to the explanations personas rate)."""
     audiences = [p.audience for p in configured_personas(config)] if config.personas.enabled else ()
-    narratives = run_narratives(data, technical, config, tools=narration, persona_audiences=audiences)
-    technical.explanations += narratives.explanations
-    return narratives
+    return run_narratives(data, technical, config, tools=narration, persona_audiences=audiences)
 
 
 def _recommend(technical, ratings, config: HexevalConfig, *, warnings, narratives, rater_kind) -> dict:

@@ -27,6 +27,9 @@ from typing import Callable
 
 import numpy as np
 import scipy.stats
+from scipy.special import ndtri_exp
+# truncnorm's own helpers (scipy is pinned in the lock; tests/test_lime_sampling.py checks the draws bit for bit)
+from scipy.stats._continuous_distns import _log_gauss_mass, _log_sum, _norm_logcdf
 
 
 def batched_undiscretize(discretizer) -> Callable[[np.ndarray], np.ndarray]:
@@ -93,8 +96,6 @@ class _BinTerms:
             self.unequal = self.low != self.high
             self.fast = bool(np.all((self.low < self.high) | ~self.unequal) and np.all(self.scale > 0))
         if self.fast and count:
-            from scipy.stats._continuous_distns import _log_gauss_mass, _norm_logcdf
-
             self.mass = _log_gauss_mass(self.low, self.high)  # log of the bin's normal mass
             self.tail_low = _norm_logcdf(self.low)    # log Phi(low)
             self.tail_high = _norm_logcdf(-self.high)  # log Phi(-high)
@@ -104,9 +105,6 @@ class _BinTerms:
         if not self.fast:
             return scipy.stats.truncnorm.rvs(self.low[bins], self.high[bins], loc=self.loc[bins],
                                              scale=self.scale[bins], random_state=random_state)
-        from scipy.special import ndtri_exp
-        from scipy.stats._continuous_distns import _log_sum
-
         q = random_state.uniform(size=len(bins))  # rv_continuous._rvs
         left = self.low[bins] < 0  # truncnorm._ppf's two cases, evaluated in one element-wise pass
         bl, br = bins[left], bins[~left]
