@@ -11,7 +11,9 @@ from hexeval_engine.explanation import Condition, Counterfactual, Explanation, R
 from hexeval_engine.metrics.claim_comprehensiveness import claim_comprehensiveness
 from hexeval_engine.metrics.claim_sufficiency import claim_sufficiency
 from hexeval_engine.metrics.claims import named_features
-from hexeval_engine.metrics.readers import make_reader, reader_accuracy, reader_neighbours, reader_scores
+from hexeval_engine.metrics import readers
+from hexeval_engine.metrics.readers import (ChangedMemo, make_reader, reader_accuracy, reader_neighbours,
+                                             reader_scores)
 from hexeval_engine.technical.sanity import explanation_similarity
 
 FEATURES = ["a", "b", "c"]
@@ -34,6 +36,24 @@ def test_attribution_reader_subtracts_only_shown_changed_features(data):
     # row0: nothing changed -> 0.8 -> 1; row1: a changed -> 0.6 -> 1; row2: b changed -> 0.4 -> 0;
     # row3: a, b changed -> 0.2 -> 0 (c's change is ignored: not shown)
     assert reader.predict(ROWS).tolist() == [1, 1, 0, 0]
+
+
+def test_readers_of_one_case_share_its_comparisons_and_answer_as_alone(data, monkeypatch):
+    """Three attribution readers of the same case on the same rows: one comparison per shown feature, not three,
+    and each answers as it does without the memo."""
+    shown = [{"a": 0.2, "b": 0.4}, {"a": -0.3, "b": 0.25}, {"b": 0.1, "a": 0.5}]
+    explanations = [Explanation(m, 0, c, p, attributions=w) for m, c, p, w in zip(("SHAP", "LIME", "Random"),
+                                                                                     (1, 0, 1), (0.8, 0.7, 0.8), shown)]
+    alone = [make_reader(e, data=data).predict(ROWS).tolist() for e in explanations]
+    calls = []
+    real = readers._changed
+    monkeypatch.setattr(readers, "_changed", lambda column, value: (calls.append(column.name), real(column, value))[1])
+    memo = ChangedMemo(ROWS)
+    shared = [make_reader(e, data=data).predict(ROWS, changed=memo).tolist() for e in explanations]
+    # by hand (case (0, 5, 1); rows change a, b, both): SHAP 0.3 -> 0.1, -0.1, -0.3; LIME 0.2 -> 0.5, -0.05, 0.25;
+    # Random 0.3 -> -0.2, 0.2, -0.3
+    assert shared == alone == [[1, 1, 0, 0], [0, 0, 1, 0], [1, 0, 1, 0]]
+    assert sorted(calls) == ["a", "b"]
 
 
 def test_attribution_reader_against_the_explained_class(data):

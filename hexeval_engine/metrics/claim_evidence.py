@@ -34,7 +34,7 @@ from .claim_comprehensiveness import claim_comprehensiveness
 from .claim_sufficiency import claim_sufficiency
 from .claims import named_features, ranked_features
 from .masking import MaskedRows
-from .readers import make_reader, reader_accuracy, reader_neighbourhoods, reader_scores
+from .readers import ChangedMemo, make_reader, reader_accuracy, reader_neighbourhoods, reader_scores
 from .shared_inputs import SharedInputs
 
 CLAIM_METRICS = ("claim_comprehensiveness", "claim_sufficiency",
@@ -138,9 +138,13 @@ def _reader_rows(model, data, explanations, top_k, own_values, random_state, n, 
     predicted = np.asarray(model.predict(stacked), dtype=int).reshape(len(iids), n)
     actual = {i: predicted[k] for k, i in enumerate(iids)}
     out = []
+    memos, cases = {i: ChangedMemo(hoods[i]) for i in iids}, {}
     for e in explanations:
         iid = int(e.instance_id)
-        expected = make_reader(e, data=data, top_k=top_k).predict(hoods[iid])
+        if e.attributions is not None and iid not in cases:
+            cases[iid] = data.X_test.iloc[iid]
+        case = cases.get(iid)
+        expected = make_reader(e, data=data, top_k=top_k, case=case).predict(hoods[iid], changed=memos[iid])
         precision, coverage = reader_scores(expected, actual[iid])
         accuracy = reader_accuracy(precision, coverage)
         suff = own_values.get((e.method, e.instance_id), np.nan)

@@ -73,10 +73,26 @@ def _changed(column: pd.Series, value) -> np.ndarray:
     return missing | (column.astype(str).to_numpy() != str(value))
 
 
-class Reader:
-    """Base of the readers: ``predict(rows)`` gives a class index per row or ``-1`` (abstains)."""
+class ChangedMemo:
+    """Which rows of one frame differ from a value in a feature (:func:`_changed`), computed once per (feature,
+    value) for every reader of the frame: a case's SHAP, LIME and Random readers ask about the same features of
+    the same case on the same neighbours."""
 
-    def predict(self, rows: pd.DataFrame) -> np.ndarray:  # pragma: no cover - interface
+    def __init__(self, rows: pd.DataFrame):
+        self.rows, self._memo = rows, {}
+
+    def __call__(self, feature, value) -> np.ndarray:
+        key = (feature, type(value).__name__, repr(value))
+        if key not in self._memo:
+            self._memo[key] = _changed(self.rows[feature], value)
+        return self._memo[key]
+
+
+class Reader:
+    """Base of the readers: ``predict(rows)`` gives a class index per row or ``-1`` (abstains). ``changed``, a
+    :class:`ChangedMemo` of ``rows``, shares the per-feature comparisons between readers of the same rows."""
+
+    def predict(self, rows: pd.DataFrame, *, changed=None) -> np.ndarray:  # pragma: no cover - interface
         raise NotImplementedError
 
 
@@ -102,12 +118,13 @@ class AttributionReader(Reader):
         self.explained_class, self.probability = int(explained_class), float(probability)
         self.log_odds = bool(log_odds)
 
-    def predict(self, rows: pd.DataFrame) -> np.ndarray:
+    def predict(self, rows: pd.DataFrame, *, changed=None) -> np.ndarray:
+        changed = changed or ChangedMemo(rows)
         p = min(max(self.probability, 1e-9), 1 - 1e-9)
         margin = np.log(p / (1 - p)) if self.log_odds else p - 0.5
         estimate = np.full(len(rows), margin)
         for feature, weight in self.shown.items():
-            estimate -= float(weight) * _changed(rows[feature], self.case[feature])
+            estimate -= float(weight) * changed(feature, self.case[feature])
         return np.where(estimate >= 0, self.explained_class, 1 - self.explained_class)
 
 
@@ -117,7 +134,7 @@ class RuleReader(Reader):
     def __init__(self, conditions, explained_class: int, *, categorical=()):
         self.conditions, self.explained_class, self.categorical = list(conditions), int(explained_class), categorical
 
-    def predict(self, rows: pd.DataFrame) -> np.ndarray:
+    def predict(self, rows: pd.DataFrame, *, changed=None) -> np.ndarray:
         inside = rule_mask(self.conditions, rows, categorical=self.categorical)
         return np.where(inside, self.explained_class, ABSTAIN)
 
@@ -129,7 +146,7 @@ class CounterfactualReader(Reader):
         self.changes = [dict(cf.changes) for cf in counterfactuals if cf.changes]
         self.explained_class = int(explained_class)
 
-    def predict(self, rows: pd.DataFrame) -> np.ndarray:
+    def predict(self, rows: pd.DataFrame, *, changed=None) -> np.ndarray:
         follows = np.zeros(len(rows), dtype=bool)
         for changes in self.changes:
             ok = np.ones(len(rows), dtype=bool)
@@ -160,7 +177,7 @@ def _follows(column: pd.Series, old, new) -> np.ndarray:
     return ~_changed(column, new)
 
 
-def make_reader(explanation, *, data, top_k: int = DISPLAY_TOP_K) -> Reader:
+def make_reader(explanation, *, data, top_k: int = DISPLAY_TOP_K, case: pd.Series | None = None) -> Reader:
     """The reader of one explanation, knowing only what it shows.
 
     Parameters
@@ -170,6 +187,8 @@ def make_reader(explanation, *, data, top_k: int = DISPLAY_TOP_K) -> Reader:
     data : Dataset
     top_k : int
         Attributions / counterfactuals shown (``personas.top_k_features``).
+    case : pandas.Series, optional
+        ``data.X_test.iloc[instance_id]`` when the caller has it (read once per case, not per reader).
 
     Raises
     ------
@@ -186,7 +205,7 @@ def make_reader(explanation, *, data, top_k: int = DISPLAY_TOP_K) -> Reader:
                          "attributions, rule or counterfactuals a reader can apply.")
     c = int(explanation.predicted_class)
     if explanation.attributions is not None:
-        case = data.X_test.iloc[int(explanation.instance_id)]
+        case = data.X_test.iloc[int(explanation.instance_id)] if case is None else case
         shown = {f: float(explanation.attributions[f]) for f in named}
         log_odds = (explanation.extra or {}).get("output") == "log-odds"
         return AttributionReader(case, shown, c, explanation.probability, log_odds=log_odds)
