@@ -199,3 +199,17 @@ def test_embedding_by_hand(credit, credit_manifold):
         want.append(cells)
     np.testing.assert_allclose(got, np.array(want), rtol=1e-12, atol=0)
     assert got[0, 0] == 0.0 and not got[1, len(manifold.numeric):len(manifold.numeric) + len(manifold.codes[manifold.categorical[0]])].any()
+
+
+@pytest.mark.parametrize("shape, k", [((40, 5000), 5), ((7, 3000), 1), ((30, 900), 5), ((10, 20000), 12)])
+def test_the_k_smallest_per_row_are_a_full_sorts(shape, k):
+    """The bounded selection (probe columns, then the values under the bound) against sorting every row; ties,
+    repeated values and excluded (infinite) entries included."""
+    from hexeval_engine.metrics.plausibility import _smallest  # a private helper, tested on its own
+
+    rng = np.random.default_rng(k)
+    sq = np.round(rng.random(shape) * 50, 1)  # many ties
+    sq[np.arange(shape[0]), rng.integers(0, shape[1], shape[0])] = np.inf
+    sq[:, 3] = 0.0
+    want = np.sort(sq, axis=1)[:, :k]
+    np.testing.assert_array_equal(_smallest(sq.copy(), k), want)
