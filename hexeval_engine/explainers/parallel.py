@@ -190,6 +190,7 @@ class ExplainRunner:
         self.jobs_here = 0
         self.seconds_waiting = 0.0  # the main process waiting for the helper's answers
         self._ahead: dict = {}  # ExplainJob.key() -> _Ahead, in announcement order
+        self._queued: list = []  # the parts queued to the helper, in the order they were queued
         self._calls: list = []  # helper_call futures: the caller takes them after the runner closes
         #: why the helper could not load this run (its model's class cannot be imported there): the rest is done here
         self.helper_lost = ""
@@ -307,6 +308,7 @@ class ExplainRunner:
                 self._submit(part)
 
     def _submit(self, part: _Part) -> None:
+        self._queued.append(part)
         try:
             part.future = self._helper.submit(part.job.method, part.job.X_raw, part.job.ids, part.job.classes,
                                               part.job.probabilities, part.job.seeds, part.job.render)
@@ -377,7 +379,7 @@ class ExplainRunner:
             self._hand_over()
         if self._helper is None or self._lost():
             return  # its jobs are done here as they are asked for
-        queued = [p for p in _whole_jobs_first(parts) if p.future is not None]  # in the order they were queued
+        queued = [p for p in self._queued if p.future is not None]
 
         def here(k: int) -> None:
             self._do_here(queued[k], on_instance, charge)

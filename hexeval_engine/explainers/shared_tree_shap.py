@@ -60,10 +60,13 @@ def shared_or_shap(explainer):
     explainer does (one output), and says how many rows to pass per call in ``rows_per_call``.
     """
     reason = _unsupported(explainer)
-    if reason:
-        log.info("Interventional tree SHAP through shap's own routine: %s.", reason)
-        return explainer
-    return SharedTreeShap(explainer)
+    if not reason:
+        try:
+            return SharedTreeShap(explainer)
+        except ValueError as err:  # trees this module reads differently from shap (e.g. a path deeper than max_depth)
+            reason = str(err)
+    log.info("Interventional tree SHAP through shap's own routine: %s.", reason)
+    return explainer
 
 
 def _unsupported(explainer) -> str:
