@@ -57,6 +57,7 @@ test: prepare browser-deps
 
 bench: prepare
 	$(PY) benchmarks/technical.py
+	$(PY) benchmarks/tree_shap.py
 	$(PY) benchmarks/targets.py --skip wide
 	$(PY) benchmarks/cli_cold.py --repeats 2
 	$(PY) benchmarks/paths.py
