@@ -3,7 +3,7 @@
 shap's C routine (``dense_tree_shap``, interventional) walks every tree once per (explained row, background row)
 pair and re-predicts each background row for every explained row: on credit risk (300 trees, 100 background
 rows) 4.6 ms per explained row, with the GIL held. This module gives the same values from the same parsed trees
-(shap's ``TreeEnsemble``), in numpy, about four times faster and with the GIL released in its large array steps.
+(shap's ``TreeEnsemble``), in numpy, about six times faster and with the GIL released in its large array steps.
 
 The algorithm. For one leaf of one tree, reached by the hybrid row that takes the explained row ``x``'s values on
 the features in ``S`` and the background row ``r``'s elsewhere: a feature of the leaf's path is *x-ok* when ``x``
@@ -95,10 +95,8 @@ class SharedTreeShap:
         model = explainer.model
         self.expected_value = explainer.expected_value
         self.logistic = model.get_transform() == "logistic"
-        trees = model.children_left.shape[0]
-        limit = model.tree_limit
-        self.trees = trees if limit is None or int(limit) < 0 else min(int(limit), trees)
-        paths = _leaf_paths(model, self.trees)
+        trees, limit = model.children_left.shape[0], model.tree_limit
+        paths = _leaf_paths(model, trees if limit is None or int(limit) < 0 else min(int(limit), trees))
         self.width = int(paths["slot_split"].shape[1])  # padded path length
         self.split_feature, self.split_default_left = paths["split_feature"], paths["split_default_left"]
         self.threshold64 = paths["split_threshold"]
@@ -107,8 +105,7 @@ class SharedTreeShap:
         # per path slot, then per leaf (slot-major: the reductions over slots run along whole rows of leaves)
         self.slot_split = paths["slot_split"].T.ravel()
         self.slot_right = ~paths["slot_left"].T.ravel()
-        # a padding slot never fails: its bit is 0
-        self.bit = np.where(paths["slot_pad"], 0, paths["bit"]).T.astype(np.uint8)
+        self.bit = np.ascontiguousarray(paths["bit"].T)  # a padding slot's bit is 0: it never fails
         self.full = paths["full"]
         self.value64 = paths["value"]
         self.value32 = self.value64.astype(np.float32).astype(float)  # shap's pair routine keeps leaf values in float
@@ -148,6 +145,7 @@ class SharedTreeShap:
 
             indicator = scipy.sparse.csr_matrix((np.ones(len(rows)), (rows, columns)), shape=(n_r, len(col_leaf)))
         self.indicator = indicator
+        self.counts = np.bincount(columns, minlength=len(col_leaf)).astype(float)  # background rows per column
         #: per path slot, the Shapley weight by (distinct features, x-ok bits, r-ok bits) flattened
         self.weights = np.ascontiguousarray(_weight_table(width).reshape(-1, width).T)
 
@@ -182,21 +180,21 @@ class SharedTreeShap:
         n, width, stride = len(X), self.width, self.n_features + 1
         x_masks = self._masks(X, self.threshold32)
         margin = self._margin(X, x_masks)
-        if self.logistic:
-            gap = margin[:, None] - self.r_margin[None, :]
-            same = gap == 0
-            rise = _sigmoid(margin)[:, None] - _sigmoid(self.r_margin)[None, :]
-            scale = np.where(same, 1.0, rise / np.where(same, 1.0, gap))
-        else:
-            scale = np.ones((n, self.n_background))
-        summed = np.asarray(scale @ self.indicator) if isinstance(self.indicator, np.ndarray) \
-            else np.asarray((self.indicator.T @ scale.T).T)
         # the (row, column) pairs whose leaf the hybrid rows can reach: every path feature passed by one side
         x_cols = np.take(x_masks, self.col_leaf, axis=1)
         reached = np.flatnonzero((x_cols | self.col_pattern) == self.col_full)
         row, col = np.divmod(reached, len(self.col_leaf))
         key = np.take(self.col_key, col) + (np.take(x_cols, reached).astype(np.intp) << width)
-        factor = np.take(summed, reached) * np.take(self.col_value, col)
+        if self.logistic:  # shap's per-pair rescaling to probability units, summed over each column's rows
+            gap = margin[:, None] - self.r_margin[None, :]
+            same = gap == 0
+            rise = _sigmoid(margin)[:, None] - _sigmoid(self.r_margin)[None, :]
+            scale = np.where(same, 1.0, rise / np.where(same, 1.0, gap))
+            summed = np.asarray(scale @ self.indicator) if isinstance(self.indicator, np.ndarray) \
+                else np.asarray((self.indicator.T @ scale.T).T)
+            factor = np.take(summed, reached) * np.take(self.col_value, col)
+        else:  # no rescaling: each pair counts once, so a column weighs its number of background rows
+            factor = np.take(self.counts, col) * np.take(self.col_value, col)
         offset = row * stride
         total = np.zeros(n * stride)
         for slot in range(width):

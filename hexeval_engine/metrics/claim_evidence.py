@@ -138,13 +138,10 @@ def _reader_rows(model, data, explanations, top_k, own_values, random_state, n, 
     predicted = np.asarray(model.predict(stacked), dtype=int).reshape(len(iids), n)
     actual = {i: predicted[k] for k, i in enumerate(iids)}
     out = []
-    memos, cases = {i: ChangedMemo(hoods[i]) for i in iids}, {}
+    memos, cases = {i: ChangedMemo(hoods[i]) for i in iids}, {i: data.X_test.iloc[i] for i in iids}
     for e in explanations:
         iid = int(e.instance_id)
-        if e.attributions is not None and iid not in cases:
-            cases[iid] = data.X_test.iloc[iid]
-        case = cases.get(iid)
-        expected = make_reader(e, data=data, top_k=top_k, case=case).predict(hoods[iid], changed=memos[iid])
+        expected = make_reader(e, data=data, top_k=top_k, case=cases[iid]).predict(hoods[iid], changed=memos[iid])
         precision, coverage = reader_scores(expected, actual[iid])
         accuracy = reader_accuracy(precision, coverage)
         suff = own_values.get((e.method, e.instance_id), np.nan)
