@@ -18,9 +18,9 @@ from .config import HexevalConfig, load_config
 from .data.input_encoding import category_codes
 from .data.usecase_data import load_data_for_config
 from .errors import ConfigError, ModelError
-from .explainers.helper_pool import start_helper
-from .explainers.parallel import helper_worth
-from .models.blas_threads import one_blas_thread
+from .runtime.helper_pool import start_helper
+from .runtime.parallel import helper_worth
+from .runtime.blas_threads import one_blas_thread
 from .models.compatibility import validate_model_data_compatibility
 from .models.encoded_columns import with_model_categories
 from .models.model_loading import file_sha256, load_model
@@ -38,7 +38,7 @@ from .runs.inputs import copies_for
 from .runs.manifest import build_manifest
 from .runs.record import add_evaluation_sections, save_evaluation
 from .runs.store import new_run_id
-from .technical.gc_freeze import old_objects_frozen
+from .runtime.gc_freeze import old_objects_frozen
 from .technical.run import run_technical_evaluation
 from .technical.sanity import run_sanity_checks
 from .usecases import get_usecase
@@ -77,7 +77,7 @@ class EvaluationResult:
         return legacy[key]
 
 
-@old_objects_frozen()  # the collector's full passes skip what was alive before the run (technical.gc_freeze)
+@old_objects_frozen()  # the collector's full passes skip what was alive before the run (runtime.gc_freeze)
 def evaluate(
     model_path=None,
     data_path=None,

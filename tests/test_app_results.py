@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app_helpers import ROOT, app, button, chart_titles, frame_with, open_page, texts
-from hexeval_engine.charts.labels import METRIC_HELP
+from hexeval_engine.metrics.registry import METRICS
 from hexeval_engine import get_usecase
 from hexeval_ui.compare_view import BETTER, WORSE, change_style
 from hexeval_engine.runs import store as runs
@@ -38,7 +38,7 @@ def test_results_show_metrics_with_directions_intervals_and_failures(outputs):
     assert "LIME" not in fidelity.index  # it has no values; its failure is shown instead
     rules = _frame_element(at, "Conditions in the rule ↓")
     assert rules.value["method"].tolist() == ["Anchor"]
-    assert json.loads(rules.proto.columns)["Conditions in the rule ↓"]["help"] == METRIC_HELP["rule_length"] + " Lower is better."
+    assert json.loads(rules.proto.columns)["Conditions in the rule ↓"]["help"] == METRICS["rule_length"].help + " Lower is better."
     overview = frame_with(at, "Algorithm").set_index("Method")
     assert overview.loc["LIME", "Status"] == "failed: LIME exploded on purpose"
     assert overview.loc["SHAP", "Status"] == "ok" and overview.loc["SHAP", "Gives"] == "feature weights"

@@ -12,7 +12,7 @@ import os
 import sys
 
 from ..errors import HexevalError
-from ..models.forkserver_start import start_forkserver
+from ..runtime.forkserver_start import start_forkserver
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _EXIT_UNFLUSHED = 120  # CPython's exit status when flushing the output fails at exit

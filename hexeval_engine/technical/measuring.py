@@ -7,8 +7,8 @@ import time
 
 import pandas as pd
 
-from ..metrics.claim_evidence import claim_rows
 from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
+from ..metrics.registry import paired_rows
 from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from .timing import MethodClock
@@ -39,7 +39,7 @@ def claim_frame(model, data, config, claimed: list, work: Work, shared: SharedIn
     is claimed), or the error that stopped them."""
     try:
         claim_start = time.perf_counter()
-        claims = claim_rows(model, data, claimed, config, shared=shared)
+        claims = paired_rows(model, data, claimed, config, shared=shared)
         charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
     except Exception as err:  # the other metrics still count; the failure is recorded where results are read
         log.exception("Claim-scoped metrics failed")
