@@ -43,7 +43,8 @@ from ..readers import ChangedMemo
 from .answer import Answer
 from .how_to_change import ActionSpace, how_to_change_skills
 from .rows import NEIGHBOUR_STRENGTHS, RowPool, neighbourhood_picks
-from .shown import common_size, read_shown
+from .shown import ATTRIBUTION, common_size, read_shown
+from .strata import change_groups
 from .what_if import reader_keeps, what_if_skill
 from .why import why_skills
 from .will_it_hold import keep_region, will_it_hold_skill
@@ -138,21 +139,25 @@ def _measure(model, data, config, readable, reasons, *, random_state, actionabil
             sizes.setdefault(int(e.instance_id), []).append(shown.size)
     common = {iid: common_size(sizes.get(iid, [])) for iid in iids}
     scales = data.X_train[list(data.numeric_features)].apply(pd.to_numeric, errors="coerce").std().to_dict()
-    jobs = []  # (method, iid, suffix, Shown)
+    jobs, claims = [], []  # (method, iid, suffix, Shown); the features each job's *why* claim names
     for e, shown in readable:
         iid = int(e.instance_id)
-        jobs += [(e.method, iid, "", shown), (e.method, iid, COMMON, shown.cut(common[iid], scales=scales))]
+        cut = shown.cut(common[iid], scales=scales)
+        jobs += [(e.method, iid, "", shown), (e.method, iid, COMMON, cut)]
+        # at the common size an attribution claims its first m supporting features (not the supporting ones among
+        # its first m, which may be fewer: a rule's m conditions all support its answer)
+        claims += [shown.supporting, shown.supporting[: common[iid]] if shown.kind == ATTRIBUTION else cut.supporting]
     answer = Answer(model, data, config, cases)
     pool = RowPool(data, cases)
     out = [(m, iid, f"shown_size{s}", float(shown.size), False) for m, iid, s, shown in jobs]
-    why = why_skills(answer, pool, [(position[iid], iid, shown.supporting) for _, iid, _, shown in jobs],
+    why = why_skills(answer, pool, [(position[iid], iid, claim) for (_, iid, _, _), claim in zip(jobs, claims)],
                      draws=draws, random_sets=random_sets, random_state=random_state)
     for (m, iid, s, _), (skill, move) in zip(jobs, why):
         out += [(m, iid, f"skill_why{s}", skill, False), (m, iid, f"why_move{s}", move, False)]
-    out += _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, neighbours=neighbours,
-                           random_state=random_state)
     kinds = actionability if actionability is not None else feature_actionability(config, features)
     space = ActionSpace(data, kinds, steps=steps)
+    out += _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, neighbours=neighbours,
+                           random_state=random_state, medians=space.median)
     actions = how_to_change_skills(answer, pool, space,
                                    [(position[iid], iid, case_rows[iid], shown) for _, iid, _, shown in jobs],
                                    draws=action_draws, random_state=random_state)
@@ -168,7 +173,8 @@ def _measure(model, data, config, readable, reasons, *, random_state, actionabil
     return out
 
 
-def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, neighbours, random_state) -> list:
+def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, neighbours, random_state,
+                    medians) -> list:
     iids = sorted(position)
     picks = [neighbourhood_picks(pool, position[iid], iid, n=neighbours, strengths=NEIGHBOUR_STRENGTHS,
                                  random_state=random_state) for iid in iids]
@@ -179,13 +185,14 @@ def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, n
              for k, iid in enumerate(iids)}
     memos = {iid: ChangedMemo(hoods[iid]) for iid in iids}
     categorical = list(data.categorical_features)
+    strata = {iid: change_groups(hoods[iid], case_rows[iid], changed=memos[iid], medians=medians) for iid in iids}
     out = []
     for m, iid, s, shown in jobs:
         k, hood, case = position[iid], hoods[iid], case_rows[iid]
-        expected = reader_keeps(shown, case, hood, changed=memos[iid], categorical=categorical)
-        skill, balanced, reason = what_if_skill(expected, keeps[k])
+        expected = reader_keeps(shown, case, hood, changed=memos[iid], categorical=categorical, medians=medians)
+        skill, balanced, reason = what_if_skill(expected, keeps[k], strata[iid])
         region = keep_region(shown, case, hood, changed=memos[iid], categorical=categorical)
-        hold, precision, coverage, _ = will_it_hold_skill(region, keeps[k])
+        hold, precision, coverage, _ = will_it_hold_skill(region, keeps[k], strata[iid])
         out += [(m, iid, f"skill_what_if{s}", skill, False), (m, iid, f"what_if_balanced_accuracy{s}", balanced, False),
                 (m, iid, f"skill_will_it_hold{s}", hold, False),
                 (m, iid, f"will_it_hold_precision{s}", precision, False),

@@ -27,7 +27,10 @@ so does a claim covering nothing; at equal precision more coverage scores higher
 exactly where the answer stays) scores 1 at every base rate. The form ``C (P - b) / (1 - b)`` has the same
 zero and order within a case but its best value is ``b``, so cases with many flipping neighbours would count
 less in a pooled mean; dividing by ``b`` (the same for every method of a case, so paired comparisons per case
-keep their sign) removes that. ``NaN`` with the reason where no neighbour flips or none keeps.
+keep their sign) removes that. The skill is computed among neighbours that changed the same number of
+features and averaged over those groups (:mod:`.strata`): without that, any "while these stay" claim, a Random
+one included, covers the lightly changed neighbours that keep the answer more often. ``NaN`` with the reason
+where no neighbour flips or none keeps.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ import pandas as pd
 
 from ..rules import rule_mask
 from .shown import ATTRIBUTION, RULE
-from .what_if import NO_FLIP, NO_KEEP
+from .strata import stratified
 
 
 def keep_region(shown, case, rows, *, changed, categorical=()) -> np.ndarray:
@@ -77,14 +80,20 @@ def _moved_towards(column: pd.Series, old, new) -> np.ndarray:
     return column.astype(str).to_numpy() == str(new)
 
 
-def will_it_hold_skill(region, keeps) -> tuple[float, float, float, str | None]:
-    """``(skill, precision, coverage, reason)`` of a keep claim ``region`` against ``keeps`` (see above)."""
+def will_it_hold_skill(region, keeps, strata=None) -> tuple[float, float, float, str | None]:
+    """``(skill, precision, coverage, reason)`` of a keep claim ``region`` against ``keeps`` (see above), the skill
+    within groups of rows that changed as many features (``strata``; one group when omitted); precision and
+    coverage over all rows."""
     region, keeps = np.asarray(region, dtype=bool), np.asarray(keeps, dtype=bool)
-    if not (~keeps).any():
-        return float("nan"), float("nan"), float("nan"), NO_FLIP
-    if not keeps.any():
-        return float("nan"), float("nan"), float("nan"), NO_KEEP
+    strata = np.zeros(len(keeps), dtype=int) if strata is None else np.asarray(strata)
+
+    def youden(selection):
+        inside, kept = region[selection], keeps[selection]
+        return float(inside[kept].mean()) - float(inside[~kept].mean())
+
+    skill, reason = stratified(keeps, strata, youden)
+    if reason is not None and not ((~keeps).any() and keeps.any()):
+        return skill, float("nan"), float("nan"), reason
     coverage = float(region.mean())
     precision = float(keeps[region].mean()) if region.any() else float("nan")
-    skill = float(region[keeps].mean()) - float(region[~keeps].mean())
-    return skill, precision, coverage, None
+    return skill, precision, coverage, reason
