@@ -258,10 +258,13 @@ def _recommend(technical, ratings, config: HexevalConfig, *, warnings, narrative
                 "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
     told = ({"source": config.narratives.source, "summary": narrative_summary(narratives.table, config)}
             if narratives is not None else None)
-    weights = {p.name: p.weights() for p in configured_personas(config)} if config.personas.enabled else None
+    personas = configured_personas(config) if config.personas.enabled else []
+    weights = {p.name: p.weights() for p in personas} if personas else None
+    questions = {p.name: {"role": p.role, "weights": p.question_weights(), "declared": p.questions is not None,
+                          "reason": p.questions.reason if p.questions is not None else ""} for p in personas}
     return generate_recommendations(technical.metrics, ratings, config, per_instance=technical.per_instance,
                                     warnings=warnings, rater_kind=rater_kind, narratives=told,
-                                    persona_weights=weights)
+                                    persona_weights=weights, persona_questions=questions or None)
 
 
 def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool,

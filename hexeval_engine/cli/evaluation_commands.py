@@ -285,14 +285,19 @@ def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
     if recommendations.get("mode") == "disabled":
         print("\n" + " ".join(recommendations.get("notes", [])))
     if stakeholders:
-        label = " (technical only — no persona ratings)" if recommendations.get("mode") == "technical_only" else ""
+        label = (" (measured on the questions each stakeholder asks)" if recommendations.get("basis") == "questions"
+                 else "")
         print(f"\nRecommendations{label}:")
         for role, rec in stakeholders.items():
-            if rec.get("score") is None:
-                print(f"  {role}: no method could be scored ({'; '.join(rec.get('notes', [])) or 'see the run'})")
+            if rec.get("recommended_method") is None:
+                print(f"  {role}: no recommendation ({rec.get('reason') or 'see the run'})")
                 continue
             lead = LEAD_LABELS.get(rec.get("lead"), LEAD_LABELS["none"])
-            print(f"  {role}: {rec.get('recommended_method')} (score {rec['score']:.2f}, {lead})")
+            print(f"  {role}: {rec.get('recommended_method')} (skill {rec['score']:+.2f} over no explanation, {lead})")
+            if rec.get("decided_by"):
+                print(f"    decided by {rec['decided_by'].replace('*', '')}")
+            if rec.get("gap"):
+                print(f"    perceived and measured disagree: {rec['gap']}")
 
 
 class _ProgressBar:

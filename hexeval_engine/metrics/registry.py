@@ -27,7 +27,7 @@ from __future__ import annotations
 import importlib
 from dataclasses import dataclass, replace
 
-ALL_FAMILIES = ("attribution", "rule", "counterfactual", "baseline")
+ALL_FAMILIES = ("attribution", "rule", "counterfactual", "example", "baseline")
 VECTOR_FAMILIES = ALL_FAMILIES  # every family whose explanations carry an importance vector
 
 
@@ -97,7 +97,7 @@ _ERASER = ("DeYoung et al. (2020), ERASER: a benchmark to evaluate rationalized 
 _READER = ("Doshi-Velez & Kim (2017), Towards a rigorous science of interpretable machine learning; Ribeiro, Singh "
            "& Guestrin (2018), Anchors, AAAI; Hase & Bansal (2020), Evaluating explainable AI: which algorithmic "
            "explanations help users predict model behavior?, ACL")
-CLAIM_FAMILIES = ("attribution", "rule", "counterfactual", "baseline")
+CLAIM_FAMILIES = ("attribution", "rule", "counterfactual", "example", "baseline")
 
 
 def _claim(name, meaning, *, source=None) -> MetricSpec:
@@ -238,6 +238,77 @@ _SPECS = [
                "Share of counterfactuals that respect the configured constraints: fixed features unchanged, allowed "
                "ranges kept", _RANGES, ("counterfactual",), "counterfactual"),
 ]
+
+_QUESTION_SOURCE = ("Hase & Bansal (2020), Evaluating explainable AI: which algorithmic explanations help users predict "
+                    "model behavior?, ACL; Doshi-Velez & Kim (2017), Towards a rigorous science of interpretable machine "
+                    "learning; Ribeiro, Singh & Guestrin (2018), Anchors, AAAI; Wachter, Mittelstadt & Russell (2017), "
+                    "Counterfactual explanations without opening the black box, Harvard JOLT")
+#: The four questions' skills: (question, label, help). Skill = the method's score minus that of a reader who saw
+#: no explanation (metrics/questions): that reader scores exactly 0, a Random explanation 0 in expectation.
+_QUESTION_WORDS = (
+    ("why", "Why: the named inputs matter",
+     "How much more the prediction moves when the inputs the explanation names are redrawn from real cases than "
+     "when as many inputs chosen at random are; 0 means no better than chance."),
+    ("what_if", "What if: a reader predicts nearby cases",
+     "How much better than always saying it stays the same a reader of the explanation predicts the model on nearby "
+     "cases, cases that keep and that change the answer counting equally; 0 means no help."),
+    ("will_it_hold", "Will it hold: a reader knows when it stays",
+     "How well the explanation's claim of when the answer stays apart nearby cases that keep the answer from those "
+     "that change it; 0 means no better than a random region covering as many cases."),
+    ("how_to_change", "How to change it: the suggested action works",
+     "How much more often the change the explanation suggests, using only what the person can change, gets the "
+     "other outcome than a random change of as many features; 0 means no better than chance."),
+)
+#: Supporting columns of the questions: (name, direction, label, help).
+_QUESTION_SUPPORT = (
+    ("why_move", "higher", "Prediction moved by redrawing the named inputs",
+     "How far the explained prediction moves, on average, when the inputs the explanation names take values of "
+     "real cases."),
+    ("what_if_balanced_accuracy", "higher", "Reader right on nearby cases (balanced)",
+     "How often a reader of the explanation predicts the model on nearby cases, cases that keep and that change the "
+     "answer counting equally."),
+    ("will_it_hold_precision", "higher", "Claim of staying holds",
+     "Of the nearby cases the explanation says keep the answer, the share that do."),
+    ("will_it_hold_coverage", "higher", "Nearby cases the claim of staying covers",
+     "The share of nearby cases the explanation says keep the answer."),
+    ("how_to_change_success", "higher", "Suggested actions that get the other outcome",
+     "The share of actions the explanation suggests, within what the person can change, that get the other "
+     "outcome."),
+    ("how_to_change_reference", "higher", "Random actions that get the other outcome",
+     "The share of random changes of as many features, within what the person can change, that get the other "
+     "outcome."),
+    ("how_to_change_cost", "lower", "Effort of the actions that work",
+     "How far the actions that get the other outcome move each changed input, in steps of the data's spread "
+     "(a category change counts one)."),
+    ("how_to_change_size", "lower", "Inputs the suggested action changes",
+     "How many inputs the action the explanation suggests changes."),
+    ("shown_size", "lower", "Inputs the explanation shows",
+     "How many inputs the explanation names, as a reader sees it."),
+)
+_COMMON_LABEL = " (equal size)"
+
+
+def _common_help(help_: str) -> str:
+    return "With every method cut to the same number of inputs on each case: " + help_[0].lower() + help_[1:]
+
+
+def _question_specs() -> list[MetricSpec]:
+    specs = []
+    for suffix in ("", "_common"):
+        label_end = _COMMON_LABEL if suffix else ""
+        worded = _common_help if suffix else str
+        for question, label, help_ in _QUESTION_WORDS:
+            specs.append(MetricSpec(f"skill_{question}{suffix}", "higher", label + label_end, _QUESTION_SOURCE,
+                                    CLAIM_FAMILIES, "question", cross_family=True, label=label + label_end,
+                                    help=worded(help_)))
+        for name, direction, label, help_ in _QUESTION_SUPPORT:
+            specs.append(MetricSpec(f"{name}{suffix}", direction, label + label_end, _QUESTION_SOURCE, CLAIM_FAMILIES,
+                                    "question", cross_family=True, label=label + label_end, help=worded(help_)))
+    return specs
+
+
+_SPECS += _question_specs()
+
 
 #: Each metric's label: what a column, a chart panel or a report row calls it (no paper's name for the measure).
 _LABELS = {
@@ -423,6 +494,7 @@ PASSES = (
     MetricPass("stability metrics", "method", "compute:stability_pass"),
     MetricPass("seed agreement", "method", "compute:seed_agreement_pass"),
     MetricPass("claim-scoped metrics", "paired", "claim_evidence:claim_pass"),
+    MetricPass("question skills", "paired", "questions:question_pass"),
 )
 
 

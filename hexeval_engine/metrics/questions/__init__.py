@@ -16,6 +16,6 @@ multi-class, regression) in :mod:`.answer`; the rows sent to the model in :mod:`
 exactly 0 and a Random explanation 0 in expectation (``docs/metrics.md``, "Evidence per question").
 """
 
-from .skills import QUESTION_METRICS, QUESTIONS, SKILL_METRICS, question_skills
+from .skills import QUESTION_METRICS, QUESTIONS, SKILL_METRICS, question_pass, question_skills
 
-__all__ = ["QUESTIONS", "QUESTION_METRICS", "SKILL_METRICS", "question_skills"]
+__all__ = ["QUESTIONS", "QUESTION_METRICS", "SKILL_METRICS", "question_pass", "question_skills"]

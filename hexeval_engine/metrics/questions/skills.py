@@ -60,6 +60,13 @@ QUESTION_METRICS = SKILL_METRICS + tuple(f"{m}{s}" for s in ("", "_common") for 
 COMMON = "_common"
 
 
+def question_pass(model, data, explanations, config, **_) -> list[tuple]:
+    """The paired pass (``metrics.registry.PASSES``): every method's skills on the shared cases, seeded by
+    ``evaluation.random_state``."""
+    frame = question_skills(model, data, explanations, config, random_state=config.evaluation.random_state)
+    return list(frame.itertuples(index=False, name=None))
+
+
 def question_skills(model, data, explanations, config, *, random_state: int, actionability: dict | None = None,
                     neighbours: int = 250, draws: int = 48, random_sets: int = 24, action_draws: int = 24,
                     steps: int = 5, top_k: int | None = None) -> pd.DataFrame:
