@@ -53,7 +53,7 @@ _QUESTION_HEADERS = {"why": "Why", "what_if": "What if", "will_it_hold": "Will i
 def question_table(recs: dict) -> pd.DataFrame:
     """Per method: its skill on each question over no explanation (mean [interval]), ✓ where it beats Random."""
     rows = []
-    for method, questions in (recs.get("evidence") or {}).items():
+    for method, questions in (recs.get("question_evidence") or {}).items():
         row = {"Method": method}
         for q, header in _QUESTION_HEADERS.items():
             v = questions.get(q) or {}

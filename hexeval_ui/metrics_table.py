@@ -23,7 +23,8 @@ NOT_APPLICABLE = "—"
 
 
 #: Registry category -> section title, in the order shown.
-CATEGORIES = {"claim": "What each explanation claims (compared across methods)", "fidelity": "Fidelity", "parsimony": "Parsimony", "stability": "Stability", "rule": "Rules (Anchor)",
+CATEGORIES = {"question": "Answers to the stakeholders' questions: skill over no explanation (compared across methods)",
+              "question_detail": "Behind each answer", "claim": "What each explanation claims (older runs)", "fidelity": "Fidelity", "parsimony": "Parsimony", "stability": "Stability", "rule": "Rules (Anchor)",
               "counterfactual": "Counterfactuals (DiCE)"}
 
 

@@ -48,7 +48,8 @@ class MetricSpec:
     families : tuple of str
         Method families the metric applies to.
     category : str
-        ``fidelity``, ``claim``, ``parsimony``, ``stability``, ``rule`` or ``counterfactual``.
+        ``question`` (the four skills), ``question_detail``, ``fidelity``, ``claim`` (older runs), ``parsimony``,
+        ``stability``, ``rule`` or ``counterfactual``.
     alias_of : str or None
         For an alias, the canonical metric it repeats.
     label : str
@@ -303,7 +304,8 @@ def _question_specs() -> list[MetricSpec]:
                                     help=worded(help_)))
         for name, direction, label, help_ in _QUESTION_SUPPORT:
             specs.append(MetricSpec(f"{name}{suffix}", direction, label + label_end, _QUESTION_SOURCE, CLAIM_FAMILIES,
-                                    "question", cross_family=True, label=label + label_end, help=worded(help_)))
+                                    "question_detail", cross_family=True, label=label + label_end,
+                                    help=worded(help_)))
     return specs
 
 
@@ -493,7 +495,8 @@ PASSES = (
     MetricPass("counterfactual metrics", "method", "compute:counterfactual_pass"),
     MetricPass("stability metrics", "method", "compute:stability_pass"),
     MetricPass("seed agreement", "method", "compute:seed_agreement_pass"),
-    MetricPass("claim-scoped metrics", "paired", "claim_evidence:claim_pass"),
+    # the claim-scoped metrics (claim_evidence:claim_pass) scored the older recommendation; their specs stay so
+    # older runs still read, but the evidence per question replaced them
     MetricPass("question skills", "paired", "questions:question_pass"),
 )
 

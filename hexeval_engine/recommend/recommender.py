@@ -312,6 +312,7 @@ def _stakeholder(who: Stakeholder, plan: "_Plan", rated: pd.DataFrame) -> dict:
         "weights": {"measured": 1.0 - measured.share, "people": measured.share, "questions": who.weights},
         "ratings_source": plan.source_words if perceived else None,
         "perceived": {m: v for m, v in perceived.items()},
+        "per_question": {a["method"]: a["questions"] for a in alternatives},
     }
     entry.update(_format(winner["method"] if winner else None, plan, units if people else None, level, seed))
     entry["reason"] = plan.blocked or ("" if winner else _no_winner_reason(alternatives, entry["n_cases"]))
@@ -461,6 +462,11 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
             else ([], None)
         plan.technical[m] = {"family": families.get(m, ""), "concerns": concerns, "excluded": excluded_reason,
                              "recommendable": m != BASELINE_METHOD and families.get(m) != "baseline"}
+    # the gate on equal question weights: the run-level answer to "does each method beat Random at all"
+    overall = _gate(_Measured(plan.tables, EQUAL, methods, None, 0.0, cfg.evaluation.confidence_level,
+                              cfg.evaluation.random_state), plan.candidates, 1 - cfg.evaluation.confidence_level)
+    for m in plan.technical:
+        plan.technical[m]["vs_baseline"] = overall.get(m, {"qualifies": False})
     plan.blocked = plan.blocked or next((w["message"] for w in plan.warnings
                                          if w.get("code") == "model_has_no_signal"), None)
     plan.narrative_source = _narrative_source(plan, narratives)
@@ -482,7 +488,7 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         "n_shared_cases": int(max((len(t.dropna(how="all")) for t in plan.tables.values()), default=0)),
         "excluded_methods": plan.excluded_methods, "warnings": plan.warnings, "technical": plan.technical,
         "ratings_source": plan.source_words if len(rated) else None, "rater_kind": rater_kind,
-        "stakeholders": stakeholders, "notes": plan.notes, "evidence": evidence,
+        "stakeholders": stakeholders, "notes": plan.notes, "question_evidence": evidence,
     })
 
 
