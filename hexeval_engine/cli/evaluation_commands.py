@@ -232,7 +232,10 @@ def _root(args) -> Path:
 
 
 def _find(ref: str, args) -> Path:
-    """The run folder ``ref`` names: a path to a folder, or a run id (or its unique start) under the root."""
+    """The run folder ``ref`` names: a path to a folder, or a run id (or its unique start) under the root.
+
+    A whole run id wins over longer ids that start with it; only a partial id can be ambiguous.
+    """
     path = Path(ref)
     if path.is_dir():
         return path
@@ -241,6 +244,9 @@ def _find(ref: str, args) -> Path:
                        "List runs with `hexeval runs list`.")
     root = _root(args)
     matches = [p for p in root.glob("*/*") if p.is_dir() and p.name.startswith(ref) and not p.name.startswith(".")]
+    exact = [p for p in matches if p.name == ref]
+    if exact:  # a whole id names its run even when a longer id starts with it
+        matches = exact
     if len(matches) == 1:
         return matches[0]
     if not matches:
