@@ -128,11 +128,13 @@ def _verdict(run) -> str:
 
 
 def _integrity_note(run) -> str:
-    """A warning when the run's files changed since HEXEval wrote them (see runs.integrity); "" otherwise."""
+    """A warning when the run's files changed since HEXEval wrote them, or when that cannot be verified (see
+    runs.integrity and runs.signing); "" only for a run verified as written."""
     integrity = getattr(run, "integrity", None)
-    if integrity is None or not integrity.edited:
+    if integrity is None or not integrity.warning:
         return ""
-    return f"<p class='rater-note' role='alert'><strong>Warning.</strong> {esc(integrity.warning)}</p>"
+    head = "Warning." if integrity.edited else "Not verifiable."
+    return f"<p class='rater-note' role='alert'><strong>{head}</strong> {esc(integrity.warning)}</p>"
 
 
 def render_report(run) -> str:
