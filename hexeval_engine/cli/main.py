@@ -47,7 +47,8 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="?", help="CSV file with the features and the target")
     p.add_argument("--usecase", help="a bundled use case instead of MODEL DATA (heart, credit_risk)")
     p.add_argument("--target", help="target column (required with MODEL DATA unless unambiguous)")
-    p.add_argument("--config", help="evaluation config YAML")
+    p.add_argument("--config", help="evaluation config YAML (with --usecase it overlays the use case's config: "
+                   "settings it leaves out keep the use case's values)")
 
 
 def main(argv: list[str] | None = None) -> int:
