@@ -106,7 +106,8 @@ def evaluate(
     target_column : str, optional
         Target column of the CSV (default: the config's ``data.target`` or the use case's).
     config_path : path, optional
-        Evaluation config YAML (default: the use case's config, or built-in defaults).
+        Evaluation config YAML (default: the use case's config, or built-in defaults). With ``usecase`` it
+        overlays the use case's config: the keys it leaves out keep the use case's values.
     output_dir : path, optional
         Runs root; the run goes to ``output_dir/<use-case>/<run-id>/`` (default ``outputs/``).
     config_overrides : dict, optional
@@ -218,14 +219,19 @@ def evaluate(
 def _load_inputs(model_path, data_path, target_column, config_path, config_overrides, *, usecase, allow_pickle):
     """(use case or None, config, data, model, model path, data path): the inputs resolved, read and checked."""
     uc = get_usecase(usecase) if usecase else None
+    base = None
     if uc is not None:
         if not uc.is_prepared:
             prepare_usecase(uc)
         model_path, data_path = model_path or uc.model_path, data_path or uc.data_path
-        config_path, target_column = config_path or uc.config_path, target_column or uc.target
+        target_column = target_column or uc.target
+        # a config given with a use case overlays the use case's own (its wording, actionability, personas stay)
+        own = Path(uc.config_path).resolve()
+        base, config_path = ((uc.config_path, config_path) if config_path and Path(config_path).resolve() != own
+                             else (None, uc.config_path))
     if model_path is None or data_path is None:
         raise ConfigError("evaluate() needs a bundled use case (usecase='heart') or both model_path and data_path.")
-    config = load_config(config_path, config_overrides)
+    config = load_config(config_path, config_overrides, base=base)
     if uc is None:  # own model and CSV: the generic personas rate unless a persona file is named
         config = with_default_personas(config)
     data = load_data_for_config(data_path, config, target_column)

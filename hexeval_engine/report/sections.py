@@ -245,6 +245,15 @@ def _alternatives_table(stakeholder: dict, technical: dict) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
+#: Starts of notes addressed to whoever wrote the config (a key to rename), not to the report's reader.
+OPERATOR_NOTES = ("recommendations.weights uses the older keys",)
+
+
+def reader_notes(notes: list) -> list[str]:
+    """The recommendation notes a report's reader should see: config housekeeping (:data:`OPERATOR_NOTES`) left out."""
+    return [str(n) for n in notes if not str(n).startswith(OPERATOR_NOTES)]
+
+
 def recommendations_section(recs: dict | None) -> str:
     if not recs or not recs.get("stakeholders"):
         return ("<section><h2>Who should see what</h2><p class='muted'>No recommendations were recorded.</p>"
@@ -285,7 +294,7 @@ def recommendations_section(recs: dict | None) -> str:
                      + "</div>")
     for item in recs.get("excluded_methods") or []:
         parts.append(f"<p class='error'>Excluded: {esc(item['reason'])}</p>")
-    for note in recs.get("notes") or []:
+    for note in reader_notes(recs.get("notes") or []):
         parts.append(f"<p class='meaning'>{esc(note)}</p>")
     normalisation = recs.get("normalisation") or {}
     rows = []

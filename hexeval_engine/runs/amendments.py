@@ -6,7 +6,8 @@ participants' answers, recommendations recomputed with human evidence) it calls
 with a new entry ``{"what", "when", "files": {relpath: sha256}}`` in its ``"amendments"`` list. The
 expected hash of a file is its last listing in ``amendments``, else in ``files`` (the integrity check
 of :mod:`hexeval_engine.runs.integrity` reads them so), so HEXEval's own amendments are never
-flagged as edits while an edit made outside HEXEval is.
+flagged as edits while an edit made outside HEXEval is. Each entry is chained to the one before it and
+the manifest signed again (:mod:`hexeval_engine.runs.signing`), so a hand-made entry is detected too.
 
 Every amendment writer goes through :func:`record_amendment`, which holds :func:`run_lock` (an
 exclusive ``flock`` on the run folder's own descriptor) for the whole read-add-write of ``run.json``:
@@ -28,6 +29,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import RunError
 from ..paths import shown
+from .signing import add_signed_amendment
 
 MANIFEST = "run.json"
 
@@ -132,7 +134,6 @@ def _record(run_dir: Path, what: str, files: dict) -> dict:
         write_atomic(run_dir.joinpath(*rel.parts), data)
         hashes[str(rel)] = sha256_bytes(data)
     entry = {"what": str(what), "when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "files": hashes}
-    amendments = manifest.get("amendments")
-    manifest["amendments"] = [*(amendments if isinstance(amendments, list) else []), entry]
+    add_signed_amendment(manifest, entry)  # appended, chained to the one before, the manifest signed again
     write_atomic(manifest_path, json.dumps(manifest, indent=2).encode("utf-8"))
     return entry
