@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 from ..errors import RunError
+from .child_process import run_forwarding_signals
 from ..paths import NAME_PATTERN, default_outputs_root, shown
 from ..ratings_summary import DIMENSIONS
 from ..study import (ImportProblems, add_participants, close_study, create_study, import_ratings,
@@ -109,8 +109,8 @@ def serve_cmd(args) -> int:
     command = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(args.port),
                "--server.address", args.address, "--server.headless", "true", "--browser.gatherUsageStats", "false",
                "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal"]
-    print(f"Serving the study of run {run.name} on http://{args.address}:{args.port}/ (Ctrl-C stops it).")
-    return subprocess.call(command, env=env)
+    print(f"Serving the study of run {run.name} on http://{args.address}:{args.port}/ (Ctrl-C stops it).", flush=True)
+    return run_forwarding_signals(command, env=env)
 
 
 def status_cmd(args) -> int:

@@ -85,8 +85,10 @@ def save_answer(run_dir, token, item_id: str, *, scores: dict, comment: str = ""
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
             raise AnswerError(f"Answer every question with a number from 1 to 5 ({d.replace('_', ' ')} is missing).")
         clean[d] = value
-    if simulation_answer not in (0, 1, None):
-        raise AnswerError("Choose one of the two predictions for the what-if question.")
+    asks = bool((items_by_id(study)[item_id].get("what_if") or {}).get("question"))
+    if simulation_answer not in ((0, 1) if asks else (None,)) or isinstance(simulation_answer, bool):
+        raise AnswerError("Choose one of the two predictions for the what-if question before continuing."
+                          if asks else "This item has no what-if question, so it takes no answer to one.")
     record.setdefault("answers", {})[item_id] = {**clean, "comment": str(comment or "")[:MAX_COMMENT],
                                                  "simulation_answer": simulation_answer,
                                                  "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}
