@@ -10,6 +10,7 @@ from pathlib import Path
 from ..errors import RunError
 from .child_process import run_forwarding_signals
 from ..paths import NAME_PATTERN, default_outputs_root, shown
+from ..plain_values import describe_error
 from ..ratings_summary import DIMENSIONS
 from ..study import (ImportProblems, add_participants, close_study, create_study, import_ratings,
                      refresh_evidence, template)
@@ -34,10 +35,14 @@ def register(sub) -> None:
     p.add_argument("--cases", type=int, default=3, help="cases to show (each with every rated method; default 3)")
     p.add_argument("--participants", type=int, default=2, help="participant links to make (default 2)")
     p.add_argument("--url", default="http://localhost:8502", help="address participants reach `hexeval study serve` at")
+    p.add_argument("--intro", help="a text file with the introduction and consent text participants read first "
+                                   "(default: a short neutral introduction; the item count and time are added)")
+    _role_option(p)
     p.set_defaults(func=create_cmd)
     p = s.add_parser("add", help="make more participant links for an open study")
     _run(p)
     p.add_argument("--participants", type=int, default=1)
+    _role_option(p)
     p.set_defaults(func=add_cmd)
     p = s.add_parser("serve", help="serve only the study pages (nothing else of the dashboard)")
     _run(p)
@@ -57,6 +62,21 @@ def register(sub) -> None:
     _run(p)
     p.add_argument("file", help="the CSV")
     p.set_defaults(func=import_cmd)
+
+
+def _role_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--role", help="fix the participants' role in these links (they then do not choose one), e.g. "
+                                  "\"Patient\"")
+
+
+def _intro_text(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise RunError(f"The introduction file '{shown(path)}' cannot be read ({describe_error(err)}). "
+                       "Give a UTF-8 text file.") from err
 
 
 def _run(p: argparse.ArgumentParser) -> None:
@@ -83,14 +103,15 @@ def create_cmd(args) -> int:
     run = find_run(args.run, args.output)
     print("Creating the study; the run's personas answer its what-if questions (an LLM run asks its LLM now, and "
           "re-rates the items with their labels swapped) ...", flush=True)
-    links = create_study(run, cases=args.cases, participants=args.participants, base_url=args.url)
+    links = create_study(run, cases=args.cases, participants=args.participants, base_url=args.url,
+                         intro=_intro_text(args.intro), role=args.role)
     _print_links(links)
     print(f"Serve the study with: hexeval study serve {run}")
     return 0
 
 
 def add_cmd(args) -> int:
-    _print_links(add_participants(find_run(args.run, args.output), args.participants))
+    _print_links(add_participants(find_run(args.run, args.output), args.participants, role=args.role))
     return 0
 
 

@@ -56,7 +56,7 @@ def shown_item(study: dict, pid: str, record: dict, item: dict) -> dict:
     role = record.get("role") or ""
     what_if = item.get("what_if") or {}
     return {"item_id": item["item_id"], "label": study["participants"][pid]["labels"][item["method"]],
-            "case": item["case"], "prediction": item["prediction"],
+            "case": item["case"], "case_values": item.get("case_values"), "prediction": item["prediction"],
             "text": item["texts"].get(role, item["default_text"]),
             "question": what_if.get("question"), "options": list(study["outcomes"])}
 
@@ -67,6 +67,9 @@ def set_role(run_dir, token, role: str) -> dict:
     role = " ".join(str(role).split())[:MAX_ROLE]
     if not role:
         raise AnswerError("Choose or type your role before starting.")
+    fixed = study["participants"][pid].get("role")
+    if fixed and role != fixed:
+        raise AnswerError(f"Your link is for the role {fixed}; reload your link to start in that role.")
     record["role"] = role
     write_answers(run_dir, record)
     return record
