@@ -16,7 +16,9 @@ from hexeval_engine.recommend.wording import ALL_COMPONENTS, component_label, we
 from .components import section
 from .evidence_view import render_comparisons, render_warnings
 from .metrics_table import NOT_APPLICABLE, number, with_interval
-from .run_summary import cases_per_method, is_simulated, render_run_summary
+from hexeval_engine.recommend.ratings_source import card_source
+
+from .run_summary import cases_per_method, is_simulated, render_run_summary, source_of
 from .verdict_view import render_verdict
 
 COMPONENTS = ALL_COMPONENTS
@@ -39,6 +41,8 @@ def render_recommendations(run) -> None:
         st.warning("**Technical-only ranking.** This run has no usable persona ratings, so every stakeholder gets the "
                    "same ranking from fidelity and parsimony alone. Turn persona ratings on in Configure & Run for "
                    "per-stakeholder recommendations.", icon=":material/engineering:")
+    elif source_of(run).kind == "people":
+        pass  # the header's sentence says whose ratings these are
     elif is_simulated(run):
         st.caption(":material/smart_toy: The persona part of these scores comes from **simulated** ratings: use them "
                    "to see how HEXEval weighs the evidence; rate with an LLM (or real people) before acting on a "
@@ -84,11 +88,10 @@ def method_chip(method: str | None, size: str = "1.6rem") -> str:
 
 
 def _card(entry: dict, run) -> None:
-    names = ", ".join(entry.get("persona_names") or [])
     st.markdown(f"#### {entry['title']}")
-    if names:
-        st.caption(f"Persona: {names} · {entry.get('n_ratings', 0)} ratings"
-                   + (" (simulated)" if is_simulated(run) and entry.get("n_ratings") else ""))
+    who = card_source(entry, source_of(run))
+    if who:
+        st.caption(who)
     label, color, icon, help_ = LEAD_BADGES.get(entry.get("lead", "none"), LEAD_BADGES["none"])
     left, right = st.columns([3, 2], vertical_alignment="center")
     left.markdown(method_chip(entry.get("recommended_method")), unsafe_allow_html=True)

@@ -41,11 +41,12 @@ def render(run_dir, token) -> None:
     except InvalidLink:
         st.write(INVALID_LINK)
         return
-    with st.container(key=TOP_KEY):
-        st.title("Which explanation helps you?")
+    top = st.container(key=TOP_KEY)
     if not record.get("role"):
+        top.title("Which explanation helps you?")
         _introduction(run_dir, token, study, pid)
         return
+    top.markdown("#### Which explanation helps you?")
     item = next_item(study, pid, record)
     if item is None:
         st.success("Thank you: all your answers are saved. You can close this page.")
@@ -111,11 +112,11 @@ def _item(run_dir, token, study: dict, pid: str, record: dict, item: dict) -> No
         for d in study["dimensions"]:
             st.radio(f"{dimension_label(d)}: {study['questions'][d]}", [1, 2, 3, 4, 5], index=None, horizontal=True,
                      key=keys[d])
-            _mark(d in missing)
+            _mark(d in missing, dimension_label(d))
         st.text_area("Comment (optional)", key=f"{item_id}-comment", max_chars=2000)
         if view["question"]:
             st.radio(f"What if: {view['question']}", view["options"], index=None, key=keys[WHAT_IF])
-            _mark(WHAT_IF in missing)
+            _mark(WHAT_IF in missing, WHAT_IF)
         st.form_submit_button("Save and continue", type="primary", on_click=_submit,
                               args=(run_dir, token, study, view, keys))
     error = st.session_state.pop(_ERROR, None)
@@ -129,9 +130,9 @@ def _item(run_dir, token, study: dict, pid: str, record: dict, item: dict) -> No
         st.error(error)
 
 
-def _mark(missing: bool) -> None:
+def _mark(missing: bool, name: str) -> None:
     if missing:
-        st.markdown(":red[:material/error: Please answer this question.]")
+        st.markdown(f":red[:material/error: Please answer {escape_markdown(name[:1].lower() + name[1:])} above.]")
 
 
 def _submit(run_dir, token, study: dict, view: dict, keys: dict) -> None:
@@ -172,8 +173,14 @@ def _join(names: list[str]) -> str:
 
 
 def _scroll_to(key: str, *, block: str, nonce: int = 0) -> None:
-    """Scroll the page so the element with ``key`` is in view (a zero-height script; nonce re-runs it)."""
+    """Scroll the page so the element with ``key`` is in view; ``block="start"`` scrolls every scrolled
+    container above it back to the top (a new item). A zero-height script; ``nonce`` makes it run again."""
     target = json.dumps(f".st-key-{key}")
-    components.html(f"<script>/* {nonce} */ const go = () => {{ const el = window.parent.document.querySelector({target});"
-                    f" if (el) {{ el.scrollIntoView({{block: {json.dumps(block)}}}); }} else {{ setTimeout(go, 100); }} }};"
-                    " setTimeout(go, 150);</script>", height=0)
+    top = "true" if block == "start" else "false"
+    components.html(
+        f"<script>/* {nonce} */ const go = (tries) => {{ const doc = window.parent.document;"
+        f" const el = doc.querySelector({target});"
+        f" if (!el) {{ if (tries > 0) setTimeout(() => go(tries - 1), 100); return; }}"
+        f" if ({top}) {{ for (let n = el; n; n = n.parentElement) {{ if (n.scrollTop) n.scrollTop = 0; }}"
+        f" window.parent.scrollTo(0, 0); }} else {{ el.scrollIntoView({{block: {json.dumps(block)}}}); }} }};"
+        " setTimeout(() => go(50), 150);</script>", height=0)

@@ -45,8 +45,11 @@ def verdict_groups(recommendations: dict) -> list[dict]:
     return list(groups.values())
 
 
-def verdict_line(recommendations: dict, *, simulated: bool) -> str:
+def verdict_line(recommendations: dict, *, simulated: bool, note: str | None = None) -> str:
     """One sentence naming each stakeholder's pick and its strength.
+
+    ``note`` (:attr:`.ratings_source.RatingsSource.verdict_note`) names who rated, in place of "the
+    ratings are simulated" ("ratings by 4 real people").
 
     Examples: ``SHAP for all 4 stakeholders — close calls; the ratings are simulated.`` or
     ``SHAP for Lead Cardiologist and Patient (close calls); Anchor for Hospital Administrator (clear lead).``
@@ -73,6 +76,8 @@ def verdict_line(recommendations: dict, *, simulated: bool) -> str:
     line = line[0].upper() + line[1:]
     if recs.get("mode") == "technical_only":
         line += "; technical evidence only, the same for everyone"
+    elif note:
+        line += f"; {note}"
     elif simulated:
         line += "; the ratings are simulated"
     return line + "."

@@ -15,6 +15,7 @@ import pandas as pd
 from ..explanation import ALL_METHODS as METHODS
 from ..ratings_summary import comment_groups
 from ..vocabulary import dimension_label, format_number, humanise, plural
+from ..recommend.ratings_source import card_source, ratings_source
 from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
 from ..metrics.table import as_long, canonical_method, method_errors
 from ..models.model_words import model_words
@@ -106,8 +107,13 @@ def method_badge(method: str) -> str:
     return f"<span class='badge' style='border-color:{method_color(method)}'>{esc(method)}</span>"
 
 
-def rater_note(manifest: dict, ratings: pd.DataFrame | None) -> str:
-    """The prominent statement of who rated the explanations (simulated ratings say so)."""
+def rater_note(manifest: dict, ratings: pd.DataFrame | None, recommendations: dict | None = None) -> str:
+    """The prominent statement of who rated the explanations (simulated ratings say so; a run whose
+    recommendations use a study's people says that, and who made the persona ratings beside them)."""
+    source = ratings_source(manifest, recommendations)
+    if source.kind == "people":
+        return (f"<div class='rater-note people' role='note'><strong>Ratings by real people.</strong> "
+                f"{esc(source.sentence)}</div>")
     rater = manifest.get("rater") or {}
     kind = rater.get("kind")
     kinds = set(ratings["rater"].dropna().astype(str)) if ratings is not None and "rater" in getattr(
@@ -245,7 +251,7 @@ def _alternatives_table(stakeholder: dict, technical: dict) -> str:
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-def recommendations_section(recs: dict | None) -> str:
+def recommendations_section(recs: dict | None, manifest: dict | None = None) -> str:
     if not recs or not recs.get("stakeholders"):
         return ("<section><h2>Who should see what</h2><p class='muted'>No recommendations were recorded.</p>"
                 "</section>")
@@ -255,12 +261,13 @@ def recommendations_section(recs: dict | None) -> str:
                      "available, so these recommendations reflect the technical metrics alone.</p>")
     weights = recs.get("weights") or {}
     parts.append("<p class='muted'>Weights: " + esc(weights_text(weights)) + "</p>")
+    source = ratings_source(manifest or {}, recs)
     for stakeholder in recs["stakeholders"].values():
         lead = LEAD_LABELS.get(stakeholder["lead"], LEAD_LABELS["none"])
         method = stakeholder["recommended_method"]
         headline = (f"{method_badge(method)} <span class='score'>{stakeholder['score']:.2f}</span> "
                     f"<span class='lead {esc(stakeholder['lead'])}'>{esc(lead)}</span>") if method else ""
-        names = ", ".join(stakeholder.get("persona_names") or [])
+        names = card_source(stakeholder, source)  # people counted by role, never named by their link's id
         parts.append(f"<div class='card'><h3>{esc(stakeholder['title'])}</h3>"
                      + (f"<p class='muted'>{esc(names)}</p>" if names else "")
                      + f"<p>{headline}</p><p>{esc(stakeholder['reasoning'])}</p>"
