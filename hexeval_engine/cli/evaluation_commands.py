@@ -132,7 +132,7 @@ def runs_list(args) -> int:
     else:
         table = pd.DataFrame([{"run_id": r.run_id, "usecase": r.usecase, "created": show_time(r.created, short=True) if r.created else "", "rater": r.rater,
                                "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-",
-                               "files": _files_state(r.integrity)}
+                               "files": _files_state(r.integrity), "study": r.study or "-"}
                               for r in complete])
         print(table.to_string(index=False))
         for r in complete:

@@ -35,6 +35,7 @@ from ..plain_values import describe_error
 from ..paths import default_outputs_root, is_valid_name, shown
 from .folders import TMP_PREFIX, is_orphan_run_folder
 from .integrity import Integrity, check_integrity, hash_folder
+from .study_note import study_note
 from .tables import neutralise_cells, read_table, table_rows
 
 log = logging.getLogger(__name__)
@@ -122,6 +123,7 @@ class RunInfo:
     reason: str = ""
     title: str = ""  # the use case's title, or for an upload "<name> (<model> on <csv>)"
     integrity: Integrity = field(default_factory=lambda: Integrity(verifiable=False))
+    study: str = ""  # the run's study in a few words (runs.study_note), "" without one
 
     @property
     def edited_files(self) -> list[str]:
@@ -394,7 +396,8 @@ def _info(run_dir: Path, m: dict) -> RunInfo:
     size = counts.get("sample_size")
     return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
                    shown(label, 80), size if isinstance(size, int) else None, failed,
-                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, m))
+                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, m),
+                   study=study_note(run_dir))
 
 
 def _integrity(run_dir: Path, manifest: dict) -> Integrity:
