@@ -97,7 +97,7 @@ def _item(run_dir, token, study: dict, pid: str, record: dict, item: dict) -> No
         if st.session_state.get(_SCROLLED) is not None:
             st.toast("Your answer is saved.", icon=":material/check_circle:")
         st.session_state[_SCROLLED] = item_id
-        _scroll_to(TOP_KEY, block="start")
+        _scroll_to(TOP_KEY, block="start", nonce=item_id)  # the item in the script: a new script for a new item
     st.subheader("The case")
     st.markdown(case_table(view))
     st.markdown(f"**{escape_markdown(view['prediction'])}**")
@@ -110,12 +110,12 @@ def _item(run_dir, token, study: dict, pid: str, record: dict, item: dict) -> No
     with st.form(f"item-{item_id}", clear_on_submit=False, border=False):
         st.markdown("**Your answers** (1 = not at all, 5 = very much)")
         for d in study["dimensions"]:
-            st.radio(f"{dimension_label(d)}: {study['questions'][d]}", [1, 2, 3, 4, 5], index=None, horizontal=True,
+            st.radio(f"**{dimension_label(d)}:** {escape_markdown(study['questions'][d])}", [1, 2, 3, 4, 5], index=None, horizontal=True,
                      key=keys[d])
             _mark(d in missing, dimension_label(d))
         st.text_area("Comment (optional)", key=f"{item_id}-comment", max_chars=2000)
         if view["question"]:
-            st.radio(f"What if: {view['question']}", view["options"], index=None, key=keys[WHAT_IF])
+            st.radio(f"**What if:** {escape_markdown(view['question'])}", view["options"], index=None, key=keys[WHAT_IF])
             _mark(WHAT_IF in missing, WHAT_IF)
         st.form_submit_button("Save and continue", type="primary", on_click=_submit,
                               args=(run_dir, token, study, view, keys))
@@ -172,13 +172,13 @@ def _join(names: list[str]) -> str:
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
-def _scroll_to(key: str, *, block: str, nonce: int = 0) -> None:
+def _scroll_to(key: str, *, block: str, nonce: int | str = 0) -> None:
     """Scroll the page so the element with ``key`` is in view; ``block="start"`` scrolls every scrolled
     container above it back to the top (a new item). A zero-height script; ``nonce`` makes it run again."""
     target = json.dumps(f".st-key-{key}")
     top = "true" if block == "start" else "false"
     components.html(
-        f"<script>/* {nonce} */ const go = (tries) => {{ const doc = window.parent.document;"
+        f"<script>/* {json.dumps(str(nonce))[1:-1].replace('*/', '')} */ const go = (tries) => {{ const doc = window.parent.document;"
         f" const el = doc.querySelector({target});"
         f" if (!el) {{ if (tries > 0) setTimeout(() => go(tries - 1), 100); return; }}"
         f" if ({top}) {{ for (let n = el; n; n = n.parentElement) {{ if (n.scrollTop) n.scrollTop = 0; }}"

@@ -52,7 +52,7 @@ def render_study(run) -> None:
     calibration = read_calibration(run.path)
     if not state["n_ratings"] and not calibration:
         return
-    st.header("Real people: study answers and calibration")
+    st.subheader("Real people: study answers and calibration")
     _recompute(run, state)
     if not calibration or not calibration.get("roles"):
         return

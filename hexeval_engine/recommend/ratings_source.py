@@ -95,11 +95,22 @@ def ratings_source(manifest: dict, recommendations: dict | None) -> RatingsSourc
                     "before the study; the study section compares the two.")
         few = (f" Too few people to use yet (the calibration needs {need} per role): {people_count_text(too_few)}."
                if too_few else "")
+        others = [str(e.get("title") or r) for r, e in (recs.get("stakeholders") or {}).items()
+                  if e.get("evidence") != PEOPLE]
+        rated = [str(e.get("title") or r) for r, e in (recs.get("stakeholders") or {}).items()
+                 if e.get("evidence") == PEOPLE]
+        persona_word = {"simulated": "simulated personas", "llm": "LLM personas"}.get(persona_kind, "personas")
+        note = f"ratings by {plural(n_people, 'real person', 'real people')}"
+        if others:
+            note += f" for {join_words(rated)}, by {persona_word} for the other {plural(len(others), 'stakeholder')}"
+            few += (f" {join_words(others)} {'keeps' if len(others) == 1 else 'keep'} the personas' recommendation"
+                    f"{'' if len(others) == 1 else 's'} ({persona_word}): no person, or too few, answered in "
+                    f"{'that role' if len(others) == 1 else 'those roles'}.")
         sentence = (f"The stakeholder ratings behind these recommendations are by {plural(n_people, 'real person', 'real people')} "
                     f"who took this run's study ({plural(n_ratings, 'rating')}; {people_count_text(by_role) or 'no role with enough people'})."
                     + few + personas)
         return RatingsSource(PEOPLE, persona_kind, f"Ratings by {plural(n_people, 'real person', 'real people')} (study)",
-                             f"ratings by {plural(n_people, 'real person', 'real people')}", sentence, n_people,
+                             note, sentence, n_people,
                              n_ratings, dict(by_role), dict(too_few), need)
     if persona_kind == "simulated":
         return RatingsSource("simulated", persona_kind, "Simulated personas (built-in rater, no LLM)",
