@@ -62,7 +62,7 @@ def _introduction(run_dir, token, study: dict, pid: str) -> None:
     n_items = len(study["participants"][pid]["order"])
     n_cases = len({i["instance_index"] for i in study["items"] if i["item_id"] in study["participants"][pid]["order"]})
     st.markdown(escape_markdown(study.get("intro") or DEFAULT_INTRO).replace("\n", "  \n"))
-    st.info(f"You will see {plural(n_cases, 'case')}, each explained in several ways: "
+    st.info(f"You will see {plural(n_cases, 'case')}, {'each ' if n_cases > 1 else ''}explained in several ways: "
             f"{plural(n_items, 'explanation')} in all. It takes about {plural(minutes_needed(study, pid), 'minute')}.",
             icon=":material/schedule:")
     fixed = study["participants"][pid].get("role")
