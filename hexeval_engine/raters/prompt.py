@@ -138,9 +138,8 @@ def predicted_outcome(case: Case, domain: Domain) -> tuple[str, float]:
         return case.outcome, float("nan")
     if case.classes:
         return case.outcome, float(case.probability_positive)
-    positive = bool(case.predicted_class == 1)
-    outcome = domain.positive_outcome if positive else domain.negative_outcome
-    return outcome, float(case.probability_positive if positive else 1.0 - case.probability_positive)
+    positive = bool(case.predicted_class == 1)  # ``case.outcome`` words this class (raters.case.build_cases)
+    return case.outcome, float(case.probability_positive if positive else 1.0 - case.probability_positive)
 
 
 def render_prediction(case: Case, domain: Domain) -> str:
