@@ -140,9 +140,11 @@ def status_cmd(args) -> int:
     humans = human_ratings(run, study)
     n_items = len(study["items"])
     print(f"Study of run {run.name}: {study['status']}, {plural(n_items, 'item')} per participant.")
-    for pid in study["participants"]:
+    roles = dict(zip(humans["participant_id"], humans["role"]))
+    for pid, link in study["participants"].items():
         done = int((humans["participant_id"] == pid).sum())
-        print(f"  {pid}: {done} of {n_items} answered")
+        role = roles.get(pid) or link.get("role")
+        print(f"  {pid}{f' ({role})' if role else ''}: {done} of {n_items} answered")
     imported = len(study.get("imported", []))
     if imported:
         print(f"  imported: {plural(imported, 'rating')}")
