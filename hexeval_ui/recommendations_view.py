@@ -16,7 +16,9 @@ from hexeval_engine.recommend.wording import ALL_COMPONENTS, component_label, qu
 from .components import section
 from .evidence_view import render_comparisons, render_warnings
 from .metrics_table import NOT_APPLICABLE, number, with_interval
-from .run_summary import cases_per_method, is_simulated, render_run_summary
+from hexeval_engine.recommend.ratings_source import card_source
+
+from .run_summary import cases_per_method, is_simulated, render_run_summary, source_of
 from .verdict_view import render_verdict
 
 COMPONENTS = ALL_COMPONENTS
@@ -43,6 +45,8 @@ def render_recommendations(run) -> None:
         st.caption(":material/history: This run was recommended with the older score (fidelity and ratings, before "
                    "HEXEval measured each method on the questions stakeholders ask). Run it again for the "
                    "per-question evidence.")
+    elif source_of(run).kind == "people":
+        pass  # the header's sentence says whose ratings these are
     elif is_simulated(run):
         st.caption(":material/smart_toy: The ratings in this run are **simulated**: they show how each persona might "
                    "perceive the explanations and never decide a recommendation. The picks come from measuring how "
@@ -92,6 +96,9 @@ def method_chip(method: str | None, size: str = "1.6rem") -> str:
 
 def _card(entry: dict, run) -> None:
     st.markdown(f"#### {entry['title']}")
+    who = card_source(entry, source_of(run))
+    if who:
+        st.caption(who)
     label, color, icon, help_ = LEAD_BADGES.get(entry.get("lead", "none"), LEAD_BADGES["none"])
     left, right = st.columns([3, 2], vertical_alignment="center")
     left.markdown(method_chip(entry.get("recommended_method")), unsafe_allow_html=True)

@@ -16,6 +16,7 @@ from ..llm.failures import all_failed
 from ..plain_values import show_time
 from ..paths import NAME_PATTERN, default_outputs_root, generic_personas_path, shown
 from ..raters.run import uses_generic_personas
+from ..recommend.ratings_source import ratings_source
 from ..recommend.wording import LEAD_LABELS
 from ..report.html import write_report
 from ..runs.folders import is_orphan_run_folder, remove_orphan_run_folders, remove_stale_temp_folders, temp_folders
@@ -138,7 +139,7 @@ def runs_list(args) -> int:
     else:
         table = pd.DataFrame([{"run_id": r.run_id, "usecase": r.usecase, "created": show_time(r.created, short=True) if r.created else "", "rater": r.rater,
                                "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-",
-                               "files": _files_state(r.integrity)}
+                               "files": _files_state(r.integrity), "study": r.study or "-"}
                               for r in complete])
         print(table.to_string(index=False))
         for r in complete:
@@ -176,6 +177,9 @@ def runs_show(args) -> int:
     run = load_run(_find(args.run, args))
     m = run.manifest
     print(f"Run {run.run_id} ({m['usecase']}), created {show_time(m.get('created', ''))}; {run.rater_label}")
+    source = ratings_source(m, run.recommendations)
+    if source.kind == "people":  # the recommendations below rest on a study's people, not on the personas
+        print(source.sentence)
     print(f"Folder: {run.path}")
     if run.integrity.warning:
         print(f"warning: {run.integrity.warning}")

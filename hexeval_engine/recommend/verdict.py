@@ -46,8 +46,10 @@ def verdict_groups(recommendations: dict) -> list[dict]:
     return list(groups.values())
 
 
-def verdict_line(recommendations: dict, *, simulated: bool) -> str:
+def verdict_line(recommendations: dict, *, simulated: bool, note: str | None = None) -> str:
     """One sentence naming each stakeholder's pick and its strength.
+
+    ``note`` (:attr:`.ratings_source.RatingsSource.verdict_note`) names who rated ("ratings by 4 real people").
 
     Examples: ``SHAP for all 4 stakeholders — close calls; measured on the questions each stakeholder asks.`` or
     ``SHAP for Lead Cardiologist and Patient (close calls); Anchor for Hospital Administrator (clear lead).``
@@ -74,10 +76,13 @@ def verdict_line(recommendations: dict, *, simulated: bool) -> str:
     line = line[0].upper() + line[1:]
     if recs.get("mode") == "technical_only":
         line += "; technical evidence only, the same for everyone"
-    elif recs.get("basis") == "questions":
-        line += "; measured on the questions each stakeholder asks"
-    elif simulated:
-        line += "; the ratings are simulated"
+    else:
+        if recs.get("basis") == "questions":
+            line += "; measured on the questions each stakeholder asks"
+        if note:
+            line += f"; {note}"
+        elif simulated and recs.get("basis") != "questions":
+            line += "; the ratings are simulated"
     return line + "."
 
 

@@ -18,6 +18,7 @@ from plotly.offline import get_plotlyjs
 
 from .. import charts
 from ..plain_values import show_time
+from ..recommend.ratings_source import ratings_source
 from ..recommend.verdict import clear_lead_rule, verdict_line
 from .calibration import calibration_section
 from .narratives import narratives_section
@@ -63,6 +64,7 @@ caption { text-align: left; color: var(--muted); }
 .lead.clear { border-color: #009E73; } .lead.close_call { border-color: var(--warn-line); }
 .rater-note { background: var(--warn-bg); border: 2px solid var(--warn-line); border-radius: 8px;
               padding: 12px 16px; margin: 16px 0; font-size: 16px; }
+.rater-note.people { background: var(--card); border-color: #009E73; }
 .error { color: var(--err); }
 .warnings { border-left: 4px solid var(--warn-line); padding: 2px 12px; margin: 12px 0; }
 .warnings ul { margin: 4px 0; }
@@ -123,9 +125,10 @@ def _folded(title: str, html_part: str) -> str:
 def _verdict(run) -> str:
     """The answer on the first screen: each stakeholder's pick and its strength, and what "clear lead" means."""
     recs = run.recommendations or {}
-    simulated = ((run.manifest or {}).get("rater") or {}).get("kind") == "simulated"
+    source = ratings_source(run.manifest or {}, recs)
     rule = clear_lead_rule(float(recs.get("confidence_level") or 0.95)).replace("**", "")
-    return (f"<p class='verdict'><strong>Verdict:</strong> {esc(verdict_line(recs, simulated=simulated))}</p>"
+    line = verdict_line(recs, simulated=source.simulated, note=source.verdict_note)
+    return (f"<p class='verdict'><strong>Verdict:</strong> {esc(line)}</p>"
             f"<p class='meaning'>{esc(rule)}</p>")
 
 
@@ -171,8 +174,8 @@ def render_report(run) -> str:
         _integrity_note(run),  # before the verdict: an edited run's verdict cannot be trusted
         _verdict(run),
         warnings_section(manifest, run.recommendations),  # what the dashboard shows above the results
-        rater_note(manifest, run.persona_ratings),
-        f"<div id='verdicts'>{recommendations_section(run.recommendations)}</div>",
+        rater_note(manifest, run.persona_ratings, run.recommendations),
+        f"<div id='verdicts'>{recommendations_section(run.recommendations, manifest)}</div>",
         "<section id='evidence'><h2>Evidence</h2>",
         _folded("Charts", _charts_section(run)),
         _folded("Technical metrics", metrics_section(run.technical_metrics, run.technical_metrics_long)),

@@ -15,6 +15,7 @@ import pandas as pd
 from ..explanation import ALL_METHODS as METHODS
 from ..ratings_summary import comment_groups
 from ..vocabulary import dimension_label, format_number, humanise, plural
+from ..recommend.ratings_source import card_source, ratings_source
 from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
 from ..metrics.table import as_long, canonical_method, method_errors
 from ..models.model_words import model_words
@@ -106,8 +107,13 @@ def method_badge(method: str) -> str:
     return f"<span class='badge' style='border-color:{method_color(method)}'>{esc(method)}</span>"
 
 
-def rater_note(manifest: dict, ratings: pd.DataFrame | None) -> str:
-    """The prominent statement of who rated the explanations (simulated ratings say so)."""
+def rater_note(manifest: dict, ratings: pd.DataFrame | None, recommendations: dict | None = None) -> str:
+    """The prominent statement of who rated the explanations (simulated ratings say so; a run whose
+    recommendations use a study's people says that, and who made the persona ratings beside them)."""
+    source = ratings_source(manifest, recommendations)
+    if source.kind == "people":
+        return (f"<div class='rater-note people' role='note'><strong>Ratings by real people.</strong> "
+                f"{esc(source.sentence)}</div>")
     rater = manifest.get("rater") or {}
     kind = rater.get("kind")
     kinds = set(ratings["rater"].dropna().astype(str)) if ratings is not None and "rater" in getattr(
@@ -254,7 +260,7 @@ def reader_notes(notes: list) -> list[str]:
     return [str(n) for n in notes if not str(n).startswith(OPERATOR_NOTES)]
 
 
-def recommendations_section(recs: dict | None) -> str:
+def recommendations_section(recs: dict | None, manifest: dict | None = None) -> str:
     if not recs or not recs.get("stakeholders"):
         return ("<section><h2>Who should see what</h2><p class='muted'>No recommendations were recorded.</p>"
                 "</section>")
@@ -262,6 +268,7 @@ def recommendations_section(recs: dict | None) -> str:
     if recs.get("mode") == "technical_only":
         parts.append("<p class='rater-note none'><strong>Technical-only ranking.</strong> No persona ratings were "
                      "available, so these recommendations reflect the technical metrics alone.</p>")
+    source = ratings_source(manifest or {}, recs)
     if recs.get("basis") == "questions":
         parts.append("<p class='muted'>Each stakeholder's pick is measured: how well each method answers the "
                      "questions that stakeholder asks (why, what if, will it hold, how to change it), as skill over a "
@@ -284,7 +291,7 @@ def recommendations_section(recs: dict | None) -> str:
             why = (stakeholder.get("questions_reason") if stakeholder.get("questions_declared")
                    else "the persona declares no questions, so all four weigh the same")
             extra += f"<p class='muted'>Questions: {esc(weights_text({'questions': stakeholder['questions']}))} — {esc(why)}.</p>"
-        names = ", ".join(stakeholder.get("persona_names") or [])
+        names = card_source(stakeholder, source)  # people counted by role, never named by their link's id
         parts.append(f"<div class='card'><h3>{esc(stakeholder['title'])}</h3>"
                      + (f"<p class='muted'>{esc(names)}</p>" if names else "")
                      + f"<p>{headline}</p>{extra}<p>{esc(stakeholder['reasoning'])}</p>"

@@ -36,6 +36,7 @@ from ..paths import default_outputs_root, is_valid_name, shown
 from .folders import TMP_PREFIX, is_orphan_run_folder
 from .integrity import Integrity, check_integrity, hash_folder
 from .signing import seal_new_run
+from .study_note import study_note
 from .tables import neutralise_cells, read_table, table_rows
 
 log = logging.getLogger(__name__)
@@ -123,6 +124,7 @@ class RunInfo:
     reason: str = ""
     title: str = ""  # the use case's title, or for an upload "<name> (<model> on <csv>)"
     integrity: Integrity = field(default_factory=lambda: Integrity(verifiable=False))
+    study: str = ""  # the run's study in a few words (runs.study_note), "" without one
 
     @property
     def edited_files(self) -> list[str]:
@@ -399,7 +401,8 @@ def _info(run_dir: Path, m: dict) -> RunInfo:
     size = counts.get("sample_size")
     return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
                    shown(label, 80), size if isinstance(size, int) else None, failed,
-                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, m))
+                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, m),
+                   study=study_note(run_dir))
 
 
 def _integrity(run_dir: Path, manifest: dict) -> Integrity:
