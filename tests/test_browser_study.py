@@ -169,7 +169,9 @@ def test_two_participants_answer_resume_and_the_run_shows_their_evidence_as_peop
         _start(dark, local["p3"], "Patient", shot=None)
         _shot(dark, f"participant-item-{tag}-dark")
         dark.get_by_role("button", name="Save and continue").click()
-        dark.get_by_text(re.compile("Still to answer: Interpretability")).wait_for()
+        # nothing answered: all six ratings and the what-if question are named
+        dark.get_by_text(re.compile("Still to answer: Interpretability, Completeness, .*Decision support and the what-if "
+                                    "question")).wait_for()
         _shot(dark, f"participant-missing-{tag}-dark")
         for context in contexts:
             context.close()
