@@ -147,3 +147,17 @@ def test_the_participant_chooses_a_role_or_the_link_fixes_it(run_copy, monkeypat
     at.run()
     assert at.get("progress")[0].proto.text == "Explanation 1 of 6 for case 1 of 1"
     assert json.loads((run_copy / "study/answers/p2.json").read_text())["role"] == "Patient"
+
+
+def test_cli_sets_the_intro_from_a_file_and_fixes_the_role(run_copy, tmp_path, capsys):
+    assert main(["study", "create", str(run_copy), "--cases", "1", "--participants", "1",
+                 "--intro", str(tmp_path / "missing.txt")]) != 0
+    err = capsys.readouterr().err
+    assert "missing.txt" in err and "cannot be read" in err and "Traceback" not in err
+    intro = tmp_path / "consent.txt"
+    intro.write_text("Information sheet v2.\nYou may stop at any time.", encoding="utf-8")
+    assert main(["study", "create", str(run_copy), "--cases", "1", "--participants", "1", "--intro", str(intro),
+                 "--role", "Patient"]) == 0
+    study = json.loads((run_copy / "study/study.json").read_text())
+    assert study["intro"] == "Information sheet v2.\nYou may stop at any time."
+    assert study["participants"]["p1"]["role"] == "Patient"
