@@ -11,9 +11,11 @@ from .ratings_view import render_ratings
 from .run_summary import render_run_summary
 from .study_view import render_study, shows_study
 from .technical_view import render_technical
+from .verdict_view import render_verdict
 
 
 def render_results(run) -> None:
+    render_verdict(run, link=True)  # the answer first, then the evidence
     render_run_summary(run)
     render_warnings(run)
     study = shows_study(run)

@@ -60,7 +60,7 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     st.markdown(f"**{title}** · run `{run.run_id}` · {show_time(m.get('created', ''))} · "
                 f"{sample} instances sampled · {_who_rated(run)}")
     integrity = getattr(run, "integrity", None)
-    if integrity is not None and integrity.edited:
+    if integrity is not None and integrity.warning:  # edited, or not verifiable: said where "as written" would be
         st.warning(integrity.warning, icon=":material/gpp_maybe:")
     counts = cases_per_method(run)
     shared = (getattr(run, "recommendations", None) or {}).get("n_shared_cases")

@@ -48,6 +48,7 @@ h1 { margin-bottom: 4px; } h2 { border-bottom: 1px solid var(--line); padding-bo
 table { border-collapse: collapse; margin: 8px 0 16px; width: 100%; }
 th, td { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top;
          overflow-wrap: anywhere; }
+th { overflow-wrap: normal; word-break: normal; hyphens: manual; }  /* a header wraps between words, never inside one */
 caption { text-align: left; color: var(--muted); }
 .kv th { width: 28%; font-weight: 600; }
 .muted, .meaning, .ci { color: var(--muted); } .meaning { font-size: 12px; font-weight: normal; }
@@ -75,7 +76,8 @@ details.comments > summary, details.fold > summary { cursor: pointer; color: var
 h2 { font-size: 1.5em; } h3 { margin-top: 28px; }
 nav.toc { color: var(--muted); } nav.toc a { color: inherit; margin-right: 12px; }
 .table-wrap { overflow-x: auto; }
-@media (max-width: 700px) { body { padding: 12px; font-size: 14px; } th, td { padding: 4px; } }
+@media (max-width: 700px) { body { padding: 12px; font-size: 14px; } th, td { padding: 4px; }
+  table { display: block; overflow-x: auto; } }  /* a table wider than a phone scrolls instead of squeezing words */
 @media print {
   :root { --bg: #ffffff; --fg: #000000; --muted: #444444; --line: #999999; --card: #ffffff; --warn-bg: #ffffff; }
   body { max-width: none; padding: 0; font-size: 11pt; }
@@ -131,11 +133,17 @@ def _verdict(run) -> str:
 
 
 def _integrity_note(run) -> str:
-    """A warning when the run's files changed since HEXEval wrote them (see runs.integrity); "" otherwise."""
+    """A warning when the run's files changed since HEXEval wrote them, or when that cannot be verified (see
+    runs.integrity and runs.signing); "" only for a run verified as written."""
     integrity = getattr(run, "integrity", None)
-    if integrity is None or not integrity.edited:
+    if integrity is None or not integrity.warning:
         return ""
-    return f"<p class='rater-note' role='alert'><strong>Warning.</strong> {esc(integrity.warning)}</p>"
+    if integrity.edited:
+        head, text = "Warning.", integrity.warning
+    else:
+        head, text = "Not verifiable.", integrity.warning.removeprefix("Not verifiable: ")
+        text = text[:1].upper() + text[1:]
+    return f"<p class='rater-note' role='alert'><strong>{head}</strong> {esc(text)}</p>"
 
 
 def render_report(run) -> str:

@@ -6,7 +6,8 @@ participants' answers, recommendations recomputed with human evidence) it calls
 with a new entry ``{"what", "when", "files": {relpath: sha256}}`` in its ``"amendments"`` list. The
 expected hash of a file is its last listing in ``amendments``, else in ``files`` (the integrity check
 of :mod:`hexeval_engine.runs.integrity` reads them so), so HEXEval's own amendments are never
-flagged as edits while an edit made outside HEXEval is.
+flagged as edits while an edit made outside HEXEval is. Each entry is chained to the one before it and
+the manifest signed again (:mod:`hexeval_engine.runs.signing`), so a hand-made entry is detected too.
 
 Every amendment writer goes through :func:`record_amendment`, which holds :func:`run_lock` (an
 exclusive ``flock`` on the run folder's own descriptor) for the whole read-add-write of ``run.json``:
@@ -38,6 +39,7 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import RunError
 from ..paths import shown
+from .signing import add_signed_amendment
 
 MANIFEST = "run.json"
 #: The write-ahead journal of an amendment in progress (hidden; present only while one is applied).
@@ -188,7 +190,7 @@ def _apply(run_dir: Path, entry: dict, contents: dict[str, bytes]) -> None:
     last = amendments[-1] if amendments else None
     if isinstance(last, dict) and all(last.get(k) == v for k, v in entry.items()):
         return
-    manifest["amendments"] = [*amendments, entry]
+    add_signed_amendment(manifest, dict(entry))  # appended, chained to the one before, the manifest signed again
     write_atomic(run_dir / MANIFEST, json.dumps(manifest, indent=2).encode("utf-8"))
 
 
