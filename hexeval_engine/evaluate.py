@@ -18,6 +18,7 @@ from .config import HexevalConfig, load_config
 from .data.input_encoding import category_codes
 from .data.usecase_data import load_data_for_config
 from .errors import ConfigError, ModelError
+from .explainers.registry import plugin_failures
 from .runtime.helper_pool import start_helper
 from .runtime.parallel import helper_worth
 from .runtime.blas_threads import one_blas_thread
@@ -173,6 +174,7 @@ def evaluate(
             with clock("sanity_checks"):
                 progress(60, 100, "Sanity checks: model signal and randomised model")
                 sanity, warnings = run_sanity_checks(model, data, config, technical)
+            warnings += [f.as_warning() for f in plugin_failures(config)]  # named, with the fix; the run went on
         if narratives is not None:
             technical.explanations += narratives.explanations  # they join the explanations personas rate
             warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])
