@@ -8,7 +8,9 @@ nobody tuned the metrics on, with 40 shared cases each:
 
 * a model that *is* a rule (two conditions, depth-2 tree) at base rates 0.12 and 0.4: the persona asking *will it
   hold* gets Anchor;
-* a dense logistic model (every feature matters): the persona asking *why* and *what if* gets SHAP or LIME;
+* a dense logistic model (every feature matters): the persona asking *why* and *what if* gets SHAP or LIME (a clear
+  lead at 20 features and 8 shown; at 12 features and 3 shown a close call, kept as a strict expected failure with
+  the measured numbers);
 * only actionable features can flip the outcome (``actionability`` declares the others immutable): the persona
   asking *how to change it* gets DiCE;
 * a tree fitted to shuffled labels: the signal check raises ``model_has_no_signal`` and nobody gets advice.
@@ -34,10 +36,12 @@ WEIGHTS = {"Holder": {"will_it_hold": 1.0}, "Auditor": {"why": 0.5, "what_if": 0
            "Changer": {"how_to_change": 1.0}}
 
 WORLDS = {
-    "rule_rare": dict(kind="rule", seed=31, features=10, base_rate=0.12, top_k=4),
-    "rule_common": dict(kind="rule", seed=32, features=6, base_rate=0.4, top_k=7),
+    "rule_rare": dict(kind="rule", seed=31, features=10, base_rate=0.12, top_k=2),
+    "rule_common": dict(kind="rule", seed=32, features=6, base_rate=0.4, top_k=8),
     "dense": dict(kind="dense", seed=33, features=12, base_rate=0.35, top_k=3),
+    "dense_wide": dict(kind="dense", seed=36, features=20, base_rate=0.2, top_k=8),
     "actionable": dict(kind="actionable", seed=34, features=20, base_rate=0.3, top_k=6),
+    "actionable_narrow": dict(kind="actionable", seed=37, features=7, base_rate=0.5, top_k=2),
     "shuffled": dict(kind="shuffled", seed=35, features=8, base_rate=0.4, top_k=5),
 }
 
@@ -93,10 +97,14 @@ def _card(recs, role):
 
 
 def _said(card) -> str:
-    skills = {m: {q: round(v["skill"], 3) if isinstance(v, dict) and v.get("skill") is not None else v
-                  for q, v in qs.items()} for m, qs in (card.get("per_question") or {}).items()}
-    return (f"pick {card['recommended_method']} ({card['lead']}, runner-up {card['runner_up']}, "
-            f"{card['n_cases']} cases); per question {skills}")
+    """The card's numbers, for a failure's message: pick, lead, the comparison with the runner-up, scores."""
+    scores = {a["method"]: None if a["score"] is None else round(a["score"], 3) for a in card["alternatives"]}
+    runner = next((c for c in card["comparisons"] if c["method"] == card["runner_up"]), None)
+    versus = (f"{card['recommended_method']} - {runner['method']} {runner['diff']:+.3f} "
+              f"[{runner['ci_low']:+.3f}, {runner['ci_high']:+.3f}], Holm p {runner['p_holm']:.3g}"
+              if runner else "no comparison")
+    return (f"{card['title']}: pick {card['recommended_method']} ({card['lead']}, deciding "
+            f"{card['deciding_question']}; {versus}; {card['n_cases']} cases); weighted skill {scores}")
 
 
 @pytest.mark.parametrize("world", ["rule_rare", "rule_common"])
@@ -107,14 +115,27 @@ def test_on_a_rule_model_the_persona_asking_will_it_hold_gets_anchor_with_a_clea
     assert card["lead"] == "clear" and card["deciding_question"] == "will_it_hold", _said(card)
 
 
-def test_on_a_dense_model_the_persona_asking_why_and_what_if_gets_an_attribution(verdicts):
-    card = _card(verdicts["dense"], "Auditor")
+@pytest.mark.parametrize("world", ["dense", "dense_wide"])
+def test_on_a_dense_model_the_persona_asking_why_and_what_if_gets_an_attribution(verdicts, world):
+    card = _card(verdicts[world], "Auditor")
     assert card["n_cases"] >= CASES, _said(card)
     assert card["recommended_method"] in ("SHAP", "LIME"), _said(card)
 
 
-def test_where_only_actionable_features_flip_it_the_persona_asking_how_to_change_gets_dice(verdicts):
-    card = _card(verdicts["actionable"], "Changer")
+@pytest.mark.xfail(strict=True, reason=(
+    "measured: on the dense world with 12 features and 3 shown, the why/what-if persona's pick SHAP is not "
+    "separated from DiCE (+0.001 [-0.024, +0.028], Holm p 1) nor from LIME or Anchor (weighted skill SHAP 0.122, "
+    "DiCE 0.120, LIME 0.120, Anchor 0.114, 40 cases); with 20 features and 8 shown SHAP leads LIME clearly "
+    "(+0.016 [+0.006, +0.027], Holm p 0.009)"))
+def test_on_a_dense_model_the_attribution_leads_clearly_for_the_persona_asking_why_and_what_if(verdicts):
+    for world in ("dense", "dense_wide"):
+        card = _card(verdicts[world], "Auditor")
+        assert card["lead"] == "clear", _said(card)
+
+
+@pytest.mark.parametrize("world", ["actionable", "actionable_narrow"])
+def test_where_only_actionable_features_flip_it_the_persona_asking_how_to_change_gets_dice(verdicts, world):
+    card = _card(verdicts[world], "Changer")
     assert card["n_cases"] >= CASES, _said(card)
     assert card["recommended_method"] == "DiCE", _said(card)
     assert card["lead"] == "clear" and card["deciding_question"] == "how_to_change", _said(card)
@@ -133,8 +154,7 @@ def test_a_model_on_shuffled_labels_gets_no_advice_through_the_no_signal_warning
     assert set(recs["stakeholders"]) == set(WEIGHTS)
     for role, card in recs["stakeholders"].items():
         assert card["recommended_method"] is None and card["lead"] == "none", (role, _said(card))
-        assert "no" in card["reason"].lower() and "signal" in card["reason"].lower() or "noise" in card["reason"], \
-            card["reason"]
+        assert card["reason"].startswith("The model shows no usable signal on the held-out rows"), card["reason"]
 
 
 def test_the_worlds_with_signal_raise_no_signal_warning(verdicts):
