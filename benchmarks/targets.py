@@ -42,7 +42,11 @@ seconds and each target's time as a multiple of the floor; ``--floor-detail`` pr
 and ``--save`` keeps that breakdown in the JSON.
 
     PYTHONPATH=. .venv/bin/python benchmarks/targets.py [--skip wide] [--only heart_upload ...] [--save out.json]
-                                                        [--floor-detail]
+                                                        [--floor-detail] [--against OTHER.json]
+
+``--against`` reads another checkout's ``--save`` JSON (run with that checkout's own ``targets.py``, alternately
+with this one on the same machine) and prints both side by side: the ratio of each figure (this / other) and each
+one's multiple of its physical floor.
 """
 
 from __future__ import annotations
@@ -402,6 +406,32 @@ def print_floor(results: dict, *, detail: bool = False) -> None:
                 print()
 
 
+def print_against(results: dict, other: dict, label: str) -> None:
+    """This code's figures beside another checkout's (``--save`` JSON of its own ``targets.py``), run side by side.
+
+    For each target both ran: wall and CPU of each, this / other (above 1 = this code is slower), and each one's
+    multiple of its own physical floor (CPU / floor), with the load average of each run.
+    """
+    print(f"\nSide by side with {label} (its targets.py, same machine, run alternately): this / other > 1 = slower")
+    print(f"{'target':<17}{'wall':>8}{'CPU':>8}{'other wall':>12}{'other CPU':>11}{'wall ratio':>12}"
+          f"{'CPU ratio':>11}{'CPU x floor':>13}{'other x floor':>15}  load this / other")
+    for name, r in results.items():
+        o = other.get(name)
+        if o is None or "error" in r or "error" in o:
+            print(f"{name:<17} not run by both")
+            continue
+        wall, cpu, _ = _measured(name, r)
+        owall, ocpu, _ = _measured(name, o)
+        floors = []
+        for x in (r, o):
+            f = (x.get("floor") or {}).get("floor")
+            floors.append(f"{_floor_times(name, x)[1] / f:.1f}x" if f else "-")
+        load = f"{r['load_before'].split()[0]}-{r['load_after'].split()[0]} / {o['load_before'].split()[0]}-" \
+               f"{o['load_after'].split()[0]}"
+        print(f"{name:<17}{wall:>8.2f}{cpu:>8.2f}{owall:>12.2f}{ocpu:>11.2f}{wall / owall:>12.2f}{cpu / ocpu:>11.2f}"
+              f"{floors[0]:>13}{floors[1]:>15}  {load}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="+", choices=sorted(TARGETS), help="run only these targets")
@@ -409,6 +439,8 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="also write every figure as JSON (with each floor's breakdown)")
     parser.add_argument("--floor-detail", action="store_true",
                         help="also print where each target's model calls come from (per method and per stage)")
+    parser.add_argument("--against", type=Path, help="another checkout's --save JSON: print the figures side by side")
+    parser.add_argument("--against-label", default="the other checkout", help="how --against is named in the table")
     parser.add_argument("--child", metavar="NAME", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -424,6 +456,8 @@ def main() -> None:
     print_floor(results, detail=args.floor_detail)
     if args.save:
         args.save.write_text(json.dumps(results, indent=1, default=str))
+    if args.against:
+        print_against(results, json.loads(args.against.read_text()), args.against_label)
     print(f"\nload average after: {load_average()}")
 
 
