@@ -1,4 +1,5 @@
-# HEXEval: `make run` starts the dashboard, `make test` runs the whole suite. Both are idempotent.
+# HEXEval: `make run` starts the dashboard, `make test` runs the whole suite (`make test-fast`: not the browser
+# and slow tests). Both are idempotent.
 PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
@@ -7,7 +8,7 @@ PORT   ?= 8501
 
 LOCK   := requirements.lock
 
-.PHONY: install lock lock-file prepare run test browser-deps bench clean-outputs llm-real
+.PHONY: install lock lock-file prepare run test test-fast browser-deps bench clean-outputs llm-real
 
 # Installs are locked: exactly the versions in requirements.lock (the ones the tests passed with), then
 # HEXEval itself without resolving anything. tests/test_lock.py fails when the venv or pyproject.toml
@@ -54,6 +55,11 @@ browser-deps:
 
 test: prepare browser-deps
 	$(PY) -m pytest -q -p no:cacheprovider
+
+# Everything but the browser tests (tests/test_browser_*.py) and the tests marked slow (pytest.mark.slow):
+# the check to run while working; `make test` (CI) runs them all.
+test-fast: prepare
+	$(PY) -m pytest -q -p no:cacheprovider -m "not slow and not browser"
 
 bench: prepare
 	$(PY) benchmarks/technical.py

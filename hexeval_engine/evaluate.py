@@ -14,25 +14,20 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
-from .config import HexevalConfig, load_config
-from .data.input_encoding import category_codes
-from .data.usecase_data import load_data_for_config
-from .errors import ConfigError, ModelError
+from .config import HexevalConfig
 from .explainers.registry import plugin_failures
+from .inputs import load_inputs
 from .runtime.helper_pool import start_helper
 from .runtime.parallel import helper_worth
 from .runtime.blas_threads import one_blas_thread
-from .models.compatibility import validate_model_data_compatibility
-from .models.encoded_columns import with_model_categories
-from .models.model_loading import file_sha256, load_model
+from .models.model_loading import file_sha256
 from .models.model_performance import held_out_performance
 from .llm.failures import failure_warning
-from .models.prepare import prepare_usecase
 from .narratives import narrative_summary, narrative_tools, run_narratives
 from .paths import configured_outputs_root
 from .progress import StageClock, report, sub_progress
 from .raters import rater_from_config
-from .raters.run import configured_personas, run_persona_evaluation, with_default_personas
+from .raters.run import configured_personas, run_persona_evaluation
 from .recommend.recommender import generate_recommendations
 from .runs.folders import check_output_root
 from .runs.inputs import copies_for
@@ -42,8 +37,6 @@ from .runs.store import new_run_id
 from .runtime.gc_freeze import old_objects_frozen
 from .technical.run import run_technical_evaluation
 from .technical.sanity import run_sanity_checks
-from .usecases import get_usecase
-from .vocabulary import humanise
 
 log = logging.getLogger(__name__)
 
@@ -141,15 +134,14 @@ def evaluate(
     """
     progress = report(on_progress)
     clock = StageClock()
-    with clock("load", from_start=True):
-        progress(0, 100, "Loading data and model")
-        uc, config, data, model, model_path, data_path = _load_inputs(
-            model_path, data_path, target_column, config_path, config_overrides, usecase=usecase,
-            allow_pickle=allow_pickle)
+    progress(0, 100, "Loading data and model")
+    inputs = load_inputs(model_path, data_path, target_column, config_path, config_overrides, usecase=usecase,
+                         allow_pickle=allow_pickle, clock=clock).checked()  # the same check as `hexeval validate`
+    uc, config, data, model, model_path, data_path = (inputs.usecase, inputs.config, inputs.data, inputs.model,
+                                                      inputs.model_path, inputs.data_path)
+    validation = inputs.validation
     if helper_worth(config):  # backend auto, 2 cores, enough work: the helper's start overlaps this process's work
         start_helper(background=True)  # a no-op when it already runs
-    with clock("validate"):
-        validation = _validate(model, data)
     outputs_root = Path(output_dir) if output_dir else configured_outputs_root(config.output.dir)
     if save:  # an unwritable output folder fails now, before the explainers and the LLM run (issue 14)
         check_output_root(outputs_root)
@@ -218,39 +210,6 @@ def evaluate(
     return result
 
 
-def _load_inputs(model_path, data_path, target_column, config_path, config_overrides, *, usecase, allow_pickle):
-    """(use case or None, config, data, model, model path, data path): the inputs resolved, read and checked."""
-    uc = get_usecase(usecase) if usecase else None
-    base = None
-    if uc is not None:
-        if not uc.is_prepared:
-            prepare_usecase(uc)
-        model_path, data_path = model_path or uc.model_path, data_path or uc.data_path
-        target_column = target_column or uc.target
-        # a config given with a use case overlays the use case's own (its wording, actionability, personas stay)
-        own = Path(uc.config_path).resolve()
-        base, config_path = ((uc.config_path, config_path) if config_path and Path(config_path).resolve() != own
-                             else (None, uc.config_path))
-    if model_path is None or data_path is None:
-        raise ConfigError("evaluate() needs a bundled use case (usecase='heart') or both model_path and data_path.")
-    config = load_config(config_path, config_overrides, base=base)
-    if uc is None:  # own model and CSV: the generic personas rate unless a persona file is named
-        config = with_default_personas(config)
-    data = load_data_for_config(data_path, config, target_column)
-    config = _name_outcomes(config, data)
-    model = load_model(model_path, allow_pickle=allow_pickle, data=data)
-    data, config, _ = with_model_categories(data, model, config,
-                                         lambda c: load_data_for_config(data_path, c, target_column))
-    model.input_codes = category_codes(data, config.data)  # data.categorical_encoding: label | ordinal
-    return uc, config, data, model, model_path, data_path
-
-
-def _validate(model, data) -> dict:
-    """The compatibility check's result; ModelError listing the problems when the model cannot be evaluated."""
-    validation = validate_model_data_compatibility(model, data)
-    if validation["status"] != "valid":
-        raise ModelError("The model cannot be evaluated on this data:\n  - " + "\n  - ".join(validation["errors"]))
-    return validation
 
 
 def _narrate(data, technical, config: HexevalConfig, narration):
@@ -319,29 +278,6 @@ def _strip_credentials(url: str) -> str:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
-
-def _name_outcomes(config: HexevalConfig, data) -> HexevalConfig:
-    """Outcome wording the config leaves unset becomes the target's own labels (``status churned``),
-    so explanations, persona prompts and reports say what the model predicts instead of "positive outcome"."""
-    domain = config.domain
-    target = humanise(data.target).lower()
-    if data.is_regression:  # each explanation names its case's prediction and band (technical.class_groups)
-        words = {key: text for key, text in (("positive_outcome", f"{target} stays at the predicted level"),
-                                             ("negative_outcome", f"{target} moves beyond the band"))
-                 if key not in domain.model_fields_set}
-        return config.model_copy(update={"domain": domain.model_copy(update=words)}) if words else config
-    if data.n_classes > 2:  # each explanation names its own class (technical.class_groups)
-        words = {key: text for key, text in (("positive_outcome", f"{target} is the class the explanation is for"),
-                                             ("negative_outcome", f"{target} is another class"))
-                 if key not in domain.model_fields_set}
-        return config.model_copy(update={"domain": domain.model_copy(update=words)}) if words else config
-    negative, positive = data.class_labels
-    words = {key: f"{target} {label}" for key, label in (("positive_outcome", positive),
-                                                                 ("negative_outcome", negative))
-             if key not in domain.model_fields_set}
-    if not words:
-        return config
-    return config.model_copy(update={"domain": domain.model_copy(update=words)})
 
 
 def _custom_name(name: str) -> str:

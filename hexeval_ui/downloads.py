@@ -17,6 +17,7 @@ from pathlib import Path
 import streamlit as st
 
 from hexeval_engine.runs import store as runs
+from hexeval_engine.runs import files
 from hexeval_engine.report.html import render_report
 from hexeval_engine.vocabulary import plural
 
@@ -24,15 +25,15 @@ from .runs_view import manifest_mtime
 
 #: Known file name -> (label, mime) in the order shown; any other file of the folder follows.
 RUN_FILES = {
-    "technical_metrics.csv": ("Technical metrics (CSV)", "text/csv"),
-    "technical_metrics_long.csv": ("Metrics with intervals and directions (CSV)", "text/csv"),
-    "instance_metrics.csv": ("Metrics per explained case (CSV)", "text/csv"),
-    "persona_ratings.csv": ("Persona ratings (CSV)", "text/csv"),
-    "recommendations.json": ("Recommendations (JSON)", "application/json"),
-    "explanations.jsonl": ("Explanations (JSONL)", "application/x-ndjson"),
-    "narratives.csv": ("Narratives and their checks (CSV)", "text/csv"),
-    "narrative_extractions.csv": ("Narratives read back, feature by feature (CSV)", "text/csv"),
-    "run.json": ("Run manifest (JSON)", "application/json"),
+    files.TECHNICAL_METRICS: ("Technical metrics (CSV)", "text/csv"),
+    files.TECHNICAL_METRICS_LONG: ("Metrics with intervals and directions (CSV)", "text/csv"),
+    files.INSTANCE_METRICS: ("Metrics per explained case (CSV)", "text/csv"),
+    files.PERSONA_RATINGS: ("Persona ratings (CSV)", "text/csv"),
+    files.RECOMMENDATIONS: ("Recommendations (JSON)", "application/json"),
+    files.EXPLANATIONS: ("Explanations (JSONL)", "application/x-ndjson"),
+    files.NARRATIVES: ("Narratives and their checks (CSV)", "text/csv"),
+    files.NARRATIVE_EXTRACTIONS: ("Narratives read back, feature by feature (CSV)", "text/csv"),
+    files.MANIFEST: ("Run manifest (JSON)", "application/json"),
 }
 _MIME = {".csv": "text/csv", ".json": "application/json", ".jsonl": "application/x-ndjson", ".html": "text/html",
          ".txt": "text/plain", ".md": "text/markdown"}
@@ -47,7 +48,7 @@ def _report_bytes(path: str, mtime: float) -> bytes:
     return _report(path, mtime).encode("utf-8")
 
 
-REPORT_NAME = "report.html"  # the HTML report's name inside the zip
+REPORT_NAME = files.REPORT  # the HTML report's name inside the zip
 
 
 @lru_cache(maxsize=4)

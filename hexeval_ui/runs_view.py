@@ -8,6 +8,7 @@ import streamlit as st
 
 from hexeval_engine import HexevalError
 from hexeval_engine.runs import store as runs
+from hexeval_engine.runs.files import MANIFEST
 from hexeval_engine.plain_values import show_time
 from hexeval_engine.vocabulary import plural
 
@@ -90,7 +91,7 @@ def _load(path: str, mtime: float):
 def manifest_mtime(path) -> float:
     """The newest modification time among the run's files (an edited table reloads the run and re-checks it)."""
     folder = Path(path)
-    if not (folder / runs.MANIFEST).exists():
+    if not (folder / MANIFEST).exists():
         return 0.0
     return max((p.stat().st_mtime for p in folder.iterdir() if p.is_file()), default=0.0)
 

@@ -21,17 +21,15 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from hexeval_engine import HexevalError, load_config, load_model, validate_model_data_compatibility
+from hexeval_engine import HexevalError
 from hexeval_engine.config.schema import HexevalConfig
 from hexeval_engine.errors import DataError, ModelError
-from hexeval_engine.data.input_encoding import category_codes
 from hexeval_engine.models.model_loading import PICKLE_SUFFIXES, SAFE_SUFFIXES
 from hexeval_engine.paths import shown
 from hexeval_engine.models.model_performance import held_out_performance
 from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.safe_yaml import parse_yaml
-from hexeval_engine.data.usecase_data import load_data_for_config
-from hexeval_engine.models.encoded_columns import with_model_categories
+from hexeval_engine.inputs import load_inputs
 
 MODEL_SUFFIXES = SAFE_SUFFIXES + PICKLE_SUFFIXES
 CSV_SUFFIXES = (".csv", ".txt", ".tsv")
@@ -171,27 +169,22 @@ def _check(folder: Path, model: UploadedFile, csv: UploadedFile, target: str, co
     if problems:
         check.errors += problems
         return check
-    cfg = _config(check, config, personas)
-    if cfg is None:
+    overrides = _config(check, config, personas)
+    if overrides is None:
         return check
-    dataset = _data(check, cfg)
-    loaded = _model(check, allow_pickle, dataset)
-    if dataset is None or loaded is None:
-        return check
-    try:
-        dataset, cfg, check.column_note = with_model_categories(dataset, loaded, cfg,
-                                             lambda c: load_data_for_config(check.data_path, c, check.target))
-        check.quality, check.dataset_summary = dataset.quality, dataset.summary()
-        loaded.input_codes = category_codes(dataset, cfg.data)
-    except HexevalError as err:
-        check.errors.append(str(err))
-        return check
-    result = validate_model_data_compatibility(loaded, dataset)
-    check.errors += result["errors"]
-    check.warnings += result["warnings"]
-    check.checks = result["checks"]
-    if not check.errors:
-        check.performance = held_out_performance(loaded, dataset)
+    inputs = load_inputs(check.model_path, check.data_path, check.target, check.config_path, overrides,
+                         allow_pickle=allow_pickle)  # the same check as evaluate() and `hexeval validate`
+    check.errors += inputs.errors
+    check.warnings += inputs.warnings
+    if inputs.data is not None:
+        check.quality, check.class_labels = inputs.data.quality, inputs.data.class_labels
+        check.dataset_summary = inputs.data.summary()
+    if inputs.model is not None:
+        check.model_type = inputs.model.type_name
+    check.column_note = inputs.column_note
+    check.checks = (inputs.validation or {}).get("checks", {})
+    if inputs.ok:
+        check.performance = held_out_performance(inputs.model, inputs.data)
     return check
 
 
@@ -230,7 +223,9 @@ def _safe_name(name: str, suffix: str | None = None) -> str:
     return base if suffix is None or base.lower().endswith(suffix) else base + suffix
 
 
-def _config(check: UploadCheck, config: UploadedFile | None, personas: UploadedFile | None):
+def _config(check: UploadCheck, config: UploadedFile | None, personas: UploadedFile | None) -> dict | None:
+    """The config overrides of the upload (target, page options, persona file); ``None`` when the uploaded
+    config sets a server-side value (the check stops there)."""
     overrides = {"data": {"target": check.target, **check.data_options}}
     if personas is not None:
         check.personas_path = check.folder / "personas.yaml"
@@ -247,11 +242,7 @@ def _config(check: UploadCheck, config: UploadedFile | None, personas: UploadedF
             return None
         check.config_path = check.folder / "config.yaml"
         check.config_path.write_bytes(config.data)
-    try:
-        return load_config(check.config_path, overrides)
-    except HexevalError as err:
-        check.errors.append(str(err))
-        return None
+    return overrides
 
 
 def _size_problems(files: dict[str, UploadedFile | None]) -> list[str]:
@@ -307,27 +298,6 @@ def server_side_fields(model=HexevalConfig, prefix: tuple = ()) -> list[tuple[st
 
 def _size(n: int) -> str:
     return f"{n / MB:.1f} MB" if n >= MB else f"{n / 1024:.0f} KB"
-
-
-def _data(check: UploadCheck, cfg):
-    try:
-        dataset = load_data_for_config(check.data_path, cfg, check.target)
-    except HexevalError as err:
-        check.errors.append(str(err))
-        return None
-    check.quality, check.class_labels = dataset.quality, dataset.class_labels
-    check.dataset_summary = dataset.summary()
-    return dataset
-
-
-def _model(check: UploadCheck, allow_pickle: bool, dataset=None):
-    try:
-        loaded = load_model(check.model_path, allow_pickle=allow_pickle, data=dataset)
-    except HexevalError as err:
-        check.errors.append(str(err))
-        return None
-    check.model_type = loaded.type_name
-    return loaded
 
 
 def check_again(previous: UploadCheck, data_options: dict, *, allow_pickle: bool = False) -> UploadCheck:

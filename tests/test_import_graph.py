@@ -22,7 +22,7 @@ RANK = {
     "paired_stats": 1, "ratings_summary": 1,
     "config": 2, "usecases": 3, "data": 4, "models": 5, "explainers": 6, "runtime": 6, "metrics": 7,
     "technical": 8, "personas": 8, "llm": 8, "narratives": 9, "raters": 10,
-    "recommend": 11, "charts": 11, "runs": 11, "report": 12, "evaluate": 13, "study": 13, "cli": 14,
+    "recommend": 11, "charts": 11, "runs": 11, "report": 12, "inputs": 12, "evaluate": 13, "study": 13, "cli": 14,
     "__main__": 15,
 }
 #: Known upward imports, listed rather than hidden (the LLM client merge of issue 18 removed the last one):

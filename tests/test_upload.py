@@ -58,7 +58,7 @@ def test_an_unexpected_failure_leaves_no_temporary_folder(usecase_bundle, monkey
     def broken(*args, **kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(upload, "validate_model_data_compatibility", broken)
+    monkeypatch.setattr(upload, "load_inputs", broken)  # the engine's input check fails unexpectedly
     with pytest.raises(RuntimeError):
         check_upload(model, csv, target)
     assert set(Path(tempfile.gettempdir()).glob("hexeval-upload-*")) == before

@@ -21,6 +21,7 @@ from ..recommend.wording import LEAD_LABELS
 from ..report.html import write_report
 from ..runs.folders import is_orphan_run_folder, remove_orphan_run_folders, remove_stale_temp_folders, temp_folders
 from ..runs.compare import compare_runs
+from ..runs.files import REPORT
 from ..runs.integrity import check_integrity, expected_hashes
 from ..runs.store import delete_run, list_runs, load_run, read_manifest
 from ..vocabulary import plural
@@ -250,7 +251,7 @@ def runs_delete(args) -> int:
 
 def report_cmd(args) -> int:
     run = load_run(_find(args.run, args))
-    out = Path(args.out) if args.out else run.path / "report.html"
+    out = Path(args.out) if args.out else run.path / REPORT
     print(f"Report written to {write_report(run, out)}")
     return 0
 

@@ -16,11 +16,10 @@ from pathlib import Path
 import pandas as pd
 
 from ..ratings_summary import DIMENSIONS
+from ..runs.files import HUMAN_RATINGS, STUDY_CALIBRATION
 from ..vocabulary import dimension_label, plural
 from .sections import esc
 
-CALIBRATION_FILE = "study/calibration.json"
-HUMAN_RATINGS_FILE = "human_ratings.csv"
 MAX_COMMENTS = 12
 """People's comments quoted per role (the rest are in human_ratings.csv)."""
 
@@ -113,13 +112,13 @@ def calibration_section(run_dir, recommendations: dict | None = None) -> str:
     """The calibration section of a run with study answers ("" for a run without them)."""
     if run_dir is None:
         return ""
-    path = Path(run_dir) / CALIBRATION_FILE
+    path = Path(run_dir) / STUDY_CALIBRATION
     if not path.is_file():
         return ""
     calibration = json.loads(path.read_text(encoding="utf-8"))
     if not calibration.get("roles"):
         return ""
-    humans_path = Path(run_dir) / HUMAN_RATINGS_FILE
+    humans_path = Path(run_dir) / HUMAN_RATINGS
     humans = pd.read_csv(humans_path, dtype=str, keep_default_na=False) if humans_path.is_file() else None
     kind = calibration.get("persona_kind", "simulated")
     parts = ["<section id='calibration'><h2>Real people: study answers and calibration</h2>",

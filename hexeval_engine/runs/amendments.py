@@ -39,9 +39,9 @@ from pathlib import Path, PurePosixPath
 
 from ..errors import RunError
 from ..paths import shown
+from .files import MANIFEST
 from .signing import add_signed_amendment
 
-MANIFEST = "run.json"
 #: The write-ahead journal of an amendment in progress (hidden; present only while one is applied).
 JOURNAL = ".amendment-journal.json"
 

@@ -22,17 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from .files import MANIFEST, MODEL_COPY_STEM, RUN_FILES
 from .signing import check_key_outside
 
 TMP_PREFIX = ".tmp-"
 _TMP_NAME = re.compile(r"\.tmp-(?P<run_id>.+)-(?P<pid>\d+)")
 _RUN_ID = re.compile(r"\d{8}-\d{6}-[0-9a-f]{6}")
-MANIFEST = "run.json"
-RUN_FILES = frozenset({
-    "technical_metrics.csv", "technical_metrics_long.csv", "instance_metrics.csv", "instance_metrics_unshared.csv",
-    "persona_ratings.csv", "narratives.csv", "narrative_extractions.csv", "recommendations.json",
-    "explanations.jsonl", "report.html", "input_data.csv"})
-"""Files HEXEval writes into a run folder (besides ``run.json`` and ``input_model.*``)."""
 
 
 @dataclass(frozen=True)
@@ -95,7 +90,7 @@ def is_orphan_run_folder(path) -> bool:
     except OSError:
         return False
     return bool(entries) and all(e.is_file() and not e.is_symlink()
-                                 and (e.name in RUN_FILES or e.name.startswith("input_model.")) for e in entries)
+                                 and (e.name in RUN_FILES or e.name.startswith(MODEL_COPY_STEM + ".")) for e in entries)
 
 
 def orphan_run_folders(root) -> list[Path]:

@@ -12,9 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..models.model_loading import file_sha256
+from .files import DATA_COPY, MODEL_COPY_STEM
 
-DATA_COPY = "input_data.csv"
-MODEL_COPY_STEM = "input_model"
 
 
 def copies_for(model_path, data_path) -> dict[str, Path]:

@@ -24,13 +24,8 @@ from pathlib import Path, PurePosixPath
 
 from .signing import check_signature
 from .amendments import finish_pending
+from .files import MANIFEST, READ_BY_HEXEVAL
 
-MANIFEST = "run.json"
-
-READ_BY_HEXEVAL = ("technical_metrics.csv", "technical_metrics_long.csv", "instance_metrics.csv",
-                   "instance_metrics_unshared.csv", "persona_ratings.csv", "narratives.csv",
-                   "narrative_extractions.csv", "recommendations.json", "explanations.jsonl")
-"""Files the loader reads: one present but never recorded was added after the run."""
 
 
 @dataclass(frozen=True)
@@ -139,7 +134,7 @@ def check_integrity(run_dir, manifest: dict | None = None) -> Integrity:
     if expected is None:
         return Integrity(verifiable=False, signature="no_hashes")
     signature = check_signature(manifest)
-    edited = ["run.json"] if signature.state == "invalid" else []
+    edited = [MANIFEST] if signature.state == "invalid" else []
     for relpath, digest in expected.items():
         path = _inside(run_dir, relpath)
         if path is None or not path.is_file() or sha256_file(path) != digest:

@@ -43,7 +43,7 @@ def add_evaluation_sections(manifest: dict, *, warnings: list, sanity: dict, nar
 
 
 def evaluation_tables(technical, ratings: pd.DataFrame | None, narratives) -> dict[str, pd.DataFrame | None]:
-    """The tables a run folder holds, by key of :data:`~hexeval_engine.runs.store.TABLES`."""
+    """The tables a run folder holds, by key of :data:`~hexeval_engine.runs.files.TABLES`."""
     tables = {"technical_metrics": technical.metrics, "technical_metrics_long": technical.metrics_long,
               "instance_metrics": technical.per_instance, "persona_ratings": ratings,
               "narratives": narratives.table if narratives is not None else None,

@@ -37,21 +37,12 @@ from .folders import TMP_PREFIX, is_orphan_run_folder
 from .integrity import Integrity, check_integrity, hash_folder
 from .signing import seal_new_run
 from .study_note import study_note
+from .files import EXPLANATIONS, MANIFEST, RECOMMENDATIONS, TABLES
 from .tables import neutralise_cells, read_table, table_rows
 
 log = logging.getLogger(__name__)
 
-MANIFEST = "run.json"
 DAMAGED = "damaged"
-TABLES = {
-    "technical_metrics": "technical_metrics.csv",
-    "technical_metrics_long": "technical_metrics_long.csv",
-    "instance_metrics": "instance_metrics.csv",
-    "instance_metrics_unshared": "instance_metrics_unshared.csv",
-    "persona_ratings": "persona_ratings.csv",
-    "narratives": "narratives.csv",
-    "narrative_extractions": "narrative_extractions.csv",
-}
 
 
 class Manifest(BaseModel):
@@ -185,8 +176,8 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
             table = tables.get(key)
             if table is not None:
                 neutralise_cells(table).to_csv(tmp / name, index=False)
-        _write_json(tmp / "recommendations.json", recommendations)
-        with open(tmp / "explanations.jsonl", "w", encoding="utf-8") as fh:
+        _write_json(tmp / RECOMMENDATIONS, recommendations)
+        with open(tmp / EXPLANATIONS, "w", encoding="utf-8") as fh:
             for item in explanations:
                 fh.write(json.dumps(item, default=_json_default) + "\n")
         for name, source in (files or {}).items():
@@ -322,14 +313,14 @@ def load_run(run_dir) -> RunData:
     if tables["technical_metrics"] is None:
         raise RunError(f"Run {name} has no technical_metrics.csv. Re-run the evaluation.")
     try:
-        recommendations = json.loads((run_dir / "recommendations.json").read_text(encoding="utf-8"))
+        recommendations = json.loads((run_dir / RECOMMENDATIONS).read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError) as err:  # ValueError: invalid JSON or not UTF-8
         raise RunError(f"recommendations.json of run {name} is missing or damaged "
                        f"({shown(str(err) or type(err).__name__, 160)}). Re-run the evaluation.") from err
     if not isinstance(recommendations, dict) or not isinstance(recommendations.get("stakeholders", {}), dict):
         raise RunError(f"recommendations.json of run {name} is damaged (not the object HEXEval saved). Re-run the "
                        "evaluation.")
-    explanations = _read_jsonl(run_dir / "explanations.jsonl")
+    explanations = _read_jsonl(run_dir / EXPLANATIONS)
     for key in ("technical_metrics", "technical_metrics_long", "instance_metrics"):
         if tables[key] is not None and "error" in tables[key]:
             tables[key]["error"] = tables[key]["error"].fillna("").astype(str)

@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..runs.amendments import record_amendment, sha256_bytes
+from ..runs.files import HUMAN_RATINGS, RECOMMENDATIONS, SIMULATED_RECOMMENDATIONS, STUDY_CALIBRATION
 from ..runs.store import load_run
 from ..vocabulary import plural
 from .calibration import calibration_from
@@ -30,9 +31,6 @@ from .recommend import recommend_with_humans
 from .sources import load_sources
 from .storage import read_study
 
-HUMAN_RATINGS = "human_ratings.csv"
-CALIBRATION = "study/calibration.json"
-SIMULATED = "recommendations_simulated.json"
 
 
 def ok_persona_ratings(run) -> pd.DataFrame:
@@ -60,13 +58,13 @@ def refresh_evidence(run_dir) -> dict:
     calibration["judge_checks"] = judge_checks(run, kind, _read_json(run_dir / LABEL_SWAP))
     table = csv_text(humans)
     calibration["covers"] = covers(humans, table)
-    simulated_path = run_dir / SIMULATED
-    original = simulated_path.read_bytes() if simulated_path.exists() else (run_dir / "recommendations.json").read_bytes()
+    simulated_path = run_dir / SIMULATED_RECOMMENDATIONS
+    original = simulated_path.read_bytes() if simulated_path.exists() else (run_dir / RECOMMENDATIONS).read_bytes()
     recommendations = recommend_with_humans(run, humans, json.loads(original))
-    files = {HUMAN_RATINGS: table, CALIBRATION: json.dumps(calibration, indent=2),
-             "recommendations.json": json.dumps(recommendations, indent=2)}
+    files = {HUMAN_RATINGS: table, STUDY_CALIBRATION: json.dumps(calibration, indent=2),
+             RECOMMENDATIONS: json.dumps(recommendations, indent=2)}
     if not simulated_path.exists():
-        files[SIMULATED] = original
+        files[SIMULATED_RECOMMENDATIONS] = original
     n_people = humans["participant_id"].nunique()
     record_amendment(run_dir, what=f"study evidence: {plural(len(humans), 'rating')} by {plural(n_people, 'person', 'people')}, "
                         "calibration and recommendations with human evidence", files=files)
@@ -164,5 +162,5 @@ def _read_json(path: Path) -> dict | None:
 
 def read_calibration(run_dir) -> dict | None:
     """The run's stored calibration (None before any study evidence)."""
-    path = Path(run_dir) / CALIBRATION
+    path = Path(run_dir) / STUDY_CALIBRATION
     return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
