@@ -1,7 +1,7 @@
 """Measurable properties of one explanation, as the simulated rater sees them.
 
 Everything is read from what a reader of the explanation is shown: its *structure* (attributions,
-a rule, counterfactual changes — whichever it has), its plain-language ``text`` and, for proposed
+a rule, counterfactual changes, similar cases and how they differ — whichever it has), its plain-language ``text`` and, for proposed
 changes, whether the person the prediction is about can make them (the run's ``actionability``
 declarations, carried in ``Explanation.extra["actionability"]``). No hidden measurement is read
 (fidelity, rule precision, plausibility scores in ``Explanation.extra["metrics"]`` are never
@@ -133,6 +133,18 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
         for feature, (old, new) in cf.changes.items():
             change = (f"{feature_label(feature, case)} from {value_label(feature, old, value_labels, units=units)} "
                       f"to {value_label(feature, new, value_labels, units=units)}")
+            changes.append(change)
+            if FORBIDDEN_CHANGES.get(kinds.get(feature, "actionable"), lambda o, n: False)(old, new):
+                infeasible.append(change)
+            features.append(feature)
+    # similar cases: each shown case with the other outcome is an alternative, its differences (as the text lists
+    # them) the changes it points to; a difference the person cannot make is infeasible like a counterfactual's
+    others = [x for x in explanation.examples or [] if not x.same_outcome][:top_k]
+    for example in others:
+        alternatives += bool(example.differs)
+        for feature, (old, new) in list(example.differs.items())[:top_k]:
+            change = (f"{feature_label(feature, case)} {value_label(feature, new, value_labels, units=units)} "
+                      f"instead of {value_label(feature, old, value_labels, units=units)}")
             changes.append(change)
             if FORBIDDEN_CHANGES.get(kinds.get(feature, "actionable"), lambda o, n: False)(old, new):
                 infeasible.append(change)
