@@ -31,8 +31,9 @@ import time
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import ConfigError
 from ..explanation import Explanation, SimilarCase
 from .actionability import feature_actionability, forbidden_changes
 from .spec import MethodSpec
@@ -49,6 +50,17 @@ class ExamplesSettings(BaseModel):
     max_instances: int = Field(50, ge=1, le=1000)
     min_difference: float = Field(0.25, ge=0.0, le=10.0, description="a numeric feature differs from this many "
                                   "training standard deviations on")
+
+    @classmethod
+    def model_validate(cls, obj, **kwargs):
+        """The settings, or a ``ConfigError`` naming each bad key, its value and what it must be."""
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as err:
+            problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'the section'} = {e.get('input')!r}: {e['msg']}"
+                                 for e in err.errors())
+            raise ConfigError(f"evaluation.explainers.examples has a bad setting ({problems}). Fix it in the config "
+                              f"(keys: {', '.join(cls.model_fields)}).") from err
 
 
 class SimilarCasesExplainer:
