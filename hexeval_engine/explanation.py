@@ -93,3 +93,12 @@ class Explanation:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def shown_similar_cases(explanation: Explanation, top_k: int, *, same: bool = False) -> list[tuple[SimilarCase, dict]]:
+    """The similar cases a reader is shown, each with the differences shown: the first ``top_k`` cases with the
+    other outcome (``same``: with the same outcome), each cut to its first ``min(top_k,
+    extra["shown_differences"])`` differences (largest first). Texts, readers and personas all read this."""
+    per_case = min(int(top_k), int((explanation.extra or {}).get("shown_differences", top_k)))
+    cases = [x for x in explanation.examples or [] if bool(x.same_outcome) == same][: int(top_k)]
+    return [(x, dict(list(x.differs.items())[:per_case])) for x in cases]

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..explanation import shown_similar_cases
 from ..vocabulary import Vocabulary, join_words, plural
 
 
@@ -156,30 +157,29 @@ def _counterfactuals(e, w: _Words) -> tuple[str, str]:
 
 def _examples(e, w: _Words) -> tuple[str, str]:
     """Similar real cases: the other outcome first (with what differs), then the same outcome."""
-    other = [x for x in e.examples if not x.same_outcome]
-    same = [x for x in e.examples if x.same_outcome]
+    other = shown_similar_cases(e, w.k)
+    same = shown_similar_cases(e, w.k, same=True)
     parts = []
     if not other:
         parts.append("No similar case in the data got the other answer.")
-    for n, x in enumerate(other[: w.k]):
+    for n, (x, shown) in enumerate(other):
         lead = "The most similar case" if n == 0 else "Another similar case"
         said = f"{lead} that got '{w.outcome(1 - e.predicted_class)}' differs in "
         if not x.differs:
             parts.append(f"{lead} that got '{w.outcome(1 - e.predicted_class)}' differs in no notable way.")
             continue
-        shown = list(x.differs.items())[: w.k]
         more = len(x.differs) - len(shown)
         items = [f"{w.name(f)} ({w.vocabulary.label(f, new)} instead of {w.vocabulary.label(f, old)})"
-                 for f, (old, new) in shown]
+                 for f, (old, new) in shown.items()]
         text = said + join_words(items + ([plural(more, "other feature")] if more > 0 else []))
         if x.only_fixed_differences:
             text += ": all things this person cannot change"
         parts.append(text + ".")
-    for x in same[:1]:
-        if x.differs:
-            shown = list(x.differs.items())[: w.k]
-            parts.append(f"A similar case that got the same answer differs in "
-                         + join_words(f"{w.name(f)} ({w.vocabulary.label(f, new)})" for f, (_, new) in shown) + ".")
+    for x, shown in same[:1]:
+        if shown:
+            parts.append("A similar case that got the same answer differs in "
+                         + join_words(f"{w.name(f)} ({w.vocabulary.label(f, new)})" for f, (_, new) in shown.items())
+                         + ".")
     tech = " | ".join(
         f"{'same' if x.same_outcome else 'other'} #{x.index} (d={x.distance:.2f}, p={x.probability:.2f}"
         f"{', fixed only' if x.only_fixed_differences else ''}): "

@@ -47,6 +47,8 @@ class ExamplesSettings(BaseModel):
     enabled: bool = False
     n_examples: int = Field(3, ge=1, le=20, description="nearest training cases with the other outcome")
     n_same: int = Field(1, ge=0, le=20, description="nearest training cases with the same outcome")
+    max_differences: int = Field(3, ge=1, le=50, description="differences shown per similar case (largest first; "
+                                 "personas.top_k_features caps it too)")
     max_instances: int = Field(50, ge=1, le=1000)
     min_difference: float = Field(0.25, ge=0.0, le=10.0, description="a numeric feature differs from this many "
                                   "training standard deviations on")
@@ -127,6 +129,7 @@ class SimilarCasesExplainer:
                         + self._nearest(row, cls, distance, gaps, same=True, n=self.settings.n_same))
             other = [e for e in examples if not e.same_outcome]
             extra = {"actionability": dict(self.kinds), "n_training_cases": len(self.train),
+                     "shown_differences": int(self.settings.max_differences),
                      "fixed_only_examples": sum(e.only_fixed_differences for e in other)}
             if not other:
                 extra["no_other_outcome"] = ("No training case gets the other answer from the model, so there is "

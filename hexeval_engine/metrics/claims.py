@@ -22,6 +22,8 @@ it orders features it did not name.
 
 from __future__ import annotations
 
+from ..explanation import shown_similar_cases
+
 #: How many attributions the explanation text shows (the default of ``personas.top_k_features``).
 DISPLAY_TOP_K = 5
 
@@ -72,7 +74,6 @@ def named_features(explanation, *, feature_names, top_k: int = DISPLAY_TOP_K) ->
 
 def shown_examples(explanation, *, top_k: int = DISPLAY_TOP_K, same: bool = False) -> list[dict]:
     """The differences ``{feature: (case value, example value)}`` of the similar cases a reader is shown: the first
-    ``top_k`` cases with the other outcome (``same``: with the same outcome), each cut to its first ``top_k``
-    differences (largest first, as the text lists them)."""
-    cases = [x for x in explanation.examples or [] if bool(x.same_outcome) == same][: int(top_k)]
-    return [dict(list(x.differs.items())[: int(top_k)]) for x in cases]
+    ``top_k`` cases with the other outcome (``same``: with the same outcome), each cut to the differences its text
+    lists (:func:`hexeval_engine.explanation.shown_similar_cases`)."""
+    return [shown for _, shown in shown_similar_cases(explanation, top_k, same=same)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..explanation import Explanation
+from ..explanation import Explanation, shown_similar_cases
 from .base import Case
 from .wording import condition_label, feature_label, value_label
 
@@ -106,7 +106,8 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
         changes the person can make (a feature not in it counts as actionable).
     case : Case
     top_k : int
-        Used only when the text names none of the attributed features: then the ``top_k``
+        Similar cases shown (as their text shows them). Otherwise used only when the text names none of the
+        attributed features: then the ``top_k``
         largest non-zero attributions are taken as shown.
     value_labels : dict, optional
         The domain's ``{feature: {raw value: label}}``, to word values.
@@ -139,10 +140,9 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
             features.append(feature)
     # similar cases: each shown case with the other outcome is an alternative, its differences (as the text lists
     # them) the changes it points to; a difference the person cannot make is infeasible like a counterfactual's
-    others = [x for x in explanation.examples or [] if not x.same_outcome][:top_k]
-    for example in others:
-        alternatives += bool(example.differs)
-        for feature, (old, new) in list(example.differs.items())[:top_k]:
+    for example, shown in shown_similar_cases(explanation, top_k):
+        alternatives += bool(shown)
+        for feature, (old, new) in shown.items():
             change = (f"{feature_label(feature, case)} {value_label(feature, new, value_labels, units=units)} "
                       f"instead of {value_label(feature, old, value_labels, units=units)}")
             changes.append(change)
