@@ -198,5 +198,5 @@ SPEC = MethodSpec(
     "Examples", "example", "similar real cases with the other outcome, and how they differ",
     "Similar cases: the nearest real cases the model answered the other way (and the same way), and what differs.",
     factory=SimilarCasesExplainer, settings_key="examples", settings_model=ExamplesSettings,
-    color="#0072B2", dash="longdashdot", symbol="star",  # blue
+    color="#D55E00", dash="6px,3px,2px,3px,2px,3px", symbol="hexagon",  # vermillion; dash-dot-dot
     aims_at_target=True, instance_cap="max_instances")
