@@ -235,3 +235,20 @@ def test_heart_end_to_end_with_examples(tmp_path):
     # a persona's words never carry a code or a column name
     assert all("thalach" not in e.text and "trestbps" not in e.text for e in examples)
     assert result.sanity["randomisation"]["methods"]["Examples"]["ignores_model"] is False
+
+
+def test_a_saved_explanation_reads_back_and_its_reader_answers_like_the_nearest_case():
+    import json
+
+    from hexeval_engine.metrics.readers import make_reader
+    from hexeval_engine.study.forward import explanation_from_record
+
+    data, model = _fixed_world()
+    config = validate_config({"evaluation": {"explainers": {"examples": {"enabled": True, "n_examples": 1,
+                                                                          "n_same": 0}}}})
+    (e,) = _explain(model, data, config, [0])
+    back = explanation_from_record(json.loads(json.dumps(e.to_dict(), default=str)))
+    assert back.examples == e.examples
+    rows = pd.DataFrame({"age": [55, 64, 60], "income": [40, 40, 40], "group": ["a", "a", "a"]})
+    # the case is answered 0; the shown case (age 65) got 1; age 60 lies halfway
+    assert list(make_reader(back, data=data).predict(rows)) == [0, 1, ABSTAIN]

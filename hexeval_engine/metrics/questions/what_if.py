@@ -50,7 +50,7 @@ import numpy as np
 
 import pandas as pd
 
-from ..readers import ABSTAIN, CounterfactualReader, RuleReader
+from ..readers import ABSTAIN, CounterfactualReader, ExampleReader, RuleReader
 from .shown import ATTRIBUTION, EXAMPLE, RULE
 from .strata import stratified
 
@@ -74,8 +74,8 @@ def reader_keeps(shown, case, rows, *, changed, categorical=(), medians=None) ->
     """
     if shown.kind == ATTRIBUTION:
         return _attribution_keeps(shown, case, rows, changed=changed, medians=medians or {})
-    if shown.kind == EXAMPLE:
-        return _nearest_example_keeps(shown, case, rows)
+    if shown.kind == EXAMPLE:  # class 1 = "keeps": the case and its same-outcome cases
+        return ExampleReader(case, shown.changes, shown.same, shown.features, 1).predict(rows)
     if shown.kind == RULE:
         reader = RuleReader(shown.conditions, 1, categorical=categorical)  # class 1 = "keeps"
     else:
@@ -96,39 +96,6 @@ def _attribution_keeps(shown, case, rows, *, changed, medians) -> np.ndarray:
             lost = np.where(np.isfinite(z), np.where(same_side, 0.0, 2.0), 1.0) * (lost > 0)
         estimate -= float(weight) * lost
     return np.where(estimate >= 0, 1, 0)
-
-
-def _nearest_example_keeps(shown, case, rows) -> np.ndarray:
-    """Each row answered like the nearest shown point: the case and its same-outcome cases keep, the other-outcome
-    cases flip; a tie abstains (see the module docstring)."""
-    keeping = [{f: case[f] for f in shown.features}] + [_point(case, d, shown.features) for d in shown.same]
-    flipping = [_point(case, d, shown.features) for d in shown.changes]
-    if not flipping or not shown.features:
-        return np.ones(len(rows), dtype=int)  # nothing shown gets the other answer: the reader says it stays
-    gaps = {f: _feature_gap(rows[f], [p[f] for p in keeping + flipping]) for f in shown.features}
-
-    def nearest(points):
-        return np.min([sum(gaps[f](p[f]) for f in shown.features) for p in points], axis=0)
-
-    keep, flip = nearest(keeping), nearest(flipping)
-    return np.where(np.isclose(keep, flip), ABSTAIN, np.where(keep < flip, 1, 0))
-
-
-def _point(case, differences: dict, features) -> dict:
-    """A shown case's values on ``features``: its shown differences, the case's value elsewhere."""
-    return {f: differences[f][1] if f in differences else case[f] for f in features}
-
-
-def _feature_gap(column: pd.Series, values):
-    """``gap(value) -> ndarray``: each row's gap on one feature to ``value`` (see the module docstring)."""
-    numbers = [_number(v) for v in values]
-    if pd.api.types.is_numeric_dtype(column) and all(n is not None for n in numbers):
-        z = column.to_numpy(dtype=float, na_value=np.nan)
-        spread = (max(numbers) - min(numbers)) or 1.0
-        return lambda v: np.where(np.isfinite(z), np.abs(z - _number(v)) / spread, 1.0)
-    text = column.astype(str).to_numpy()
-    missing = column.isna().to_numpy()
-    return lambda v: np.where(missing, 1.0, (text != str(v)).astype(float))
 
 
 def _number(value):
