@@ -252,3 +252,22 @@ def test_a_saved_explanation_reads_back_and_its_reader_answers_like_the_nearest_
     rows = pd.DataFrame({"age": [55, 64, 60], "income": [40, 40, 40], "group": ["a", "a", "a"]})
     # the case is answered 0; the shown case (age 65) got 1; age 60 lies halfway
     assert list(make_reader(back, data=data).predict(rows)) == [0, 1, ABSTAIN]
+
+
+def test_personas_see_a_similar_case_they_cannot_become_as_asking_the_impossible():
+    from hexeval_engine.raters import Case, CaseFeature
+    from hexeval_engine.raters.properties import measure
+
+    data, model = _fixed_world()
+    config = validate_config({"evaluation": {"explainers": {"examples": {"enabled": True, "n_examples": 2,
+                                                                          "n_same": 0}}},
+                              "actionability": {"features": {"age": "immutable", "group": "immutable"}}})
+    (e,) = _explain(model, data, config, [0])
+    case = Case(0, tuple(CaseFeature(f, f, str(data.X_test[f].iloc[0])) for f in data.feature_names), 0, "no", 0.9)
+    props = measure(e, case)
+    assert props.alternatives == 2
+    fixed_only, other = e.examples
+    # every difference of the first case is infeasible (age), the second's income difference is feasible
+    assert len(props.infeasible) == len([f for f in fixed_only.differs]) + len(
+        [f for f in other.differs if f in ("age", "group")])
+    assert any("income" in c for c in props.feasible)
