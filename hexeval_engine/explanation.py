@@ -45,6 +45,24 @@ class Counterfactual:
 
 
 @dataclass
+class SimilarCase:
+    """A real training case shown beside the explained one (the ``example`` family, ``Examples``).
+
+    ``differs`` holds the features in which it differs notably from the explained case, largest difference
+    first: ``{feature: (case value, example value)}``.
+    """
+
+    row: dict  # the training case's raw values
+    prediction: int  # the model's class for it (in the explained view: 1 = the explained class)
+    probability: float  # the model's probability of the explained case's class for it
+    differs: dict[str, tuple]
+    same_outcome: bool  # the model gives it the explained case's answer
+    only_fixed_differences: bool  # every difference is in a feature the person cannot change
+    index: int = -1  # its row position in ``Dataset.X_train``
+    distance: float = 0.0  # standardised distance to the explained case
+
+
+@dataclass
 class Explanation:
     """One method's explanation of one instance, in raw CSV columns.
 
@@ -59,6 +77,7 @@ class Explanation:
     attributions: dict[str, float] | None = None  # signed, towards the explained class
     rule: Rule | None = None
     counterfactuals: list[Counterfactual] | None = None
+    examples: list[SimilarCase] | None = None  # similar real cases (other outcome first, then the same)
     importance: dict[str, float] | None = None  # importance vector used by fidelity (derived for Anchor/DiCE)
     importance_derived: bool = False
     text: str = ""  # plain language for a non-expert
@@ -74,3 +93,12 @@ class Explanation:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+def shown_similar_cases(explanation: Explanation, top_k: int, *, same: bool = False) -> list[tuple[SimilarCase, dict]]:
+    """The similar cases a reader is shown, each with the differences shown: the first ``top_k`` cases with the
+    other outcome (``same``: with the same outcome), each cut to its first ``min(top_k,
+    extra["shown_differences"])`` differences (largest first). Texts, readers and personas all read this."""
+    per_case = min(int(top_k), int((explanation.extra or {}).get("shown_differences", top_k)))
+    cases = [x for x in explanation.examples or [] if bool(x.same_outcome) == same][: int(top_k)]
+    return [(x, dict(list(x.differs.items())[:per_case])) for x in cases]

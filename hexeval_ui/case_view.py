@@ -105,6 +105,9 @@ def _mentioned_features(run, iid: int) -> list[str]:
         for cf in exp.get("counterfactuals") or []:
             for f in (cf.get("changes") or {}):
                 seen.setdefault(f)
+        for example in exp.get("examples") or []:
+            for f in (example.get("differs") or {}):
+                seen.setdefault(f)
     return [f for f in seen if f]
 
 
@@ -216,7 +219,7 @@ def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool, *, labels: d
 
 
 def _structure(exp: dict) -> dict:
-    return {k: exp[k] for k in ("attributions", "rule", "counterfactuals") if exp.get(k)}
+    return {k: exp[k] for k in ("attributions", "rule", "counterfactuals", "examples") if exp.get(k)}
 
 
 def _explained_for(methods: dict) -> str:

@@ -23,8 +23,8 @@ def _luminance(hex_color: str) -> float:
 
 
 def test_one_distinct_colour_per_method_readable_on_light_and_dark():
-    assert set(METHOD_COLORS) == {"SHAP", "LIME", "Anchor", "DiCE", "Narrative", "Random"}
-    assert len(set(METHOD_COLORS.values())) == 6
+    assert set(METHOD_COLORS) == {"SHAP", "LIME", "Anchor", "DiCE", "Examples", "Narrative", "Random"}
+    assert len(set(METHOD_COLORS.values())) == 7
     for color in METHOD_COLORS.values():
         on_white = 1.05 / (_luminance(color) + 0.05)
         on_dark = (_luminance(color) + 0.05) / (_luminance("#0E1117") + 0.05)

@@ -34,6 +34,8 @@ _LOOKS = _looks()
 METHOD_COLORS = {m: look[0] for m, look in _LOOKS.items()}
 METHOD_DASH = {m: look[1] for m, look in _LOOKS.items()}
 METHOD_SYMBOL = {m: look[2] for m, look in _LOOKS.items()}
+#: A plugin's spare colour is never one a built-in method has.
+_SPARE_COLORS = tuple(c for c in _SPARE_COLORS if c not in METHOD_COLORS.values())
 BASELINE_METHODS = frozenset(s.name for s in builtin_specs() if s.family == "baseline")
 UNKNOWN_COLOR = "#999999"
 TEXT_COLOR = "#808080"

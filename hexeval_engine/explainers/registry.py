@@ -26,7 +26,7 @@ from .plugins import PluginFailure, load_plugins
 from .spec import MethodSpec
 
 #: The modules of the built-in methods (each defines ``SPEC``), in display order; the baseline comes last.
-BUILTIN_MODULES = ("shap_explainer", "lime_explainer", "anchor_explainer", "dice_explainer")
+BUILTIN_MODULES = ("shap_explainer", "lime_explainer", "anchor_explainer", "dice_explainer", "similar_cases")
 BASELINE_MODULE = "random_baseline"
 
 

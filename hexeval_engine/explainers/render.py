@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..vocabulary import Vocabulary, join_words
+from ..explanation import shown_similar_cases
+from ..vocabulary import Vocabulary, join_words, plural
 
 
 def render_into(explanation, row: dict, data, config):
@@ -48,6 +49,8 @@ def render(explanation, row: dict, data, config) -> tuple[str, str]:
         body, tech = _attributions(explanation, row, words)
     elif explanation.rule is not None:
         body, tech = _rule(explanation, words)
+    elif explanation.examples is not None:
+        body, tech = _examples(explanation, words)
     else:
         body, tech = _counterfactuals(explanation, words)
     return f"{head} {body}".strip(), tech
@@ -150,6 +153,39 @@ def _counterfactuals(e, w: _Words) -> tuple[str, str]:
         + ", ".join(f"{f}: {w.value(f, old)}→{w.value(f, new)}" for f, (old, new) in cf.changes.items())
         for n, cf in enumerate(cfs))
     return text, "DiCE " + tech
+
+
+def _examples(e, w: _Words) -> tuple[str, str]:
+    """Similar real cases: the other outcome first (with what differs), then the same outcome."""
+    other = shown_similar_cases(e, w.k)
+    same = shown_similar_cases(e, w.k, same=True)
+    parts = []
+    if not other:
+        parts.append("No similar case in the data got the other answer.")
+    for n, (x, shown) in enumerate(other):
+        lead = "The most similar case" if n == 0 else "Another similar case"
+        said = f"{lead} that got '{w.outcome(1 - e.predicted_class)}' differs in "
+        if not x.differs:
+            parts.append(f"{lead} that got '{w.outcome(1 - e.predicted_class)}' differs in no notable way.")
+            continue
+        more = len(x.differs) - len(shown)
+        items = [f"{w.name(f)} ({w.vocabulary.label(f, new)} instead of {w.vocabulary.label(f, old)})"
+                 for f, (old, new) in shown.items()]
+        text = said + join_words(items + ([plural(more, "other feature")] if more > 0 else []))
+        if x.only_fixed_differences:
+            text += ": all things this person cannot change"
+        parts.append(text + ".")
+    for x, shown in same[:1]:
+        if shown:
+            parts.append("A similar case that got the same answer differs in "
+                         + join_words(f"{w.name(f)} ({w.vocabulary.label(f, new)})" for f, (_, new) in shown.items())
+                         + ".")
+    tech = " | ".join(
+        f"{'same' if x.same_outcome else 'other'} #{x.index} (d={x.distance:.2f}, p={x.probability:.2f}"
+        f"{', fixed only' if x.only_fixed_differences else ''}): "
+        + (", ".join(f"{f}: {w.value(f, old)}→{w.value(f, new)}" for f, (old, new) in x.differs.items()) or "no difference")
+        for x in e.examples)
+    return " ".join(parts), f"{e.method} [{e.algorithm}] " + (tech or "no example")
 
 
 def row_dicts(X_raw) -> list[dict]:

@@ -12,13 +12,17 @@ Claim-scoped metrics (:mod:`.claim_comprehensiveness`, :mod:`.claim_sufficiency`
 * attributions (SHAP, LIME, Random): the ``top_k`` features with a non-zero attribution, by absolute
   value, exactly as the explanation text lists them;
 * a rule (Anchor): the features of its conditions;
-* counterfactuals (DiCE): the features changed by any of the first ``top_k`` counterfactuals shown.
+* counterfactuals (DiCE): the features changed by any of the first ``top_k`` counterfactuals shown;
+* similar cases (Examples): the features in which any of the first ``top_k`` shown cases with the other
+  outcome differs from the case (each case's first ``top_k`` differences, as its text lists them).
 
 A feature the explanation does not name never enters these metrics, so no method can gain from how
 it orders features it did not name.
 """
 
 from __future__ import annotations
+
+from ..explanation import shown_similar_cases
 
 #: How many attributions the explanation text shows (the default of ``personas.top_k_features``).
 DISPLAY_TOP_K = 5
@@ -62,4 +66,14 @@ def named_features(explanation, *, feature_names, top_k: int = DISPLAY_TOP_K) ->
     if explanation.counterfactuals is not None:
         changed = [f for cf in explanation.counterfactuals[: int(top_k)] for f in cf.changes]
         return list(dict.fromkeys(f for f in changed if f in columns))
+    if explanation.examples is not None:
+        differing = [f for x in shown_examples(explanation, top_k=top_k) for f in x]
+        return list(dict.fromkeys(f for f in differing if f in columns))
     return None
+
+
+def shown_examples(explanation, *, top_k: int = DISPLAY_TOP_K, same: bool = False) -> list[dict]:
+    """The differences ``{feature: (case value, example value)}`` of the similar cases a reader is shown: the first
+    ``top_k`` cases with the other outcome (``same``: with the same outcome), each cut to the differences its text
+    lists (:func:`hexeval_engine.explanation.shown_similar_cases`)."""
+    return [shown for _, shown in shown_similar_cases(explanation, top_k, same=same)]

@@ -32,6 +32,9 @@ with its probability:
   ``a`` in the direction of ``b`` at least as far as ``b`` (numbers) or equals ``b`` (categories); the
   reader predicts the other class for rows that follow one shown counterfactual and ``c`` otherwise.
   It always answers.
+* **Example reader** (Examples): answers each row like the nearest shown point (the case and its shown
+  same-outcome cases: ``c``; the shown other-outcome cases: the other class), nearest over the shown
+  features; a tie abstains.
 
 No reader is favoured by construction: every reader is scored on the same neighbours of the case, and a
 reader who abstains is not rewarded for it in :func:`reader_accuracy` (an abstention counts as a guess
@@ -43,7 +46,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .claims import DISPLAY_TOP_K, named_features
+from .claims import DISPLAY_TOP_K, named_features, shown_examples
 from .masking import instance_rng
 from .rules import rule_mask
 
@@ -156,6 +159,57 @@ class CounterfactualReader(Reader):
         return np.where(follows, 1 - self.explained_class, self.explained_class)
 
 
+class ExampleReader(Reader):
+    """Predicts for each row the answer of the nearest shown point: the case and its shown same-outcome cases have the
+    case's class, the shown other-outcome cases the other one; a tie abstains. Nearest over the shown features only
+    (what the reader sees): a number's gap in units of the spread of the shown values of that feature, a category's
+    mismatch 1, a missing value 1.
+
+    Parameters
+    ----------
+    case : pandas.Series
+    other, same : sequence of dict
+        The shown differences ``{feature: (case value, example value)}`` of each case with the other / same outcome.
+    features : sequence of str
+        The features shown.
+    explained_class : int
+    """
+
+    def __init__(self, case, other, same, features, explained_class: int):
+        self.features = list(features)
+        self.keeping = [{f: case[f] for f in self.features}] + [self._point(case, d) for d in same]
+        self.flipping = [self._point(case, d) for d in other]
+        self.explained_class = int(explained_class)
+
+    def _point(self, case, differences: dict) -> dict:
+        return {f: differences[f][1] if f in differences else case[f] for f in self.features}
+
+    def predict(self, rows: pd.DataFrame, *, changed=None) -> np.ndarray:
+        c = self.explained_class
+        if not self.flipping or not self.features:
+            return np.full(len(rows), c)  # nothing shown gets the other answer: the reader says it stays
+        points = self.keeping + self.flipping
+        gaps = {f: _feature_gap(rows[f], [p[f] for p in points]) for f in self.features}
+
+        def nearest(group):
+            return np.min([sum(gaps[f](p[f]) for f in self.features) for p in group], axis=0)
+
+        keep, flip = nearest(self.keeping), nearest(self.flipping)
+        return np.where(np.isclose(keep, flip), ABSTAIN, np.where(keep < flip, c, 1 - c))
+
+
+def _feature_gap(column: pd.Series, values):
+    """``gap(value) -> ndarray``: each row's gap on one feature to ``value`` (see :class:`ExampleReader`)."""
+    numbers = [_number(v) for v in values]
+    if pd.api.types.is_numeric_dtype(column) and all(n is not None for n in numbers):
+        z = column.to_numpy(dtype=float, na_value=np.nan)
+        spread = (max(numbers) - min(numbers)) or 1.0
+        return lambda v: np.where(np.isfinite(z), np.abs(z - _number(v)) / spread, 1.0)
+    text = column.astype(str).to_numpy()
+    missing = column.isna().to_numpy()
+    return lambda v: np.where(missing, 1.0, (text != str(v)).astype(float))
+
+
 def _number(value) -> float | None:
     if isinstance(value, (bool, np.bool_, str)) or value is None:
         return None
@@ -211,6 +265,12 @@ def make_reader(explanation, *, data, top_k: int = DISPLAY_TOP_K, case: pd.Serie
         return AttributionReader(case, shown, c, explanation.probability, log_odds=log_odds)
     if explanation.rule is not None:
         return RuleReader(explanation.rule.conditions, c, categorical=data.categorical_features)
+    if explanation.examples is not None:
+        case = data.X_test.iloc[int(explanation.instance_id)] if case is None else case
+        kept = set(named)
+        return ExampleReader(case, [{f: v for f, v in d.items() if f in kept} for d in shown_examples(explanation, top_k=top_k)],
+                             [{f: v for f, v in d.items() if f in kept}
+                              for d in shown_examples(explanation, top_k=top_k, same=True)], named, c)
     return CounterfactualReader(explanation.counterfactuals[: int(top_k)], c)
 
 

@@ -31,7 +31,8 @@ def method_label(method: str, *, show_method_names: bool) -> str:
     """The name a persona sees: ``"Explanation A"`` … ``"Explanation D"`` (fixed per method) or the method."""
     if show_method_names:
         return method
-    order = [*METHODS, BASELINE_METHOD, NARRATIVE_METHOD]  # A-D the four methods, E Random, F Narrative
+    # A-D the four methods, E Random, F Narrative, G similar cases
+    order = [*METHODS, BASELINE_METHOD, NARRATIVE_METHOD, "Examples"]
     if method not in order:  # an unknown method gets its own letter after the known ones, never a shared one
         order.append(method)
     return f"Explanation {chr(ord('A') + order.index(method))}"
@@ -117,13 +118,16 @@ def render_case(case: Case, mentioned=()) -> str:
 
 
 def _mentioned(explanation) -> list[str]:
-    """The raw features an explanation speaks about (its attributions, rule or counterfactual changes)."""
+    """The raw features an explanation speaks about (its attributions, rule, counterfactual changes or the features in
+    which its similar cases differ)."""
     attrs = explanation.attributions or explanation.extra.get("source_attributions") or {}
     names = sorted(attrs, key=lambda f: -abs(attrs[f]))[:MAX_CASE_LINES]  # the largest first
     if explanation.rule is not None:
         names += [c.feature for c in explanation.rule.conditions]
     for cf in explanation.counterfactuals or []:
         names += list(cf.changes)
+    for example in explanation.examples or []:
+        names += list(example.differs)
     return names
 
 

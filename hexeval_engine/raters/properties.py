@@ -1,7 +1,7 @@
 """Measurable properties of one explanation, as the simulated rater sees them.
 
 Everything is read from what a reader of the explanation is shown: its *structure* (attributions,
-a rule, counterfactual changes — whichever it has), its plain-language ``text`` and, for proposed
+a rule, counterfactual changes, similar cases and how they differ — whichever it has), its plain-language ``text`` and, for proposed
 changes, whether the person the prediction is about can make them (the run's ``actionability``
 declarations, carried in ``Explanation.extra["actionability"]``). No hidden measurement is read
 (fidelity, rule precision, plausibility scores in ``Explanation.extra["metrics"]`` are never
@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..explanation import Explanation
+from ..explanation import Explanation, shown_similar_cases
 from .base import Case
 from .wording import condition_label, feature_label, value_label
 
@@ -106,7 +106,8 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
         changes the person can make (a feature not in it counts as actionable).
     case : Case
     top_k : int
-        Used only when the text names none of the attributed features: then the ``top_k``
+        Similar cases shown (as their text shows them). Otherwise used only when the text names none of the
+        attributed features: then the ``top_k``
         largest non-zero attributions are taken as shown.
     value_labels : dict, optional
         The domain's ``{feature: {raw value: label}}``, to word values.
@@ -133,6 +134,17 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
         for feature, (old, new) in cf.changes.items():
             change = (f"{feature_label(feature, case)} from {value_label(feature, old, value_labels, units=units)} "
                       f"to {value_label(feature, new, value_labels, units=units)}")
+            changes.append(change)
+            if FORBIDDEN_CHANGES.get(kinds.get(feature, "actionable"), lambda o, n: False)(old, new):
+                infeasible.append(change)
+            features.append(feature)
+    # similar cases: each shown case with the other outcome is an alternative, its differences (as the text lists
+    # them) the changes it points to; a difference the person cannot make is infeasible like a counterfactual's
+    for example, shown in shown_similar_cases(explanation, top_k):
+        alternatives += bool(shown)
+        for feature, (old, new) in shown.items():
+            change = (f"{feature_label(feature, case)} {value_label(feature, new, value_labels, units=units)} "
+                      f"instead of {value_label(feature, old, value_labels, units=units)}")
             changes.append(change)
             if FORBIDDEN_CHANGES.get(kinds.get(feature, "actionable"), lambda o, n: False)(old, new):
                 infeasible.append(change)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..explanation import NARRATIVE_METHOD, Condition, Counterfactual, Explanation, Rule
+from ..explanation import NARRATIVE_METHOD, Condition, Counterfactual, Explanation, Rule, SimilarCase
 from ..metrics.readers import ABSTAIN, make_reader
 
 ANSWER_COLUMNS = ["persona_name", "persona_role", "instance_index", "explanation_type", "simulation_answer",
@@ -33,6 +33,7 @@ def explanation_from_record(record: dict) -> Explanation:
     """The :class:`~hexeval_engine.explanation.Explanation` a line of ``explanations.jsonl`` was made from."""
     rule = record.get("rule")
     cfs = record.get("counterfactuals")
+    examples = record.get("examples")
     return Explanation(
         method=str(record["method"]), instance_id=int(record["instance_id"]),
         predicted_class=int(record["predicted_class"]), probability=float(record["probability"]),
@@ -43,6 +44,8 @@ def explanation_from_record(record: dict) -> Explanation:
         counterfactuals=None if cfs is None else [
             Counterfactual({f: tuple(v) for f, v in (cf.get("changes") or {}).items()}, float(cf.get("probability", 0.0)),
                            bool(cf.get("flips")), dict(cf.get("row") or {})) for cf in cfs],
+        examples=None if examples is None else [
+            SimilarCase(**{**x, "differs": {f: tuple(v) for f, v in (x.get("differs") or {}).items()}}) for x in examples],
         text=str(record.get("text") or ""), error=record.get("error"), extra=dict(record.get("extra") or {}))
 
 

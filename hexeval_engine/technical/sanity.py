@@ -429,7 +429,11 @@ def _jaccard(a: set, b: set) -> float:
 
 def explanation_similarity(real, redone, features) -> float:
     """How alike two explanations of one case are: Spearman of the absolute importances (attributions),
-    Jaccard of the condition sets (rules) or of the changed features (counterfactuals)."""
+    Jaccard of the condition sets (rules), of the changed features (counterfactuals) or of the training cases
+    shown (similar cases: which real people are shown is the explanation)."""
+    if real.examples is not None and redone.examples is not None:
+        return _jaccard({(x.index, x.same_outcome) for x in real.examples},
+                        {(x.index, x.same_outcome) for x in redone.examples})
     if real.rule is not None and redone.rule is not None:
         return _jaccard(_condition_set(real), _condition_set(redone))
     if real.counterfactuals is not None and redone.counterfactuals is not None:

@@ -12,6 +12,9 @@ Only features the person can change, in the directions they may move (``actionab
   success is the share of shown counterfactuals that reach the other outcome (Wachter, Mittelstadt &
   Russell 2017, *Counterfactual explanations without opening the black box*, Harvard JOLT: a
   counterfactual is a recipe the person can follow);
+* similar cases: become the nearest shown case with the other outcome on the features the person can change
+  (its differences as shown, without those the person cannot make); an example that differs only in what
+  cannot change suggests nothing (skill 0);
 * attributions: the shown features that push towards the current answer (positive weight) and that the
   person can move, each moved *against its sign*: from the case's value across the training median (an
   attribution is the feature's contribution against typical values; moving it to the other side of
@@ -43,7 +46,7 @@ import pandas as pd
 
 from ...explainers.actionability import FIXED, forbidden_changes
 from ..masking import instance_rng
-from .shown import ATTRIBUTION, RULE
+from .shown import ATTRIBUTION, EXAMPLE, RULE
 
 NOTHING_CHANGEABLE = "the person can change none of the features (every feature is declared fixed)"
 
@@ -188,7 +191,8 @@ def _suggested(shown, case, space: ActionSpace) -> list[list[tuple]]:
         move = _rule_move(space, case, shown.conditions)
         return [[move] if move is not None else []]
     actions = []
-    for change in shown.changes:
+    # similar cases: move towards the nearest case with the other outcome, on what the person may change
+    for change in (shown.changes[:1] if shown.kind == EXAMPLE else shown.changes):
         forbidden = set(forbidden_changes(change, space.kinds))
         actions.append([(f, None, new) for f, (_, new) in change.items() if f not in forbidden])
     return actions

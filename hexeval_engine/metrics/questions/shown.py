@@ -15,7 +15,10 @@ Every question reads an explanation only through :class:`Shown`, built from what
 * a rule (Anchor): its conditions, in the order the rule lists them (the order the search added them:
   Ribeiro et al. 2018 grow an anchor greedily, so the first conditions are the ones that raised
   precision most);
-* counterfactuals (DiCE): the changes of the first ``top_k`` counterfactuals shown.
+* counterfactuals (DiCE): the changes of the first ``top_k`` counterfactuals shown;
+* similar cases (Examples): the differences of the first ``top_k`` shown cases with the other outcome (as
+  ``changes``: from the case's value to the example's) and of the shown cases with the same outcome (``same``),
+  both on the named features only (:func:`hexeval_engine.metrics.claims.shown_examples`).
 
 An explanation with none of these (an unknown family, a narrative's text alone) is not read: the caller
 records the reason and writes ``NaN``; nothing is guessed.
@@ -28,7 +31,8 @@ Cutting to a common size ``m`` (:meth:`Shown.cut`)
 * counterfactuals keep their ``m`` largest changes: each changed feature is ranked by its largest change
   over the shown counterfactuals, in training standard deviations (a category change counts as one
   deviation), and every counterfactual keeps only its changes of the ``m`` top features (a counterfactual
-  left with no change is dropped).
+  left with no change is dropped). Similar cases are cut the same way (their differences ranked like changes);
+  the same-outcome cases keep their differences on the kept features.
 """
 
 from __future__ import annotations
@@ -37,9 +41,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from ..claims import DISPLAY_TOP_K, named_features
+from ..claims import DISPLAY_TOP_K, named_features, shown_examples
 
-ATTRIBUTION, RULE, COUNTERFACTUAL = "attribution", "rule", "counterfactual"
+ATTRIBUTION, RULE, COUNTERFACTUAL, EXAMPLE = "attribution", "rule", "counterfactual", "example"
 
 
 @dataclass(frozen=True)
@@ -49,7 +53,7 @@ class Shown:
     Attributes
     ----------
     kind : str
-        ``"attribution"``, ``"rule"`` or ``"counterfactual"``.
+        ``"attribution"``, ``"rule"``, ``"counterfactual"`` or ``"example"``.
     features : tuple of str
         The distinct features it names, in the order it names them.
     weights : dict
@@ -61,7 +65,10 @@ class Shown:
     conditions : tuple
         A rule's shown conditions (:class:`hexeval_engine.explanation.Condition`).
     changes : tuple of dict
-        Counterfactuals: ``{feature: (old, new)}`` of each shown counterfactual.
+        Counterfactuals: ``{feature: (old, new)}`` of each shown counterfactual; similar cases: of each shown case
+        with the other outcome (the case's value, the example's), nearest first.
+    same : tuple of dict
+        Similar cases: the differences of each shown case with the same outcome.
     """
 
     kind: str
@@ -71,6 +78,7 @@ class Shown:
     log_odds: bool = False
     conditions: tuple = ()
     changes: tuple = ()
+    same: tuple = ()
 
     @property
     def size(self) -> int:
@@ -106,7 +114,8 @@ class Shown:
         order = {f: j for j, f in enumerate(self.features)}
         kept = tuple(sorted(sorted(self.features, key=lambda f: (-size[f], order[f]))[:m], key=order.get))
         changes = tuple(c for c in ({f: v for f, v in change.items() if f in kept} for change in self.changes) if c)
-        return replace(self, features=kept, changes=changes)
+        same = tuple({f: v for f, v in change.items() if f in kept} for change in self.same)
+        return replace(self, features=kept, changes=changes, same=same)
 
 
 def _change_size(change: tuple, scale) -> float:
@@ -139,6 +148,12 @@ def read_shown(explanation, *, feature_names, top_k: int = DISPLAY_TOP_K) -> tup
         conditions = tuple(c for c in explanation.rule.conditions if c.feature in columns)
         return Shown(RULE, tuple(named), {}, probability, conditions=conditions), None
     columns = set(features)
+    if explanation.examples is not None:
+        kept = set(named)
+        other = tuple({f: tuple(v) for f, v in x.items() if f in kept} for x in shown_examples(explanation, top_k=top_k))
+        same = tuple({f: tuple(v) for f, v in x.items() if f in kept}
+                     for x in shown_examples(explanation, top_k=top_k, same=True))
+        return Shown(EXAMPLE, tuple(named), {}, probability, changes=tuple(c for c in other if c), same=same), None
     changes = tuple({f: tuple(v) for f, v in cf.changes.items() if f in columns}
                     for cf in explanation.counterfactuals[: int(top_k)])
     return Shown(COUNTERFACTUAL, tuple(named), {}, probability, changes=tuple(c for c in changes if c)), None

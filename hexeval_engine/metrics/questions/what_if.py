@@ -22,7 +22,11 @@ the case (:mod:`.rows`) whether the model keeps its answer:
   in the *how to change* reading;
 * a rule: "keeps" inside its conditions, abstains outside (an anchor says nothing outside itself;
   Ribeiro et al. 2018);
-* counterfactuals: "flips" where a shown counterfactual is followed, "keeps" elsewhere.
+* counterfactuals: "flips" where a shown counterfactual is followed, "keeps" elsewhere;
+* similar cases: a neighbour is answered like the nearest shown case to it (the case itself and the shown cases
+  with the same outcome "keep", those with the other outcome "flip"; a tie between the two abstains), nearest
+  over the named features only (what the reader is shown): a number's gap in units of the spread of the shown
+  values of that feature, a category's mismatch 1, a missing value 1.
 
 The score is the *balanced* accuracy over the neighbours that keep and those that flip (each group weighs
 one half, an abstention counts 1/2, a coin toss), computed among neighbours that changed the same number of
@@ -46,8 +50,8 @@ import numpy as np
 
 import pandas as pd
 
-from ..readers import ABSTAIN, CounterfactualReader, RuleReader
-from .shown import ATTRIBUTION, RULE
+from ..readers import ABSTAIN, CounterfactualReader, ExampleReader, RuleReader
+from .shown import ATTRIBUTION, EXAMPLE, RULE
 from .strata import stratified
 
 
@@ -70,6 +74,8 @@ def reader_keeps(shown, case, rows, *, changed, categorical=(), medians=None) ->
     """
     if shown.kind == ATTRIBUTION:
         return _attribution_keeps(shown, case, rows, changed=changed, medians=medians or {})
+    if shown.kind == EXAMPLE:  # class 1 = "keeps": the case and its same-outcome cases
+        return ExampleReader(case, shown.changes, shown.same, shown.features, 1).predict(rows)
     if shown.kind == RULE:
         reader = RuleReader(shown.conditions, 1, categorical=categorical)  # class 1 = "keeps"
     else:

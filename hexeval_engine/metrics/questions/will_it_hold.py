@@ -14,7 +14,11 @@ Each explanation makes a *keep claim* over the case's neighbours (:mod:`.rows`):
   (log-odds: at or above 0). Read at their expected value instead (the *what if* reader), the region would be
   the reader's "keeps" answer and this question would repeat that one;
 * counterfactuals: where no shown change has been started (no changed feature moved from the case's value
-  towards the counterfactual's), the same worst-case reading of what the counterfactuals show.
+  towards the counterfactual's), the same worst-case reading of what the counterfactuals show;
+* similar cases: the same reading of the shown cases with the other outcome (their differences read as
+  changes): where no neighbour has started moving towards any of them, the answer is claimed to stay. The
+  nearest-case reading ("closer to the case or a same-outcome case than to any other-outcome case") is the
+  *what if* reader's "keeps" answer for this family, so this question would repeat that one.
 
 Over the neighbours, with ``b`` the share that keep the answer, the claim has precision ``P`` (share of the
 region that keeps it) and coverage ``C`` (share of neighbours in the region). The skill is
