@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from datetime import datetime, timezone
 
+import numpy as np
+
 
 def plain(value):
     """The Python value behind a numpy scalar (``np.int64(1)`` -> ``1``); other values unchanged."""
@@ -126,3 +128,14 @@ def show_time(iso: str, *, short: bool = False, with_year: bool = True) -> str:
         year = f" {moment.year}" if with_year else ""
         return f"{moment.day} {month[:3]}{year}, {moment:%H:%M}"
     return f"{moment.day} {month} {moment.year}, {moment:%H:%M} UTC"
+
+
+def finite_number(value) -> float | None:
+    """``value`` as a float when it is a number (not NaN, not text, not a bool); else ``None``."""
+    if value is None or isinstance(value, (bool, np.bool_, str)):
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if np.isnan(number) else number

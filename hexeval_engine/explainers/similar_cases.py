@@ -37,6 +37,7 @@ from ..errors import ConfigError
 from ..explanation import Explanation, SimilarCase
 from .actionability import feature_actionability, forbidden_changes
 from .spec import MethodSpec
+from ..plain_values import finite_number
 
 
 class ExamplesSettings(BaseModel):
@@ -101,7 +102,7 @@ class SimilarCasesExplainer:
             column = self.train[f]
             if f in self.scales:
                 z = pd.to_numeric(column, errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-                x = _number(row[f])
+                x = finite_number(row[f])
                 if x is None:
                     gap = np.where(np.isnan(z), 0.0, 1.0)
                 else:
@@ -174,14 +175,6 @@ def _difference_shares(examples: list[SimilarCase], features: list[str]) -> dict
     return {f: sum(f in e.differs for e in examples) / len(examples) for f in features}
 
 
-def _number(value):
-    if value is None or isinstance(value, (bool, np.bool_, str)):
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if np.isnan(number) else number
 
 
 def _plain(value):

@@ -47,6 +47,7 @@ import pandas as pd
 from ...explainers.actionability import FIXED, forbidden_changes
 from ..masking import instance_rng
 from .shown import ATTRIBUTION, EXAMPLE, RULE
+from ...plain_values import finite_number
 
 NOTHING_CHANGEABLE = "the person can change none of the features (every feature is declared fixed)"
 
@@ -110,7 +111,7 @@ class ActionSpace:
         """The direction across the median from ``value`` (+1 at the median); 0 for a category."""
         if feature in self.categorical:
             return 0
-        number = _float(value)
+        number = finite_number(value)
         return -1 if number is not None and number > self.median[feature] else 1
 
     def movable(self, case) -> list[str]:
@@ -129,7 +130,7 @@ class ActionSpace:
         values = self.sorted[feature]
         if not len(values):
             return []
-        start = self.level(feature, _float(value) if _float(value) is not None else float("nan"))
+        start = self.level(feature, finite_number(value) if finite_number(value) is not None else float("nan"))
         far = 1.0 if direction > 0 else 0.0
         out = []
         for t in range(1, self.steps + 1):
@@ -139,14 +140,6 @@ class ActionSpace:
         return out
 
 
-def _float(value):
-    if isinstance(value, (bool, np.bool_, str)) or value is None:
-        return None
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return None if np.isnan(number) else number
 
 
 def _rule_move(space: ActionSpace, case, conditions):
@@ -163,13 +156,13 @@ def _rule_move(space: ActionSpace, case, conditions):
                 continue  # leaving "not v" means becoming v: a single category, kept simple by skipping
             candidate = (0.5, f, 0, exclude)
         else:
-            threshold = _float(c.value)
+            threshold = finite_number(c.value)
             if threshold is None or op not in ("<", "<=", ">", ">="):
                 continue
             direction = 1 if op in ("<", "<=") else -1
             if not space.allowed(f, direction):
                 continue
-            x = _float(case[f])
+            x = finite_number(case[f])
             start = space.level(f, x if x is not None else float("nan"))
             candidate = (abs(space.level(f, threshold) - start), f, direction, [])
         if best is None or candidate[0] < best[0]:
@@ -240,7 +233,7 @@ def _direct_row(rows: _Rows, k, case, space, moves) -> list[int]:
         if f in space.categorical:
             costs.append(1.0)
         else:
-            x, y = _float(case[f]), _float(new)
+            x, y = finite_number(case[f]), finite_number(new)
             costs.append(abs(space.level(f, y) - space.level(f, x)) if x is not None and y is not None else 1.0)
     return [rows.add(k, values, float(np.mean(costs)))]
 
