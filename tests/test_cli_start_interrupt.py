@@ -17,15 +17,21 @@ import pytest
 from hexeval_engine.runs.store import scan_runs
 
 
-@pytest.mark.parametrize("delay", [1.0, 2.0])
-def test_ctrl_c_during_start_up_exits_130_quietly_and_at_once(tmp_path, delay):
+STARTING = "hexeval: interrupted while starting; nothing was done."
+RUNNING = "hexeval: interrupted; nothing partial was saved."
+
+
+# The engine's imports take 1.2-1.6 s on an idle 2-core machine and longer under load: at 0.3 s the command
+# has certainly not started; at 0.8 s it may have on a fast machine, and either line is then right.
+@pytest.mark.parametrize("delay, expected", [(0.3, {STARTING}), (0.8, {STARTING, RUNNING})])
+def test_ctrl_c_during_start_up_exits_130_quietly_and_at_once(tmp_path, delay, expected):
     out = tmp_path / "runs"
     proc = subprocess.Popen([sys.executable, "-m", "hexeval_engine", "evaluate", "--usecase", "heart", "--quiet",
                              "--output", str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             env={**os.environ, "PYTHONPATH": os.getcwd()}, start_new_session=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
-        time.sleep(delay)  # the engine's imports take ~3 s: the command has not started yet
+        time.sleep(delay)
         assert proc.poll() is None
         interrupted = time.monotonic()
         os.killpg(proc.pid, signal.SIGINT)  # as a terminal does: every process of the command's group
@@ -37,6 +43,6 @@ def test_ctrl_c_during_start_up_exits_130_quietly_and_at_once(tmp_path, delay):
     text = err.decode()
     assert proc.returncode == 130, text[-2000:]
     assert "Traceback" not in text and "KeyboardInterrupt" not in text, text[-2000:]
-    assert text.strip() == "hexeval: interrupted while starting; nothing was done."
+    assert text.strip() in expected, text[-2000:]
     assert seconds < 5, f"{seconds:.1f} s from Ctrl-C until every process of the command ended"
     assert scan_runs(out) == ([], [])
