@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS
-from hexeval_engine.explanation import ALL_METHODS
+from hexeval_engine.explanation import display_order
 from hexeval_engine.plain_values import show_time
 from hexeval_engine.recommend.ratings_source import RatingsSource, ratings_source
 from hexeval_engine.vocabulary import plural
@@ -98,7 +98,7 @@ def cases_per_method(run) -> dict[str, int]:
     for e in getattr(run, "explanations", None) or []:
         if e.get("method") and not e.get("error"):
             seen.setdefault(str(e["method"]), set()).add(e.get("instance_id"))
-    order = [m for m in ALL_METHODS if m in seen] + sorted(set(seen) - set(ALL_METHODS))
+    order = display_order(seen)
     return {m: len(seen[m]) for m in order}
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..explanation import ALL_METHODS
+from ..explanation import display_order
 from ..vocabulary import dimension_label
 from ..ratings_summary import DIMENSIONS, t_halfwidth
 from ..metrics.table import canonical_method
@@ -48,8 +48,7 @@ def _label(dimension: str) -> str:
 
 
 def _ordered_methods(df: pd.DataFrame) -> list[str]:
-    present = set(df["method"])
-    return [m for m in ALL_METHODS if m in present]
+    return display_order(df["method"])
 
 
 def _who(persona: str | None) -> str:

@@ -22,6 +22,8 @@ import importlib.metadata
 import logging
 from dataclasses import dataclass
 
+from pydantic import BaseModel, ConfigDict
+
 from ..plain_values import describe_error
 from .spec import FAMILIES, MethodSpec
 
@@ -30,6 +32,13 @@ log = logging.getLogger(__name__)
 ENTRY_POINT_GROUP = "hexeval.explainers"
 #: Families a plugin may declare (narratives are told by another stage; the baseline is HEXEval's own).
 PLUGIN_FAMILIES = tuple(f for f in FAMILIES if f not in ("narrative", "baseline"))
+
+
+class PluginSettings(BaseModel):
+    """The settings of a plugin that declares none: only ``enabled`` (``evaluation.explainers.<key>.enabled``)."""
+
+    model_config = ConfigDict(extra="forbid")
+    enabled: bool = True
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,8 @@ def _checked_spec(target, source: str) -> MethodSpec:
                            "'enabled: bool = True'.")
     if spec.settings_key is None:
         spec = dataclasses.replace(spec, settings_key=_key_of(spec.name))
+    if model is None:  # every method can be switched off: evaluation.explainers.<key>.enabled
+        spec = dataclasses.replace(spec, settings_model=PluginSettings)
     return dataclasses.replace(spec, factory=spec.factory or target, plugin=source)
 
 

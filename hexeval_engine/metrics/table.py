@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..explanation import ALL_METHODS
+from ..explanation import ALL_METHODS, display_order
 from .registry import ALIASES as METRIC_ALIASES  # older metric names -> canonical name
 from .registry import METRICS
 
@@ -30,12 +30,13 @@ def canonical_method(name: str) -> str:
     """Return the canonical method name (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``, ``Narrative``, ``Random``).
 
     Matching ignores case, so the original HEXEval's ``ANCHOR`` maps to ``Anchor``; its
-    ``COUNTERFACTUAL`` maps to ``DiCE``.
+    ``COUNTERFACTUAL`` maps to ``DiCE``. Any other name (a plugin's method) is kept as written, without
+    surrounding blanks: a run's tables name the methods it ran.
 
     Raises
     ------
     ValueError
-        If ``name`` is not one of the methods under any accepted spelling.
+        If ``name`` is blank.
     """
     key = str(name).strip().lower()
     for method in ALL_METHODS:
@@ -43,7 +44,9 @@ def canonical_method(name: str) -> str:
             return method
     if key in _METHOD_SYNONYMS:
         return _METHOD_SYNONYMS[key]
-    raise ValueError(f"unknown explanation method {name!r}; expected one of {', '.join(ALL_METHODS)}")
+    if not key or key == "nan":
+        raise ValueError(f"blank explanation method name {name!r}; every row of the table must name its method.")
+    return str(name).strip()
 
 
 def is_long(technical: pd.DataFrame) -> bool:
@@ -138,5 +141,4 @@ def methods_in(technical: pd.DataFrame | None) -> list[str]:
     """The canonical methods present in the table, in the canonical order."""
     if technical is None or "method" not in getattr(technical, "columns", ()):
         return []
-    present = {canonical_method(m) for m in technical["method"]}
-    return [m for m in ALL_METHODS if m in present]
+    return display_order(canonical_method(m) for m in technical["method"])

@@ -12,7 +12,7 @@ import os
 
 import pandas as pd
 
-from ..explanation import ALL_METHODS as METHODS
+from ..explanation import display_order
 from ..ratings_summary import comment_groups
 from ..vocabulary import dimension_label, format_number, humanise, plural
 from ..recommend.ratings_source import card_source, ratings_source
@@ -196,7 +196,7 @@ def metrics_section(wide: pd.DataFrame | None, long: pd.DataFrame | None) -> str
     if table.empty:
         parts.append("<p class='muted'>No technical metrics were recorded.</p>")
     else:
-        methods = [m for m in METHODS if m in set(table["method"])]
+        methods = display_order(table["method"])
         head = "".join(f"<th>{method_badge(m)}</th>" for m in methods)
         rows = []
         for metric, group in table.groupby("metric", sort=False):
@@ -335,7 +335,7 @@ def ratings_section(ratings: pd.DataFrame | None) -> str:
         else:
             head = "".join(f"<th>{esc(dimension_label(d))}</th>" for d in DIMENSIONS)
             rows = []
-            for method in [m for m in METHODS if m in set(mine["method"])]:
+            for method in display_order(mine["method"]):
                 means = mine.loc[mine["method"] == method, list(DIMENSIONS)].mean()
                 n = int((mine["method"] == method).sum())
                 rows.append(f"<tr><td>{method_badge(method)} <span class='ci'>n={n}</span></td>"
@@ -369,13 +369,13 @@ def examples_section(explanations: list[dict] | None) -> str:
     shown = {}
     for item in explanations or []:
         method = item.get("method")
-        if method in METHODS and method not in shown and item.get("text") and item.get("shown_to_personas", True):
+        if method and method not in shown and item.get("text") and item.get("shown_to_personas", True):
             shown[method] = item
     if not shown:
         return ""
     parts = ["<section><h3>What the personas read</h3><p class='muted'>One example per method, in the plain "
              "language shown to the personas.</p><div class='grid'>"]
-    for method in [m for m in METHODS if m in shown]:
+    for method in display_order(shown):
         item = shown[method]
         parts.append(f"<div class='card'><h3>{method_badge(method)} <span class='ci'>case "
                      f"{esc(item.get('instance_id'))}</span></h3><p class='example'>{esc(item['text'])}</p></div>")
