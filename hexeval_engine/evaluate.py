@@ -39,6 +39,7 @@ from .runs.manifest import build_manifest
 from .runs.record import add_evaluation_sections, save_evaluation
 from .runs.store import new_run_id
 from .runtime.gc_freeze import old_objects_frozen
+from .explainers.plugin_warnings import plugin_warnings
 from .technical.run import run_technical_evaluation
 from .technical.sanity import run_sanity_checks
 from .usecases import get_usecase
@@ -173,6 +174,7 @@ def evaluate(
             with clock("sanity_checks"):
                 progress(60, 100, "Sanity checks: model signal and randomised model")
                 sanity, warnings = run_sanity_checks(model, data, config, technical)
+            warnings = plugin_warnings(config, technical.metrics) + warnings  # plugins left out or failed
         if narratives is not None:
             technical.explanations += narratives.explanations  # they join the explanations personas rate
             warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS
+from hexeval_engine.explainers.plugin_warnings import plugin_messages
 from hexeval_engine.explanation import display_order
 from hexeval_engine.plain_values import show_time
 from hexeval_engine.recommend.ratings_source import RatingsSource, ratings_source
@@ -62,6 +63,8 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     integrity = getattr(run, "integrity", None)
     if integrity is not None and integrity.warning:  # edited, or not verifiable: said where "as written" would be
         st.warning(integrity.warning, icon=":material/gpp_maybe:")
+    for message in plugin_messages(m.get("warnings")):  # explainer plugins left out or failed in this run
+        st.warning(message, icon=":material/extension_off:")
     counts = cases_per_method(run)
     shared = (getattr(run, "recommendations", None) or {}).get("n_shared_cases")
     if counts:
