@@ -54,3 +54,13 @@ def test_run_summary_names_the_broken_plugins_and_their_fix(tmp_path):
     shown = [w.value for w in at.warning]
     assert any(NO_SPEC in w and "no 'spec' attribute" in w and "docs/plugins.md" in w for w in shown), shown
     assert any(RAISES in w and "failed while explaining" in w and "enabled: false" in w for w in shown), shown
+
+
+def test_an_uploaded_config_cannot_name_a_plugin():
+    from hexeval_ui.upload import UploadedFile, _server_setting_problems
+
+    upload = UploadedFile("config.yaml", b"evaluation:\n  explainers:\n    plugins: ['os:system']\n")
+    problems = _server_setting_problems(upload)
+    assert len(problems) == 1 and "evaluation.explainers.plugins" in problems[0] and "operator" in problems[0]
+    settings_only = UploadedFile("config.yaml", b"evaluation:\n  explainers:\n    occlusion: {enabled: false}\n")
+    assert _server_setting_problems(settings_only) == []  # an installed plugin's settings are the user's to choose

@@ -122,3 +122,12 @@ def test_cli_run_names_each_broken_plugin_and_its_fix_and_completes(tmp_path, ca
         assert "/" not in message.replace("docs/plugins.md", "")  # names the plugin, never a server path
     assert "Raises" in {e["method"] for e in run.recommendations["excluded_methods"]}
     assert run.recommendations["stakeholders"]  # the rest of the run is whole
+
+
+def test_charts_draw_a_plugin_in_the_look_its_spec_declares():
+    from hexeval_engine.charts.colors import method_color, method_dash, method_symbol
+
+    assert (method_color("Occlusion"), method_dash("Occlusion"), method_symbol("Occlusion")) == (
+        "#117733", "dashdot", "triangle-up")  # tests/plugin_pkg/hexeval_test_plugins/occlusion.py
+    method_specs(_config(plugins=[MODEL_BLIND]))  # Fixed order declares no look: a spare colour, the same each time
+    assert method_color("Fixed order") == method_color("Fixed order") != "#999999"
