@@ -41,6 +41,7 @@ def test_installed_plugin_is_in_the_settings_runs_from_the_page_and_is_shown():
     assert overview.loc["Occlusion", "Status"] == "ok"
     assert overview.loc["Occlusion", "Gives"] == overview.loc["SHAP", "Gives"]  # its family, read from the run
     assert "Occlusion" in texts(at)  # cases explained per method, in the run summary
+    assert "replaced by the values other people have" in texts(at)  # the case explorer says what it gives
     open_page(at, RECS)
     assert "Occlusion" in texts(at) + "".join(str(d.value) for d in [*at.dataframe, *at.table])
 

@@ -74,6 +74,7 @@ def test_api_run_measures_checks_recommends_and_reports_both_plugins(tmp_path):
     assert (saved.loc[list(PLUGIN_METHODS), "family"] == "attribution").all()
     assert (saved.loc[list(PLUGIN_METHODS), "error"] == "").all()
     assert (saved.loc[list(PLUGIN_METHODS), "n_instances"] == saved.loc["SHAP", "n_instances"]).all()  # shared cases
+    assert saved.loc["Occlusion", "stability"] != "" and saved.loc["Fixed order", "stability"] == ""  # its has_stability
     assert not [w for w in result.warnings if w.get("code") == "explainer_plugin_failed"]
     # Sanity checks on their merits: occlusion follows the model, the fixed weights do not.
     randomised = result.sanity["randomisation"]["methods"]
