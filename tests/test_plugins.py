@@ -66,6 +66,14 @@ def test_display_order_keeps_methods_it_does_not_know():
     assert display_order(["Zeta", "Random", "SHAP", "Zeta", "Alpha"]) == ["SHAP", "Random", "Zeta", "Alpha"]
 
 
+def test_personas_see_each_plugin_under_its_own_letter():
+    from hexeval_engine.raters.prompt import method_label
+
+    methods = ["SHAP", "LIME", "Fixed order", "Occlusion", "Random"]
+    labels = [method_label(m, show_method_names=False, methods=methods) for m in methods]
+    assert labels == ["Explanation A", "Explanation B", "Explanation G", "Explanation H", "Explanation E"]
+
+
 def test_api_run_measures_checks_recommends_and_reports_both_plugins(tmp_path):
     out = tmp_path / "runs"
     result = evaluate(usecase="heart", config_overrides=_overrides(MODEL_BLIND), output_dir=out, rater="simulated")
