@@ -140,3 +140,27 @@ def test_charts_draw_a_plugin_in_the_look_its_spec_declares():
         "#117733", "dashdot", "triangle-up")  # tests/plugin_pkg/hexeval_test_plugins/occlusion.py
     method_specs(_config(plugins=[MODEL_BLIND]))  # Fixed order declares no look: a spare colour, the same each time
     assert method_color("Fixed order") == method_color("Fixed order") != "#999999"
+
+
+def test_the_walk_through_is_the_tested_package():
+    """docs/plugins.md's pyproject and class are those of tests/plugin_pkg (the code the tests run)."""
+    import dataclasses
+    import re
+    import tomllib
+    from pathlib import Path
+
+    from hexeval_test_plugins.occlusion import OcclusionExplainer
+
+    root = Path(__file__).resolve().parents[1]
+    doc = (root / "docs" / "plugins.md").read_text(encoding="utf-8")
+    toml_block = re.search(r"```toml\n(.*?)```", doc, re.S).group(1)
+    entry = tomllib.loads(toml_block)["project"]["entry-points"]["hexeval.explainers"]
+    package = tomllib.loads((root / "tests" / "plugin_pkg" / "pyproject.toml").read_text())
+    assert entry["occlusion"].split(":")[1] == package["project"]["entry-points"]["hexeval.explainers"]["occlusion"].split(":")[1]
+    namespace: dict = {}
+    exec(compile(re.search(r"```python\n(.*?)```", doc, re.S).group(1), "docs/plugins.md", "exec"), namespace)
+    documented = namespace["OcclusionExplainer"].spec
+    same = ("settings_model", "factory", "plugin")
+    assert ({f.name: getattr(documented, f.name) for f in dataclasses.fields(documented) if f.name not in same}
+            == {f.name: getattr(OcclusionExplainer.spec, f.name) for f in dataclasses.fields(documented) if f.name not in same})
+    assert namespace["OcclusionSettings"]().model_dump() == OcclusionExplainer.spec.settings_model().model_dump()

@@ -62,5 +62,5 @@ class OcclusionExplainer:
             out.append(Explanation(
                 method=self.method, instance_id=int(iid), predicted_class=int(cls), probability=float(prob),
                 attributions=attributions, importance={f: abs(v) for f, v in attributions.items()},
-                algorithm="occlusion by typical values", seconds=time.perf_counter() - start))
+                algorithm="occlusion by background values", seconds=time.perf_counter() - start))
         return out
