@@ -16,9 +16,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent / "plugin_pkg"
 #: The plugins named in configs (the entry-point plugin, Occlusion, is found by its installed metadata).
-MODEL_BLIND = "hexeval_test_plugins.model_blind:FixedOrderExplainer"
-NO_SPEC = "hexeval_test_plugins.broken:NoSpec"
-RAISES = "hexeval_test_plugins.broken:RaisesMidRun"
+MODEL_BLIND = "hexeval_example_plugins.model_blind:FixedOrderExplainer"
+NO_SPEC = "hexeval_example_plugins.broken:NoSpec"
+RAISES = "hexeval_example_plugins.broken:RaisesMidRun"
 NOT_INSTALLED = "hexeval_missing_plugin.module:Explainer"
 
 
@@ -43,6 +43,6 @@ def activate(site: Path):
         yield site
     finally:
         sys.path.remove(str(site))
-        for name in [m for m in sys.modules if m.split(".")[0] == "hexeval_test_plugins"]:
+        for name in [m for m in sys.modules if m.split(".")[0] == "hexeval_example_plugins"]:
             del sys.modules[name]
         plugins._load.cache_clear()

@@ -136,8 +136,10 @@ def test_cli_run_names_each_broken_plugin_and_its_fix_and_completes(tmp_path, ca
 def test_charts_draw_a_plugin_in_the_look_its_spec_declares():
     from hexeval_engine.charts.colors import method_color, method_dash, method_symbol
 
+    method_specs(_config())  # this package's Occlusion loaded (another test package may have had one)
+
     assert (method_color("Occlusion"), method_dash("Occlusion"), method_symbol("Occlusion")) == (
-        "#117733", "dashdot", "triangle-up")  # tests/plugin_pkg/hexeval_test_plugins/occlusion.py
+        "#117733", "dashdot", "triangle-up")  # tests/plugin_pkg/hexeval_example_plugins/occlusion.py
     method_specs(_config(plugins=[MODEL_BLIND]))  # Fixed order declares no look: a spare colour, the same each time
     assert method_color("Fixed order") == method_color("Fixed order") != "#999999"
 
@@ -149,7 +151,7 @@ def test_the_walk_through_is_the_tested_package():
     import tomllib
     from pathlib import Path
 
-    from hexeval_test_plugins.occlusion import OcclusionExplainer
+    from hexeval_example_plugins.occlusion import OcclusionExplainer
 
     root = Path(__file__).resolve().parents[1]
     doc = (root / "docs" / "plugins.md").read_text(encoding="utf-8")
