@@ -174,7 +174,7 @@ def evaluate(
             with clock("sanity_checks"):
                 progress(60, 100, "Sanity checks: model signal and randomised model")
                 sanity, warnings = run_sanity_checks(model, data, config, technical)
-            warnings = plugin_warnings(config, technical.metrics) + warnings  # plugins left out or failed
+            warnings += plugin_warnings(config, technical.metrics)  # plugins left out or failed, with the fix
         if narratives is not None:
             technical.explanations += narratives.explanations  # they join the explanations personas rate
             warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])

@@ -21,13 +21,6 @@ METHOD_FAMILY = {"SHAP": "attribution", "LIME": "attribution", "Anchor": "rule",
 NON_RECOMMENDABLE_FAMILIES = frozenset({"baseline"})
 
 
-def display_order(methods) -> list[str]:
-    """``methods`` (any iterable, repeats allowed) in display order: the built-in names in the order of
-    :data:`ALL_METHODS`, then any other method (a plugin's) in the order first met. Never drops a name."""
-    seen = list(dict.fromkeys(str(m) for m in methods))
-    return [m for m in ALL_METHODS if m in seen] + [m for m in seen if m not in ALL_METHODS]
-
-
 @dataclass
 class Condition:
     feature: str

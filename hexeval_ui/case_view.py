@@ -10,7 +10,7 @@ import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS, method_color
 from hexeval_engine.explainers.plugins import loaded_spec
-from hexeval_engine.explanation import display_order
+from hexeval_engine.metrics.table import method_order
 from hexeval_engine.vocabulary import dimension_label
 
 from .case_data import CaseDataUnavailable, case_values
@@ -66,7 +66,7 @@ def render_case_explorer(run) -> None:
                               disabled=not personas, help="One persona's ratings of this case, or every persona's.")
     _prediction(by_case[iid], domain)
     labels = _feature_values(run, iid)
-    methods = display_order(by_case[iid])
+    methods = method_order(by_case[iid])
     for start in range(0, len(methods), PER_ROW):  # readable columns: three per row (stacked on a phone)
         cols = st.columns(PER_ROW)
         for col, method in zip(cols, methods[start:start + PER_ROW]):

@@ -8,8 +8,8 @@ from pathlib import Path
 from hexeval_engine.paths import project_root
 
 # Reading order; any other docs/*.md follow alphabetically.
-ORDER = ("how_it_works", "metrics", "recommendations", "configuration", "plugins", "multiclass", "personas",
-         "simulated_rater", "studies", "safety")
+ORDER = ("how_it_works", "metrics", "recommendations", "configuration", "multiclass", "personas", "simulated_rater",
+         "studies", "plugins", "safety")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS, radar_chart, ratings_summary_chart
-from hexeval_engine.explanation import ALL_METHODS, display_order
+from hexeval_engine.explanation import ALL_METHODS
+from hexeval_engine.metrics.table import method_order
 from hexeval_engine.ratings_summary import comment_groups
 from hexeval_engine.vocabulary import dimension_label, plural
 
@@ -74,7 +75,7 @@ def _persona_expanders(ratings: pd.DataFrame, personas: list[tuple[str, str]], *
     st.markdown("**What each persona said**" + (" — *simulated ratings*" if simulated else ""))
     ok = ratings[ratings["status"] == "ok"].copy()
     ok["method"] = ok["explanation_type"].astype(str)
-    methods = display_order(ok["method"])
+    methods = method_order(ok["method"])
     roles = [role for role, _ in personas]
     left, right = st.columns(2)
     shown_methods = left.multiselect("Methods", methods, default=methods, key="comments_methods",

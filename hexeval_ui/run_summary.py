@@ -6,7 +6,7 @@ import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS
 from hexeval_engine.explainers.plugin_warnings import plugin_messages
-from hexeval_engine.explanation import display_order
+from hexeval_engine.metrics.table import method_order
 from hexeval_engine.plain_values import show_time
 from hexeval_engine.recommend.ratings_source import RatingsSource, ratings_source
 from hexeval_engine.vocabulary import plural
@@ -101,7 +101,7 @@ def cases_per_method(run) -> dict[str, int]:
     for e in getattr(run, "explanations", None) or []:
         if e.get("method") and not e.get("error"):
             seen.setdefault(str(e["method"]), set()).add(e.get("instance_id"))
-    order = display_order(seen)
+    order = method_order(seen)
     return {m: len(seen[m]) for m in order}
 
 

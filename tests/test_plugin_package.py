@@ -18,7 +18,7 @@ from hexeval_engine.cli.main import main as cli
 from hexeval_engine.config import deep_merge
 from hexeval_engine.errors import ConfigError
 from hexeval_engine.explainers.registry import enabled_methods, method_specs
-from hexeval_engine.explanation import display_order
+from hexeval_engine.metrics.table import method_order
 from hexeval_engine.runs.store import list_runs, load_run
 from plugin_install import MODEL_BLIND, NO_SPEC, NOT_INSTALLED, RAISES, activate
 from small_runs import QUICK
@@ -63,7 +63,7 @@ def test_plugin_settings_are_validated_and_unknown_keys_refused():
 
 
 def test_display_order_keeps_methods_it_does_not_know():
-    assert display_order(["Zeta", "Random", "SHAP", "Zeta", "Alpha"]) == ["SHAP", "Random", "Zeta", "Alpha"]
+    assert method_order(["Zeta", "Random", "SHAP", "Zeta", "Alpha"]) == ["SHAP", "Random", "Alpha", "Zeta"]
 
 
 def test_personas_see_each_plugin_under_its_own_letter():
@@ -83,7 +83,7 @@ def test_api_run_measures_checks_recommends_and_reports_both_plugins(tmp_path):
     assert (saved.loc[list(PLUGIN_METHODS), "error"] == "").all()
     assert (saved.loc[list(PLUGIN_METHODS), "n_instances"] == saved.loc["SHAP", "n_instances"]).all()  # shared cases
     assert saved.loc["Occlusion", "stability"] != "" and saved.loc["Fixed order", "stability"] == ""  # its has_stability
-    assert not [w for w in result.warnings if w.get("code") == "explainer_plugin_failed"]
+    assert not [w for w in result.warnings if w.get("code") == "plugin_failed"]
     # Sanity checks on their merits: occlusion follows the model, the fixed weights do not.
     randomised = result.sanity["randomisation"]["methods"]
     assert randomised["Fixed order"]["ignores_model"] and randomised["Fixed order"]["similarity"] == pytest.approx(1.0)
@@ -121,7 +121,7 @@ def test_cli_run_names_each_broken_plugin_and_its_fix_and_completes(tmp_path, ca
     table = run.technical_metrics.set_index("method")
     assert {"Fixed order", "Occlusion", "Raises"} <= set(table.index) and "No spec" not in table.index
     assert table.loc["Raises", "error"] and not table.loc["Occlusion", "error"]
-    warned = {w["plugin"]: w["message"] for w in run.manifest["warnings"] if w.get("code") == "explainer_plugin_failed"}
+    warned = {w["plugin"]: w["message"] for w in run.manifest["warnings"] if w.get("code") == "plugin_failed"}
     assert set(warned) == {NO_SPEC, NOT_INSTALLED, RAISES}
     assert "no 'spec' attribute" in warned[NO_SPEC] and "docs/plugins.md" in warned[NO_SPEC]
     assert "could not be imported" in warned[NOT_INSTALLED] and "installed" in warned[NOT_INSTALLED]

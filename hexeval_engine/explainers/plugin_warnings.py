@@ -2,7 +2,7 @@
 
 Public interface
 ----------------
-``PLUGIN_FAILED``                                  the warnings' ``code`` (``"explainer_plugin_failed"``)
+``PLUGIN_FAILED``                                  the warnings' ``code`` (``"plugin_failed"``)
 ``plugin_warnings(config, metrics=None) -> list``  one warning per plugin left out or failed, each naming the fix
 ``plugin_messages(warnings) -> list[str]``         the sentences of those warnings (CLI summary, dashboard)
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from .registry import method_specs, plugin_failures
 
-PLUGIN_FAILED = "explainer_plugin_failed"
+PLUGIN_FAILED = "plugin_failed"  # PluginFailure.as_warning's code
 
 
 def plugin_warnings(config, metrics=None) -> list[dict]:
@@ -29,8 +29,8 @@ def plugin_warnings(config, metrics=None) -> list[dict]:
         The technical metrics table (``method``, ``error``): a plugin's method whose row records an error failed
         while explaining.
     """
-    out = [{**failure.as_warning(), "code": PLUGIN_FAILED, "severity": "warning",
-            "message": _sentence(failure.message) + " The run went on without it."}
+    out = [{**failure.as_warning(), "code": PLUGIN_FAILED,
+            "message": failure.as_warning()["message"].rstrip() + " The run went on without it."}
            for failure in plugin_failures(config)]
     if metrics is None or not {"method", "error"} <= set(getattr(metrics, "columns", ())):
         return out
@@ -52,7 +52,3 @@ def plugin_messages(warnings) -> list[str]:
     """The messages of the plugin warnings among ``warnings`` (a run's warnings, any codes)."""
     return [str(w.get("message", "")) for w in warnings or [] if isinstance(w, dict) and w.get("code") == PLUGIN_FAILED]
 
-
-def _sentence(text: str) -> str:
-    text = str(text).strip()
-    return text[:1].upper() + text[1:] if text else text

@@ -21,6 +21,7 @@ import functools
 import importlib
 import importlib.metadata
 import logging
+import sys
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict
@@ -35,13 +36,6 @@ ENTRY_POINT_GROUP = "hexeval.explainers"
 PLUGIN_FAMILIES = tuple(f for f in FAMILIES if f not in ("narrative", "baseline"))
 
 
-class PluginSettings(BaseModel):
-    """The settings of a plugin that declares none: only ``enabled`` (``evaluation.explainers.<key>.enabled``)."""
-
-    model_config = ConfigDict(extra="forbid")
-    enabled: bool = True
-
-
 @dataclass(frozen=True)
 class PluginFailure:
     """A plugin HEXEval could not use: where it came from and a message naming the problem and the fix."""
@@ -50,7 +44,9 @@ class PluginFailure:
     message: str
 
     def as_warning(self) -> dict:
-        return {"stage": "explainers", "plugin": self.source, "message": self.message}
+        """The run warning (``EvaluationResult.warnings``, the manifest): shown where results are read."""
+        return {"code": "plugin_failed", "severity": "warning", "stage": "explainers", "plugin": self.source,
+                "message": self.message[0].upper() + self.message[1:]}
 
 
 def load_plugins(names: tuple[str, ...] | list[str] = ()) -> tuple[list[MethodSpec], list[PluginFailure]]:
@@ -59,7 +55,14 @@ def load_plugins(names: tuple[str, ...] | list[str] = ()) -> tuple[list[MethodSp
     Loaded once per process for the same names (imports are not repeated). Names that repeat a method
     already loaded (a package both named and declared) count once.
     """
-    return _load(tuple(str(n) for n in names))
+    return _load(tuple(str(n) for n in names), _points_on(tuple(sys.path)))
+
+
+@functools.lru_cache(maxsize=8)
+def _points_on(path: tuple) -> tuple:
+    """The group's entry points as ``(name, value)``, read once per import path (a package added to the path since
+    is seen; reading them costs milliseconds, and the specs are asked for in every loop)."""
+    return tuple((ep.name, ep.value) for ep in _entry_points())
 
 
 def loaded_spec(name: str) -> MethodSpec | None:
@@ -77,11 +80,11 @@ _SEEN: dict[str, MethodSpec] = {}
 
 
 @functools.lru_cache(maxsize=16)
-def _load(names: tuple[str, ...]) -> tuple[list[MethodSpec], list[PluginFailure]]:
+def _load(names: tuple[str, ...], points: tuple) -> tuple[list[MethodSpec], list[PluginFailure]]:
     specs: list[MethodSpec] = []
     failures: list[PluginFailure] = []
     sources = [(name, functools.partial(_import_target, name)) for name in names]
-    sources += [(f"entry point {ep.name!r} ({ep.value})", ep.load) for ep in _entry_points()]
+    sources += [(f"entry point {name!r} ({value})", functools.partial(_import_target, value)) for name, value in points]
     for source, load in sources:
         try:
             spec = _checked_spec(load(), source)
@@ -100,6 +103,14 @@ def _load(names: tuple[str, ...]) -> tuple[list[MethodSpec], list[PluginFailure]
         specs.append(spec)
     _SEEN.update({s.name: s for s in specs})
     return specs, failures
+
+
+class PluginSettings(BaseModel):
+    """The settings of a plugin that declares none: it can be switched off (``evaluation.explainers.<key>``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
 
 
 class _PluginError(ValueError):
@@ -139,7 +150,7 @@ def _checked_spec(target, source: str) -> MethodSpec:
                            "'enabled: bool = True'.")
     if spec.settings_key is None:
         spec = dataclasses.replace(spec, settings_key=_key_of(spec.name))
-    if model is None:  # every method can be switched off: evaluation.explainers.<key>.enabled
+    if spec.settings_model is None:
         spec = dataclasses.replace(spec, settings_model=PluginSettings)
     return dataclasses.replace(spec, factory=spec.factory or target, plugin=source)
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..explanation import ALL_METHODS, display_order
+from ..explanation import ALL_METHODS
 from .registry import ALIASES as METRIC_ALIASES  # older metric names -> canonical name
 from .registry import METRICS
 
@@ -27,11 +27,11 @@ LONG_COLUMNS = ("method", "metric", "value", "ci_low", "ci_high", "n", "directio
 
 
 def canonical_method(name: str) -> str:
-    """Return the canonical method name (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``, ``Narrative``, ``Random``).
+    """Return the canonical method name (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``, ``Narrative``, ``Random``, or a
+    plugin's method name as given).
 
     Matching ignores case, so the original HEXEval's ``ANCHOR`` maps to ``Anchor``; its
-    ``COUNTERFACTUAL`` maps to ``DiCE``. Any other name (a plugin's method) is kept as written, without
-    surrounding blanks: a run's tables name the methods it ran.
+    ``COUNTERFACTUAL`` maps to ``DiCE``.
 
     Raises
     ------
@@ -44,9 +44,11 @@ def canonical_method(name: str) -> str:
             return method
     if key in _METHOD_SYNONYMS:
         return _METHOD_SYNONYMS[key]
-    if not key or key == "nan":
-        raise ValueError(f"blank explanation method name {name!r}; every row of the table must name its method.")
-    return str(name).strip()
+    text = str(name).strip()
+    if not text or text.lower() == "nan":
+        raise ValueError(f"unknown explanation method {name!r}; expected one of {', '.join(ALL_METHODS)} or a "
+                         "plugin's method name")
+    return text  # a plugin's method (docs/plugins.md): kept as its spec names it
 
 
 def is_long(technical: pd.DataFrame) -> bool:
@@ -141,4 +143,11 @@ def methods_in(technical: pd.DataFrame | None) -> list[str]:
     """The canonical methods present in the table, in the canonical order."""
     if technical is None or "method" not in getattr(technical, "columns", ()):
         return []
-    return display_order(canonical_method(m) for m in technical["method"])
+    present = {canonical_method(m) for m in technical["method"]}
+    return method_order(present)
+
+
+def method_order(present) -> list[str]:
+    """``present`` in display order: the built-in methods first, then any other (a plugin's) by first name."""
+    present = list(dict.fromkeys(present))
+    return [m for m in ALL_METHODS if m in present] + sorted(m for m in present if m not in ALL_METHODS)
