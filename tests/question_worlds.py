@@ -1,5 +1,5 @@
 """Worlds with a known answer for the question skills (issue 32), built with other thresholds, base rates, sizes
-and display settings than ``tests/fair_world_fixtures.py``.
+and display settings than the retired fair worlds of the claim-scoped score.
 
 ``world(kind, *, seed, features, base_rate, top_k, cases=40)`` draws U(0, 1) features, fits a model whose
 structure is known, explains ``cases`` shared test cases with the real SHAP, LIME, Anchor, DiCE and Random

@@ -20,7 +20,8 @@ def test_start_page_states_the_question_and_the_method_in_two_sentences():
     at = _start()
     text = "\n".join(m.value for m in at.markdown)
     assert "which explanation" in text.lower() and "should each stakeholder see" in text
-    assert "measures how faithful" in text and "recommends a method per stakeholder" in text
+    assert "measures how well each explanation answers the questions" in text
+    assert "gets the method that answers **their** questions best" in text
     assert "target 1 means" not in text, "data caveats belong on Use Case Details, not on the first screen"
 
 
