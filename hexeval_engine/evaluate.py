@@ -15,7 +15,6 @@ from urllib.parse import urlsplit, urlunsplit
 import pandas as pd
 
 from .config import HexevalConfig
-from .explainers.registry import plugin_failures
 from .inputs import load_inputs
 from .runtime.helper_pool import start_helper
 from .runtime.parallel import helper_worth
@@ -35,6 +34,7 @@ from .runs.manifest import build_manifest
 from .runs.record import add_evaluation_sections, save_evaluation
 from .runs.store import new_run_id
 from .runtime.gc_freeze import old_objects_frozen
+from .explainers.plugin_warnings import plugin_warnings
 from .technical.run import run_technical_evaluation
 from .technical.sanity import run_sanity_checks
 
@@ -166,7 +166,7 @@ def evaluate(
             with clock("sanity_checks"):
                 progress(60, 100, "Sanity checks: model signal and randomised model")
                 sanity, warnings = run_sanity_checks(model, data, config, technical)
-            warnings += [f.as_warning() for f in plugin_failures(config)]  # named, with the fix; the run went on
+            warnings += plugin_warnings(config, technical.metrics)  # plugins left out or failed, with the fix
         if narratives is not None:
             technical.explanations += narratives.explanations  # they join the explanations personas rate
             warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])

@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS, method_color
+from hexeval_engine.explainers.plugins import loaded_spec
 from hexeval_engine.metrics.table import method_order
 from hexeval_engine.vocabulary import dimension_label
 
@@ -31,6 +32,12 @@ METHOD_GIVES = {
     "Narrative": "SHAP's feature weights retold as a short story.",
     "Random": "Random feature weights: a baseline every method should beat.",
 }
+
+
+def _plugin_blurb(method: str) -> str:
+    """A plugin method's one-sentence blurb from its spec (when the plugin is loaded here or installed)."""
+    spec = loaded_spec(str(method))
+    return spec.blurb if spec is not None else ""
 
 
 def case_ids(explanations: list[dict]) -> list[int]:
@@ -179,8 +186,9 @@ def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool, *, labels: d
     method = exp["method"]
     st.markdown(f"<span style='color:{method_color(method)};font-size:1.25rem;font-weight:700'>■</span> "
                 f"**{html.escape(str(method))}**", unsafe_allow_html=True)
-    if METHOD_GIVES.get(method):
-        st.caption(METHOD_GIVES[method])
+    gives = METHOD_GIVES.get(method) or _plugin_blurb(method)
+    if gives:
+        st.caption(gives)
     if exp.get("error"):
         st.error(f"{method} failed on this case: {exp['error']}", icon=":material/error:")
         return

@@ -9,6 +9,7 @@ import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS, radar_chart, ratings_summary_chart
 from hexeval_engine.explanation import ALL_METHODS
+from hexeval_engine.metrics.table import method_order
 from hexeval_engine.ratings_summary import comment_groups
 from hexeval_engine.vocabulary import dimension_label, plural
 
@@ -74,7 +75,7 @@ def _persona_expanders(ratings: pd.DataFrame, personas: list[tuple[str, str]], *
     st.markdown("**What each persona said**" + (" — *simulated ratings*" if simulated else ""))
     ok = ratings[ratings["status"] == "ok"].copy()
     ok["method"] = ok["explanation_type"].astype(str)
-    methods = [m for m in ALL_METHODS if m in set(ok["method"])] + sorted(set(ok["method"]) - set(ALL_METHODS))
+    methods = method_order(ok["method"])
     roles = [role for role, _ in personas]
     left, right = st.columns(2)
     shown_methods = left.multiselect("Methods", methods, default=methods, key="comments_methods",

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS
-from hexeval_engine.explanation import ALL_METHODS
+from hexeval_engine.explainers.plugin_warnings import plugin_messages
+from hexeval_engine.metrics.table import method_order
 from hexeval_engine.plain_values import show_time
 from hexeval_engine.recommend.ratings_source import RatingsSource, ratings_source
 from hexeval_engine.vocabulary import plural
@@ -62,6 +63,8 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     integrity = getattr(run, "integrity", None)
     if integrity is not None and integrity.warning:  # edited, or not verifiable: said where "as written" would be
         st.warning(integrity.warning, icon=":material/gpp_maybe:")
+    for message in plugin_messages(m.get("warnings")):  # explainer plugins left out or failed in this run
+        st.warning(message, icon=":material/extension_off:")
     counts = cases_per_method(run)
     shared = (getattr(run, "recommendations", None) or {}).get("n_shared_cases")
     if counts:
@@ -98,7 +101,7 @@ def cases_per_method(run) -> dict[str, int]:
     for e in getattr(run, "explanations", None) or []:
         if e.get("method") and not e.get("error"):
             seen.setdefault(str(e["method"]), set()).add(e.get("instance_id"))
-    order = [m for m in ALL_METHODS if m in seen] + sorted(set(seen) - set(ALL_METHODS))
+    order = method_order(seen)
     return {m: len(seen[m]) for m in order}
 
 

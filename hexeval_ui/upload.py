@@ -47,6 +47,7 @@ SERVER_SETTINGS = {
     ("evaluation", "parallel"): "how the server spreads work over processes or machines (the operator's setting)",
     ("narratives", "base_url"): "which LLM server the narrator talks to (choose the server in the sidebar; the operator's key never follows an uploaded URL)",
     ("personas", "base_url"): "which LLM server the personas talk to (choose the server in the sidebar; the operator's key never follows an uploaded URL)",
+    ("evaluation", "explainers", "plugins"): "code the server would import and run (explainer plugins are installed or named by the server's operator, never uploaded)",
 }
 """Config keys an uploaded config may not set, with what they would choose on the server."""
 

@@ -32,6 +32,14 @@ def _isolated(monkeypatch, tmp_path):
 
 
 @pytest.fixture(scope="session")
+def plugin_site(tmp_path_factory) -> Path:
+    """tests/plugin_pkg pip-installed into a session folder (tests/plugin_install.py); not yet on sys.path."""
+    from plugin_install import install
+
+    return install(tmp_path_factory.mktemp("plugin-install"))
+
+
+@pytest.fixture(scope="session")
 def usecase_bundle():
     """Factory: (usecase, config, data, model) for a bundled use case, trained if needed."""
     cache = {}

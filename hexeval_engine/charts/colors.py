@@ -12,6 +12,7 @@ import zlib
 
 import plotly.graph_objects as go
 
+from ..explainers.plugins import loaded_spec
 from ..explainers.registry import builtin_specs
 from ..explanation import NARRATIVE_METHOD
 
@@ -45,20 +46,30 @@ SCORE_COLORSCALE = "Viridis"
 
 
 def method_color(method: str) -> str:
-    """The colour of ``method``; a plugin's method without a known spec gets a spare colour chosen by its name."""
+    """The colour of ``method``: its spec's (a plugin's too, when loaded in this process or installed); a method
+    without a known spec, or whose spec leaves the colour unset, gets a spare colour chosen by its name."""
     if method in METHOD_COLORS:
         return METHOD_COLORS[method]
     if not method:
         return UNKNOWN_COLOR
+    spec = _plugin_spec(method)
+    if spec is not None and spec.color.lower() != UNKNOWN_COLOR:
+        return spec.color
     return _SPARE_COLORS[zlib.crc32(method.encode()) % len(_SPARE_COLORS)]
 
 
 def method_dash(method: str) -> str:
-    return METHOD_DASH.get(method, "solid")
+    spec = None if method in METHOD_DASH else _plugin_spec(method)
+    return METHOD_DASH.get(method, spec.dash if spec is not None else "solid")
 
 
 def method_symbol(method: str) -> str:
-    return METHOD_SYMBOL.get(method, "circle")
+    spec = None if method in METHOD_SYMBOL else _plugin_spec(method)
+    return METHOD_SYMBOL.get(method, spec.symbol if spec is not None else "circle")
+
+
+def _plugin_spec(method: str):
+    return loaded_spec(method) if method else None
 
 
 def with_alpha(hex_color: str, alpha: float) -> str:

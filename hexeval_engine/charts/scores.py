@@ -12,7 +12,7 @@ import math
 import plotly.graph_objects as go
 from plotly.colors import find_intermediate_color, hex_to_rgb, sequential, unlabel_rgb
 
-from ..explanation import ALL_METHODS
+from ..metrics.table import method_order
 from .colors import SCORE_COLORSCALE, style
 
 RECOMMENDED_MARK = "★"
@@ -41,7 +41,7 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     """
     stakeholders = list(((recommendations or {}).get("stakeholders") or {}).values())
     listed = list((recommendations or {}).get("methods", []))
-    methods = [m for m in ALL_METHODS if m in listed] + [m for m in listed if m not in ALL_METHODS]
+    methods = method_order(listed)
     if not stakeholders or not methods:
         return None
     z, text = [], []

@@ -12,6 +12,7 @@ from tqdm import tqdm
 from ..charts.labels import metric_title
 from ..errors import RunError
 from ..evaluate import evaluate
+from ..explainers.plugin_warnings import plugin_messages
 from ..llm.failures import all_failed
 from ..plain_values import show_time
 from ..paths import NAME_PATTERN, default_outputs_root, generic_personas_path, shown
@@ -309,6 +310,8 @@ def _print_summary(result) -> None:
               "given; pass --personas FILE for personas of your field.")
     for warning in result.validation.get("warnings", []):
         print(f"warning: {warning}")
+    for message in plugin_messages(result.warnings):
+        print(f"warning: {message}")
     _print_tables(result.technical_metrics, result.recommendations)
 
 

@@ -5,6 +5,7 @@ Public interface (stable)
 ``ENTRY_POINT_GROUP``                              ``"hexeval.explainers"``
 ``PluginFailure(source, message)``                 a plugin that could not be used, and the fix
 ``load_plugins(names) -> (specs, failures)``        the specs of the named plugins and of the entry points
+``loaded_spec(name) -> MethodSpec | None``          a plugin method's spec, if loaded in this process (or installed)
 
 A plugin is an explainer class (``"package.module:Class"``) whose class attribute ``spec`` is a
 :class:`~hexeval_engine.explainers.spec.MethodSpec`; its ``factory`` may be left out (the class is then called
@@ -64,6 +65,20 @@ def _points_on(path: tuple) -> tuple:
     return tuple((ep.name, ep.value) for ep in _entry_points())
 
 
+def loaded_spec(name: str) -> MethodSpec | None:
+    """The spec of the plugin method ``name`` loaded in this process (named in a config, or installed), or ``None``.
+
+    Charts read a plugin's colour, dash and marker here; the installed entry points are loaded if need be.
+    """
+    if name not in _SEEN:
+        load_plugins(())
+    return _SEEN.get(name)
+
+
+#: Every plugin spec loaded in this process, by method name.
+_SEEN: dict[str, MethodSpec] = {}
+
+
 @functools.lru_cache(maxsize=16)
 def _load(names: tuple[str, ...], points: tuple) -> tuple[list[MethodSpec], list[PluginFailure]]:
     specs: list[MethodSpec] = []
@@ -86,6 +101,7 @@ def _load(names: tuple[str, ...], points: tuple) -> tuple[list[MethodSpec], list
         if any(s.name == spec.name for s in specs):
             continue
         specs.append(spec)
+    _SEEN.update({s.name: s for s in specs})
     return specs, failures
 
 

@@ -20,6 +20,8 @@ import functools
 import importlib
 import sys
 
+from pydantic import ValidationError
+
 from ..errors import ConfigError
 from ..explanation import BASELINE_METHOD
 from .plugins import PluginFailure, load_plugins
@@ -85,6 +87,17 @@ def _check_settings_keys(config, specs: list[MethodSpec]) -> None:
                           f"{', '.join(sorted(claimed))}), or name the plugin in evaluation.explainers.plugins.")
 
 
+def _settings_of(spec: MethodSpec, config):
+    """``spec``'s settings; a plugin's settings its model rejects are a ``ConfigError`` naming the key and the fix."""
+    try:
+        return spec.settings(config)
+    except ValidationError as err:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'the section'}: {e['msg']}" for e in err.errors())
+        raise ConfigError(f"evaluation.explainers.{spec.settings_key} (the settings of the method {spec.name!r}, from "
+                          f"{spec.plugin or 'HEXEval'}) is not valid: {problems}. Fix the value, or remove the key to "
+                          "use the plugin's defaults.") from None
+
+
 def enabled_methods(config, methods=None) -> list[str]:
     """The methods to run: ``methods`` if given (validated), else those enabled in the config.
 
@@ -94,7 +107,7 @@ def enabled_methods(config, methods=None) -> list[str]:
     specs = method_specs(config)
     if methods is None:
         _check_settings_keys(config, specs)
-        chosen = [s.name for s in specs if s.settings_key is not None and s.settings(config).enabled]
+        chosen = [s.name for s in specs if s.settings_key is not None and _settings_of(s, config).enabled]
         return chosen + [BASELINE_METHOD] if chosen else []
     names = [s.name for s in specs]
     unknown = [m for m in methods if m not in names]

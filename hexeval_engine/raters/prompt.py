@@ -27,12 +27,16 @@ COMPLETION_TOKENS_ESTIMATE = 160
 """Expected tokens of one answer (six integers and a 2-3 sentence comment)."""
 
 
-def method_label(method: str, *, show_method_names: bool) -> str:
-    """The name a persona sees: ``"Explanation A"`` … ``"Explanation D"`` (fixed per method) or the method."""
+def method_label(method: str, *, show_method_names: bool, methods=()) -> str:
+    """The name a persona sees: ``"Explanation A"`` … ``"Explanation D"`` (fixed per method) or the method.
+
+    ``methods``: the run's methods; those HEXEval does not know (plugins) are lettered H, I … in that order.
+    """
     if show_method_names:
         return method
-    # A-D the four methods, E Random, F Narrative, G similar cases
+    # A-D the four methods, E Random, F Narrative, G similar cases; the run's plugins H, I … in its order
     order = [*METHODS, BASELINE_METHOD, NARRATIVE_METHOD, "Examples"]
+    order += [m for m in dict.fromkeys(methods) if m not in order]
     if method not in order:  # an unknown method gets its own letter after the known ones, never a shared one
         order.append(method)
     return f"Explanation {chr(ord('A') + order.index(method))}"

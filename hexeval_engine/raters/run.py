@@ -159,7 +159,7 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
     task = task_of(data, config)
     cases = build_cases(model, data, config.domain, ids, class_names=task.class_names if data.n_classes > 2 else (),
                         quantity=task.value_text)
-    labels = {m: method_label(m, show_method_names=settings.show_method_names) for m in methods}
+    labels = {m: method_label(m, show_method_names=settings.show_method_names, methods=methods) for m in methods}
 
     slots, tasks = [], []
     for persona in personas:

@@ -88,7 +88,9 @@ def plan_sample(data, config) -> Sample:
         counts = {m: min(n, cap) for m, n in counts.items()}
     testing = ev.explainers.lime.stability_test
     specs = {m: spec_of(m, config) for m in methods}
-    stab_methods = [m for m in methods if specs[m].has_stability and m in ev.stability.methods] if testing else []
+    # evaluation.stability.methods picks among the built-in methods; a plugin that declares has_stability is re-explained
+    stab_methods = [m for m in methods if specs[m].has_stability
+                    and (m in ev.stability.methods or specs[m].plugin is not None)] if testing else []
     rerun = next((m for m, s in specs.items() if s.seed_reruns), None)
     reruns = rerun if testing and ev.explainers.lime.seed_reruns else None
     # the first ``stability_subset`` cases of the sample, as configured (not cut to Anchor's or DiCE's
