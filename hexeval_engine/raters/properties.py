@@ -62,8 +62,8 @@ class ExplanationProperties:
         Reasons shown (attributed features, rule conditions) whose value leans one way in past cases
         (``Case.leanings``), so a reader who has seen such cases can check the direction given.
     contradictions : tuple of str
-        Those reasons given for the opposite of the way such cases lean, in words ("resting blood
-        pressure is 152 mm Hg, given as a reason for heart disease unlikely").
+        Those reasons given for the opposite of the way such cases lean, in words (“resting blood
+        pressure is 152 mm Hg” as a reason for the prediction (heart disease unlikely)").
     form : str
         What the reader is shown: ``"reasons"`` (attributions), ``"rule"``, ``"changes"``, ``"story"``
         (a narrative retelling) or ``"none"``.
@@ -192,8 +192,8 @@ def _check_reasons(reasons, case: Case) -> tuple[int, tuple[str, ...]]:
             continue
         checkable += 1
         if direction != expected:
-            contradictions.append(f"{words}, given as a reason {'for' if direction > 0 else 'against'} "
-                                  f"{case.outcome or 'this prediction'}")
+            outcome = f"the prediction ({case.outcome})" if case.outcome else "the prediction"
+            contradictions.append(f"“{words}” as a reason {'for' if direction > 0 else 'against'} {outcome}")
     return checkable, tuple(dict.fromkeys(contradictions))
 
 

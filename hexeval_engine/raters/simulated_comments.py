@@ -61,7 +61,8 @@ def _verdict(task, props: ExplanationProperties, support: int) -> str:
         first = first[0].lower() + first[1:]
         wanted = f"to {first}" if _starts_with_verb(first) else first
         looked_for = (f" What I look for first is {wanted}, and it gives me that." if support >= 4 else
-                      f" What I look for first is {wanted}.")
+                      f" What I look for first is {wanted}, and it does not give me that." if support <= 2
+                      else f" What I look for first is {wanted}, and it gives me part of that.")
     form = _FORM.get(props.form, "it")
     if persona.is_end_user:
         return f"As the person this {decision_noun(task.domain)} is about, {form} {_VERDICT[support]}.{looked_for}"
@@ -187,8 +188,8 @@ def _neg_trust(task, p: ExplanationProperties, said: str) -> str:
     if p.contradictions:
         more = len(p.contradictions) - 1
         also = f" ({count(more, 'other reason')} too)" if more else ""
-        return (f"It gives {p.contradictions[0]}, though in such cases that usually goes with the other "
-                f"outcome{also}, which makes me doubt it{wary}.")
+        return (f"It gives {p.contradictions[0]}, though such cases usually go the other way{also}, "
+                f"which makes me doubt it{wary}.")
     if p.jargon:
         return f"Its terms ({listing(p.jargon, 2)}) make it hard for me to check{wary}."
     if p.infeasible:
