@@ -151,9 +151,31 @@ def render_viewed_run(render, empty_message: str) -> None:
         show_error(err)
         run = None
     if run is None:
-        empty_state(empty_message)
+        if not _offer_saved_runs():
+            empty_state(empty_message)
     else:
         render(run)
+
+
+def _offer_saved_runs() -> bool:
+    """With no run of this session to show but saved runs on the server (a restart, a shared link), say so
+    and offer the newest; True when offered."""
+    if st.session_state.get(state.VIEWED_RUN) != state.LATEST:
+        return False
+    saved = saved_runs(state.current_usecase())
+    if not saved:
+        return False
+    newest = saved[0]
+    st.info(f"No run was made in this session yet, but {plural(len(saved), 'saved run')} of this use case "
+            f"{'is' if len(saved) == 1 else 'are'} on this server. Open the newest, or choose one under "
+            "“Run being viewed” in the sidebar.", icon=":material/history:")
+    st.button(f"Open the newest saved run ({run_label(newest)})", icon=":material/folder_open:",
+              on_click=_open, args=(str(newest.path),), key="open_newest_saved_run")
+    return True
+
+
+def _open(path: str) -> None:
+    st.session_state[state.VIEWED_RUN] = path
 
 
 def viewed_run():
