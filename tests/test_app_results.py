@@ -243,6 +243,7 @@ def test_a_deep_link_after_a_restart_offers_the_saved_runs_instead_of_no_results
 def test_deleting_the_latest_session_run_forgets_it(outputs):
     doomed = save_fixture_run(outputs)
     at = app(session_runs={"heart": str(doomed)})
+    at.selectbox(key="saved_run_choice").set_value(str(doomed)).run()
     button(at, "Delete…").click().run()
     button(at, "Delete permanently").click().run()
     assert at.session_state["session_runs"] == {}
