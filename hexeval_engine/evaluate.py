@@ -14,6 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
+from .column_units import wording_from_names
 from .config import HexevalConfig, load_config
 from .data.input_encoding import category_codes
 from .data.usecase_data import load_data_for_config
@@ -235,7 +236,7 @@ def _load_inputs(model_path, data_path, target_column, config_path, config_overr
     if uc is None:  # own model and CSV: the generic personas rate unless a persona file is named
         config = with_default_personas(config)
     data = load_data_for_config(data_path, config, target_column)
-    config = _name_outcomes(config, data)
+    config = _name_outcomes(_units_from_names(config, data), data)
     model = load_model(model_path, allow_pickle=allow_pickle, data=data)
     data, config, _ = with_model_categories(data, model, config,
                                          lambda c: load_data_for_config(data_path, c, target_column))
@@ -318,11 +319,28 @@ def _strip_credentials(url: str) -> str:
     return urlunsplit((parts.scheme, host, parts.path, "", ""))
 
 
+def _is_code(label) -> bool:
+    """A class label that is a bare number or boolean (``0``, ``1.0``, ``True``), not a word."""
+    return bool(re.fullmatch(r"[-+]?\d+(\.\d+)?|true|false", str(label).strip(), re.IGNORECASE))
+
+
+def _units_from_names(config: HexevalConfig, data) -> HexevalConfig:
+    """Names and units read from column names the domain leaves undescribed (``area_m2``: "area", m²)."""
+    domain = config.domain
+    numeric = set(data.numeric_features) | ({data.target} if data.is_regression else set())
+    descriptions, units = wording_from_names(data.feature_names, data.target, numeric,
+                                             domain.feature_descriptions, domain.units)
+    if not descriptions and not units:
+        return config
+    return config.model_copy(update={"domain": domain.model_copy(update={
+        "feature_descriptions": {**domain.feature_descriptions, **descriptions}, "units": {**domain.units, **units}})})
+
+
 def _name_outcomes(config: HexevalConfig, data) -> HexevalConfig:
     """Outcome wording the config leaves unset becomes the target's own labels (``status churned``),
     so explanations, persona prompts and reports say what the model predicts instead of "positive outcome"."""
     domain = config.domain
-    target = humanise(data.target).lower()
+    target = (domain.feature_descriptions.get(data.target) or humanise(data.target)).lower()
     if data.is_regression:  # each explanation names its case's prediction and band (technical.class_groups)
         words = {key: text for key, text in (("positive_outcome", f"{target} stays at the predicted level"),
                                              ("negative_outcome", f"{target} moves beyond the band"))
@@ -334,8 +352,10 @@ def _name_outcomes(config: HexevalConfig, data) -> HexevalConfig:
                  if key not in domain.model_fields_set}
         return config.model_copy(update={"domain": domain.model_copy(update=words)}) if words else config
     negative, positive = data.class_labels
-    words = {key: f"{target} {label}" for key, label in (("positive_outcome", positive),
-                                                                 ("negative_outcome", negative))
+    # a text label reads after the target's name ("status churned"); a bare code as the data has it
+    # ("malignant or benign = 0": the column says what it means, its code does not)
+    words = {key: f"{target} = {label}" if _is_code(label) else f"{target} {label}"
+             for key, label in (("positive_outcome", positive), ("negative_outcome", negative))
              if key not in domain.model_fields_set}
     if not words:
         return config
