@@ -14,7 +14,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pandas as pd
 
-from .column_units import wording_from_names
+from .data.column_units import wording_from_names
 from .config import HexevalConfig, load_config
 from .data.input_encoding import category_codes
 from .data.usecase_data import load_data_for_config

@@ -6,7 +6,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from hexeval_engine import HexevalConfig
-from hexeval_engine.column_units import split_unit
+from hexeval_engine.data.column_units import split_unit
 from hexeval_engine.evaluate import _name_outcomes, _units_from_names
 from hexeval_engine.models.task import Task
 from hexeval_engine.vocabulary import Vocabulary
