@@ -167,9 +167,9 @@ def _offer_saved_runs() -> bool:
         return False
     newest = saved[0]
     st.info(f"No run was made in this session yet, but {plural(len(saved), 'saved run')} of this use case "
-            f"{'is' if len(saved) == 1 else 'are'} on this server. Open the newest, or choose one under "
-            "“Run being viewed” in the sidebar.", icon=":material/history:")
-    st.button(f"Open the newest saved run ({run_label(newest)})", icon=":material/folder_open:",
+            f"{'is' if len(saved) == 1 else 'are'} on this server. Open the newest ({run_label(newest)}), or choose "
+            "one under “Run being viewed” in the sidebar.", icon=":material/history:")
+    st.button("Open the newest saved run", icon=":material/folder_open:",
               on_click=_open, args=(str(newest.path),), key="open_newest_saved_run")
     return True
 

@@ -59,12 +59,12 @@ def render_technical(run) -> None:
 
 #: Pixels the columns of one metric table may take beside the pinned method column in the wide layout: a wider
 #: table scrolled sideways and cut its last header mid-word ("LIME agrees with itse…").
-TABLE_PX = 900
+TABLE_PX = 860
 
 
 def column_px(label: str) -> int:
     """The width a metric column is given: wide enough for its whole header (~8 px a character)."""
-    return max(110, 7 * len(label) + 30)
+    return max(110, 6 * len(label) + 40)
 
 
 def _fitting(groups) -> list:

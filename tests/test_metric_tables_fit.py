@@ -20,7 +20,7 @@ def _group() -> MetricGroup:
 
 def test_a_wide_table_is_shown_in_parts_that_fit_with_every_header_whole():
     parts = _fitting([_group()])
-    assert sum(7 * len(label) + 30 for label in LABELS) > TABLE_PX  # the oracle: too wide as one table
+    assert sum(column_px(label) for label in LABELS) > TABLE_PX  # too wide as one table
     assert [p.title for p in parts] == ["Stability", "Stability (continued)"]
     assert [label for p in parts for label in p.help] == LABELS  # every metric once, in order
     for part in parts:
