@@ -22,9 +22,7 @@ h1, h2, h3 { overflow-wrap: normal; word-break: normal; hyphens: none; }
 @media (max-width: 640px) { h1 { font-size: 1.9rem !important; } }
 .js-plotly-plot .modebar-container { top: auto !important; bottom: 0 !important; }
 @media (max-width: 640px) {
-  [data-baseweb="tab-list"] { flex-wrap: wrap; row-gap: 0.25rem; }
-  [data-baseweb="tab-highlight"], [data-baseweb="tab-border"] { display: none; }
-  [data-baseweb="tab-list"] [role="tab"][aria-selected="true"] { box-shadow: inset 0 -2px 0 currentColor; }
+  [data-testid="stTabs"] [role="tablist"] { flex-wrap: wrap; overflow-x: visible; row-gap: 0.25rem; }
 }
 </style>"""
 
