@@ -91,6 +91,10 @@ def short_run_labels(infos) -> dict[str, str]:
     def short(info, text: str) -> str:
         moment = show_time(info.created, short=True, with_year=False) if info.created else ""
         room = PICKER_CHARS - len(moment) - 3
+        if text.startswith("Custom: "):  # an upload's "Custom: model.skops on data.csv": its files say which
+            text = text[len("Custom: "):]
+            if len(text) > room and " on " in text:
+                text = text.split(" on ", 1)[0]  # the model file alone; the full label is under the picker
         text = text if len(text) <= room else text[:max(room - 1, 4)].rstrip() + "…"
         return " · ".join(p for p in (text, moment) if p)
 

@@ -76,3 +76,14 @@ def test_picker_labels_tell_two_uploads_of_the_same_name_apart_by_their_files_or
     assert labels["a"].startswith("forest.skops · ") and labels["b"].startswith("boosted.skops · ")
     assert labels["c"].endswith("· 20 cases") and labels["d"].endswith("· 50 cases")
     assert all(len(v.split(" · ")[0]) + len(" · 25 Nov, 08:29") <= PICKER_CHARS + 1 for v in labels.values())
+
+
+def test_an_upload_s_picker_label_names_its_model_file_not_a_cut_prefix():
+    from types import SimpleNamespace
+
+    from hexeval_ui.runs_view import PICKER_CHARS, short_run_labels
+
+    labels = short_run_labels([SimpleNamespace(path="a", title="Custom: cancer.skops on cancer.csv", usecase="custom-cancer",
+                                               created="2026-11-28T15:26:00+00:00", run_id="r-a", rater="simulated",
+                                               sample_size=5)])
+    assert labels["a"] == "cancer.skops · 28 Nov, 15:26" and len(labels["a"]) <= PICKER_CHARS  # was "Custom: cancer.sk…"
