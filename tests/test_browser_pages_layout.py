@@ -36,7 +36,10 @@ def test_a_fresh_session_on_a_phone_is_offered_the_run_and_sees_every_tab(chromi
         assert any("Downloads" in t["text"] for t in tabs), tabs
         for tab in tabs:  # every tab wholly inside the window: none hidden behind a scroll arrow
             assert 0 <= tab["left"] and tab["right"] <= 390, tabs
-        page.get_by_text("Fidelity: deletion vs insertion").first.scroll_into_view_if_needed()
+        chart = page.locator(".js-plotly-plot", has_text="deletion vs insertion").first
+        chart.wait_for()
+        _settle(page)
+        chart.scroll_into_view_if_needed()
         page.wait_for_timeout(800)
         page.screenshot(path=str(ARTIFACTS / "pages-layout-fidelity-390.png"))
         gap = page.evaluate(_TITLE_GAP)
