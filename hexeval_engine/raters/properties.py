@@ -64,6 +64,8 @@ class ExplanationProperties:
     contradictions : tuple of str
         Those reasons given for the opposite of the way such cases lean, in words (“resting blood
         pressure is 152 mm Hg” as a reason for the prediction (heart disease unlikely)").
+    reasons : int
+        Reasons shown (attributed features and rule conditions), checkable or not.
     form : str
         What the reader is shown: ``"reasons"`` (attributions), ``"rule"``, ``"changes"``, ``"story"``
         (a narrative retelling) or ``"none"``.
@@ -82,6 +84,7 @@ class ExplanationProperties:
     checkable: int = 0
     contradictions: tuple[str, ...] = ()
     form: str = "none"
+    reasons: int = 0
 
     @property
     def misfit_share(self) -> float:
@@ -165,7 +168,7 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
         words=len(text.split()), numbers=len(_NUMBER.findall(text)), jargon=_jargon(text),
         conditions=len(explanation.rule.conditions) if explanation.rule is not None else 0,
         infeasible=tuple(infeasible), checkable=checkable, contradictions=contradictions,
-        form=_form(explanation))
+        form=_form(explanation), reasons=len(reasons))
 
 
 def _with_value(feature: str, case: Case) -> str:

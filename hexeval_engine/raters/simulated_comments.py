@@ -127,8 +127,10 @@ def _pos_trust(task, p: ExplanationProperties, said: str) -> str:
     # reached only without contradictions (write_comment): the reasons fit what such cases show
     if p.jargon:
         return "I am inclined to rely on it, although some of its terms are unfamiliar to me."
-    if p.checkable:
+    if p.checkable and p.checkable == p.reasons:  # every reason it gives can be checked, and fits
         return (f"{_fits(p)} fit what I know of such cases, so I find it credible.")
+    if p.checkable:
+        return (f"{_fits(p)} fit what I know of such cases; the others I cannot check, so I reserve judgement.")
     return "I can follow what it says and check it against this case."
 
 
