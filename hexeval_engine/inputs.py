@@ -16,6 +16,7 @@ from pathlib import Path
 from .config import HexevalConfig, load_config
 from .data.dataset import Dataset
 from .data.input_encoding import category_codes
+from .data.outcome_wording import name_outcomes, units_from_names
 from .data.usecase_data import load_data_for_config
 from .errors import ConfigError, HexevalError, ModelError
 from .models.compatibility import validate_model_data_compatibility
@@ -25,7 +26,6 @@ from .models.prepare import prepare_usecase
 from .progress import StageClock
 from .raters.run import with_default_personas
 from .usecases import UseCase, get_usecase
-from .vocabulary import humanise
 
 
 @dataclass
@@ -150,7 +150,7 @@ def _read(model_path, data_path, target_column, config_path, config_overrides, u
     found.config = config
     try:
         found.data = load_data_for_config(data_path, config, target_column)
-        found.config = config = name_outcomes(config, found.data)
+        found.config = config = name_outcomes(units_from_names(config, found.data), found.data)
     except HexevalError as err:
         found.problems.append(err)
     try:  # read even when the CSV was not, so both files' problems are named at once
@@ -166,27 +166,3 @@ def _read(model_path, data_path, target_column, config_path, config_overrides, u
     except HexevalError as err:
         found.problems.append(err)
     return found
-
-
-def name_outcomes(config: HexevalConfig, data: Dataset) -> HexevalConfig:
-    """Outcome wording the config leaves unset becomes the target's own labels (``status churned``),
-    so explanations, persona prompts and reports say what the model predicts instead of "positive outcome"."""
-    domain = config.domain
-    target = humanise(data.target).lower()
-    if data.is_regression:  # each explanation names its case's prediction and band (technical.class_groups)
-        words = {key: text for key, text in (("positive_outcome", f"{target} stays at the predicted level"),
-                                             ("negative_outcome", f"{target} moves beyond the band"))
-                 if key not in domain.model_fields_set}
-        return config.model_copy(update={"domain": domain.model_copy(update=words)}) if words else config
-    if data.n_classes > 2:  # each explanation names its own class (technical.class_groups)
-        words = {key: text for key, text in (("positive_outcome", f"{target} is the class the explanation is for"),
-                                             ("negative_outcome", f"{target} is another class"))
-                 if key not in domain.model_fields_set}
-        return config.model_copy(update={"domain": domain.model_copy(update=words)}) if words else config
-    negative, positive = data.class_labels
-    words = {key: f"{target} {label}" for key, label in (("positive_outcome", positive),
-                                                                 ("negative_outcome", negative))
-             if key not in domain.model_fields_set}
-    if not words:
-        return config
-    return config.model_copy(update={"domain": domain.model_copy(update=words)})

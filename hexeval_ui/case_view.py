@@ -11,6 +11,7 @@ import streamlit as st
 from hexeval_engine.charts import DIMENSIONS, method_color
 from hexeval_engine.explainers.plugins import loaded_spec
 from hexeval_engine.metrics.table import method_order
+from hexeval_engine.charts.colors import BASELINE_METHODS
 from hexeval_engine.vocabulary import dimension_label
 
 from .case_data import CaseDataUnavailable, case_values
@@ -173,6 +174,23 @@ def read_texts(exp: dict, ratings: pd.DataFrame) -> list[tuple[str, list[str]]]:
     return list(texts.items())
 
 
+def weight_unit(exp: dict) -> tuple[str, str]:
+    """The unit an explanation's weights are in, as a heading says it, and what that means.
+
+    SHAP of a linear or boosted model adds up in log-odds (``extra["output"]``); SHAP otherwise and LIME
+    (a local fit to the predicted probability) in probability; the Random baseline's numbers have no unit.
+    Weights in different units cannot be compared by size (+1.27 log-odds beside +0.20 probability).
+    """
+    extra = exp.get("extra") or {}
+    if str(exp.get("method")) in BASELINE_METHODS:
+        return "random numbers (no unit)", "Drawn at random, ignoring the model: a baseline every method must beat."
+    if extra.get("output") == "log-odds":
+        return "in log-odds", ("How much each feature's value moved this prediction, in log-odds (the logarithm of "
+                               "the odds): +1 multiplies the odds by about 2.7. Not comparable with weights in probability.")
+    return "in probability (0 to 1)", ("How much each feature's value moved the predicted probability: +0.20 is 20 "
+                                       "percentage points. Not comparable with weights in log-odds.")
+
+
 def attribution_lines(exp: dict, labels: dict[str, str], top: int = TOP_ATTRIBUTIONS) -> list[str]:
     """The largest attributions as ``label: +0.123 (towards the prediction)``, by the feature's readable label."""
     attributions = {k: v for k, v in (exp.get("attributions") or {}).items() if v is not None and not pd.isna(v)}
@@ -206,8 +224,9 @@ def _explanation(exp: dict, ratings: pd.DataFrame, simulated: bool, *, labels: d
         st.markdown(escape_markdown(text))
     numbers = attribution_lines(exp, labels or {})
     if numbers:
-        st.markdown("**Weights of the largest features**\n" + "\n".join(f"- {escape_markdown(n)}" for n in numbers),
-                    help="How much each feature's value moved this prediction, in the model's probability units.")
+        unit, meaning = weight_unit(exp)
+        st.markdown(f"**Weights of the largest features, {unit}**\n" + "\n".join(f"- {escape_markdown(n)}" for n in numbers),
+                    help=meaning)
     with st.expander("Technical form"):
         if exp.get("algorithm"):
             st.caption(f"Algorithm: {exp['algorithm']}")

@@ -67,20 +67,67 @@ PICKER_CHARS = 34
 
 def short_run_labels(infos) -> dict[str, str]:
     """Run folder -> ``Heart Disease · 25 Nov, 08:29``: the use case's short name and the time, short enough for
-    a picker on a phone; runs whose short labels coincide add their id's last characters to tell them apart."""
-    def short(info) -> str:
-        title = (getattr(info, "title", "") or info.usecase).split(" (")[0].strip()
+    a picker on a phone. Runs whose short names coincide are told apart by what differs between them: an
+    upload's model and data files (``model.skops on data.csv``), else the rater and number of cases, else the
+    id's last characters."""
+    infos = list(infos)
+    names = {str(r.path): (getattr(r, "title", "") or r.usecase).split(" (")[0].strip() for r in infos}
+    groups: dict[str, list] = {}
+    for r in infos:
+        groups.setdefault(names[str(r.path)], []).append(r)
+
+    def detail(info) -> str:
+        group = groups[names[str(info.path)]]
+        if len(group) == 1:
+            return names[str(info.path)]
+        files = [_files(getattr(r, "title", "") or "") for r in group]
+        mine = _files(getattr(info, "title", "") or "")
+        if mine and len(set(files)) > 1:  # "model.skops on data.csv": name the file that differs
+            models, datasets = {f[0] for f in files if f}, {f[1] for f in files if f}
+            if len(datasets) == 1:
+                return mine[0]
+            return mine[1] if len(models) == 1 else f"{mine[0]} on {mine[1]}"
+        return names[str(info.path)]
+
+    def short(info, text: str) -> str:
         moment = show_time(info.created, short=True, with_year=False) if info.created else ""
         room = PICKER_CHARS - len(moment) - 3
-        title = title if len(title) <= room else title[:max(room - 1, 4)].rstrip() + "…"
-        return " · ".join(p for p in (title, moment) if p)
+        if text.startswith("Custom: "):  # an upload's "Custom: model.skops on data.csv": its files say which
+            text = text[len("Custom: "):]
+            if len(text) > room and " on " in text:
+                text = text.split(" on ", 1)[0]  # the model file alone; the full label is under the picker
+        text = text if len(text) <= room else text[:max(room - 1, 4)].rstrip() + "…"
+        return " · ".join(p for p in (text, moment) if p)
 
-    labels = {str(r.path): short(r) for r in infos}
-    seen: dict[str, int] = {}
-    for text in labels.values():
-        seen[text] = seen.get(text, 0) + 1
-    ids = {str(r.path): r.run_id[-4:] for r in infos}
-    return {path: text if seen[text] == 1 else f"{text} · {ids[path]}" for path, text in labels.items()}
+    labels = {str(r.path): short(r, detail(r)) for r in infos}
+    seen: dict[str, list] = {}
+    for r in infos:
+        seen.setdefault(labels[str(r.path)], []).append(r)
+    out = {}
+    for text, group in seen.items():
+        extras = {str(r.path): "" for r in group}
+        if len(group) > 1:
+            sizes = {getattr(r, "sample_size", None) for r in group}
+            raters = {getattr(r, "rater", "") for r in group}
+            for r in group:
+                size, rater = getattr(r, "sample_size", None), getattr(r, "rater", "")
+                parts = ([plural(size, "case")] if len(sizes) > 1 and size else []) + \
+                        ([rater] if len(raters) > 1 and rater else [])
+                extras[str(r.path)] = " · ".join(parts)
+            texts = [f"{text} · {extras[str(r.path)]}" for r in group]
+            if len(set(texts)) < len(texts) or not all(extras.values()):
+                extras = {str(r.path): r.run_id[-4:] for r in group}
+        for r in group:
+            out[str(r.path)] = f"{text} · {extras[str(r.path)]}" if extras[str(r.path)] else text
+    return {str(r.path): out[str(r.path)] for r in infos}
+
+
+def _files(title: str) -> tuple[str, str] | None:
+    """``("model.skops", "data.csv")`` from an upload's title ``name (model.skops on data.csv)``, else None."""
+    if " (" not in title or " on " not in title:
+        return None
+    model, _, data = title.split(" (", 1)[1].rstrip(")").partition(" on ")
+    return (model.strip(), data.strip()) if model and data else None
 
 
 @st.cache_data(show_spinner="Loading the run…", max_entries=16)
@@ -109,9 +156,31 @@ def render_viewed_run(render, empty_message: str) -> None:
         show_error(err)
         run = None
     if run is None:
-        empty_state(empty_message)
+        if not _offer_saved_runs():
+            empty_state(empty_message)
     else:
         render(run)
+
+
+def _offer_saved_runs() -> bool:
+    """With no run of this session to show but saved runs on the server (a restart, a shared link), say so
+    and offer the newest; True when offered."""
+    if st.session_state.get(state.VIEWED_RUN) != state.LATEST:
+        return False
+    saved = saved_runs(state.current_usecase())
+    if not saved:
+        return False
+    newest = saved[0]
+    st.info(f"No run was made in this session yet, but {plural(len(saved), 'saved run')} of this use case "
+            f"{'is' if len(saved) == 1 else 'are'} on this server. Open the newest ({run_label(newest)}), or choose "
+            "one under “Run being viewed” in the sidebar.", icon=":material/history:")
+    st.button("Open the newest saved run", icon=":material/folder_open:",
+              on_click=_open, args=(str(newest.path),), key="open_newest_saved_run")
+    return True
+
+
+def _open(path: str) -> None:
+    st.session_state[state.VIEWED_RUN] = path
 
 
 def viewed_run():

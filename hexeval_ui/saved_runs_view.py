@@ -55,10 +55,14 @@ def render_saved_runs(usecase: str) -> None:
     st.dataframe(runs_table(infos, names=custom), hide_index=True, key="saved_runs_table")
     labels = {str(r.path): run_label(r) for r in infos}
     pick, load, delete = st.columns([4, 1, 1], vertical_alignment="bottom")
-    choice = pick.selectbox("Saved run", list(labels), format_func=labels.get, key="saved_run_choice")
-    if load.button("Load", icon=":material/folder_open:", on_click=_view, args=(choice,), width="stretch"):
+    choice = pick.selectbox("Saved run", list(labels), index=None, format_func=labels.get, key="saved_run_choice",
+                            placeholder="Choose a saved run")
+    chosen = choice is not None
+    if load.button("Load", icon=":material/folder_open:", on_click=_view, args=(choice,), width="stretch",
+                   disabled=not chosen, help=None if chosen else "Choose a saved run first."):
         st.switch_page(RESULTS_PAGE)
-    delete.button("Delete…", icon=":material/delete:", on_click=_ask_delete, args=(choice,), width="stretch")
+    delete.button("Delete…", icon=":material/delete:", on_click=_ask_delete, args=(choice,), width="stretch",
+                  disabled=not chosen, help=None if chosen else "Choose a saved run first.")
     _delete_confirmation(labels)
     st.page_link(COMPARE_PAGE, label="Compare two saved runs", icon=":material/compare_arrows:")
 

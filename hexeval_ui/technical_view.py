@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import streamlit as st
 
 from hexeval_engine.charts import fidelity_chart, parsimony_chart
 
 from .components import section
-from .metrics_table import DERIVED_MARK, build_metrics_table, overview_table, timing_note
+from .metrics_table import DERIVED_MARK, NOT_APPLICABLE, build_metrics_table, overview_table, timing_note
 
 HALF_WIDTH_CHARS = 66  # about what half of the wide layout shows without a horizontal scrollbar
 
@@ -34,13 +36,13 @@ def render_technical(run) -> None:
     if not table.groups:
         st.info("This run has no technical metric values.", icon=":material/info:")
         return
-    for row in _rows(table.groups):
+    for row in _rows(_fitting(table.groups)):
         for col, group in zip(st.columns(len(row)), row):
             with col:
                 st.markdown(f"**{group.title}**")
                 config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small")}
                 # wide enough for the whole header ("Soft comprehensiveness ↑" was cut): ~8 px a character
-                config |= {label: st.column_config.TextColumn(label, help=text, width=max(110, 8 * len(label)))
+                config |= {label: st.column_config.TextColumn(label, help=text, width=column_px(label))
                            for label, text in group.help.items()}
                 st.dataframe(group.frame, hide_index=True, column_config=config)
     if table.any_derived:
@@ -55,12 +57,50 @@ def render_technical(run) -> None:
     _chart(fig, "No parsimony values in this run.", "parsimony")
 
 
+#: Pixels the columns of one metric table may take beside the pinned method column in the wide layout: a wider
+#: table scrolled sideways and cut its last header mid-word ("LIME agrees with itse…").
+TABLE_PX = 860
+
+
+def column_px(label: str) -> int:
+    """The width a metric column is given: wide enough for its whole header (~8 px a character)."""
+    return max(110, 6 * len(label) + 40)
+
+
+def _fitting(groups) -> list:
+    """Each group split into tables whose columns fit :data:`TABLE_PX` ("Stability", "Stability (continued)")."""
+    out = []
+    for group in groups:
+        chunks, current, used = [], [], 0
+        for label in group.help:
+            if current and used + column_px(label) > TABLE_PX:
+                chunks.append(current)
+                current, used = [], 0
+            current.append(label)
+            used += column_px(label)
+        chunks.append(current)
+        if len(chunks) == 1:
+            out.append(group)
+            continue
+        first = [c for c in group.frame.columns if c not in group.help]  # the method column
+        for k, labels in enumerate(chunks):
+            frame = group.frame[first + labels]
+            frame = frame[~frame[labels].isin([NOT_APPLICABLE, ""]).all(axis=1)]  # methods this part says nothing of
+            out.append(replace(group, title=group.title + (" (continued)" if k else ""), frame=frame,
+                               help={label: group.help[label] for label in labels}))
+    return out
+
+
 def _rows(groups) -> list[list]:
     """Narrow tables two to a row, wide ones (many or long metric names) on a row of their own."""
     rows, pending = [], []
+    titles = [g.title for g in groups]
     for group in groups:
         chars = 10 + sum(max(len(label), 19) for label in group.help)  # ~ characters a row of the table needs
-        if chars > HALF_WIDTH_CHARS:
+        split = group.title.endswith(" (continued)") or f"{group.title} (continued)" in titles
+        if chars > HALF_WIDTH_CHARS or split:  # a table in parts keeps its parts together, in their order
+            rows += [pending] if pending else []
+            pending = []
             rows.append([group])
         else:
             pending.append(group)

@@ -52,3 +52,16 @@ def settle(page) -> None:
         "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
         " && !document.querySelector('[data-testid=\"stStatusWidget\"] [data-testid=\"stStatusWidgetRunningIcon\"]')")
     page.wait_for_timeout(700)  # let charts and fonts settle
+
+
+def choose_saved_run(page, position: int = 0) -> None:
+    """Choose a run in Configure & Run's "Saved run" picker (nothing is preselected), newest first by default."""
+    picker = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("Saved run", exact=True))
+    picker.scroll_into_view_if_needed()
+    options = page.get_by_role("option")
+    for _ in range(3):
+        picker.click()
+        if options.first.is_visible() or (page.wait_for_timeout(800) or options.first.is_visible()):
+            break
+    options.nth(position).click()
+    settle(page)

@@ -150,6 +150,7 @@ def test_a_saved_run_is_listed_and_loads_into_results(tmp_path, monkeypatch):
     folder = save_fixture_run(tmp_path / "runs")
     at = app(usecase="heart")
     assert any(s.label == "Saved run" for s in at.selectbox)
+    at.selectbox(key="saved_run_choice").set_value(str(folder)).run()
     next(b for b in at.button if b.label == "Load").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["viewed_run"] == str(folder)

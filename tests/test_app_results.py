@@ -225,12 +225,25 @@ def test_delete_asks_first_and_clears_the_run_on_screen(outputs):
     assert any("Deleted run" in i.value and "was the run on Results" in i.value for i in at.info)
     assert at.session_state["viewed_run"] == "__latest__"
     open_page(at, RESULTS)
-    assert not at.error and any("No results yet" in i.value for i in at.info)
+    assert not at.error and any("1 saved run of this use case is on this server" in i.value for i in at.info)
+
+
+def test_a_deep_link_after_a_restart_offers_the_saved_runs_instead_of_no_results(outputs):
+    """Issue 36 item 12: /results in a fresh session said "No results yet" although saved runs existed."""
+    save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
+    newest = save_fixture_run(outputs, created="2026-01-03T03:04:05+00:00")
+    at = open_page(app(usecase="heart"), RESULTS)
+    assert not any("No results yet" in i.value for i in at.info)
+    assert any("2 saved runs of this use case are on this server" in i.value for i in at.info)
+    next(b for b in at.button if b.label.startswith("Open the newest saved run")).click().run()
+    assert not at.exception and at.session_state["viewed_run"] == str(newest)
+    assert not any("saved runs of this use case" in i.value for i in at.info)
 
 
 def test_deleting_the_latest_session_run_forgets_it(outputs):
     doomed = save_fixture_run(outputs)
     at = app(session_runs={"heart": str(doomed)})
+    at.selectbox(key="saved_run_choice").set_value(str(doomed)).run()
     button(at, "Delete…").click().run()
     button(at, "Delete permanently").click().run()
     assert at.session_state["session_runs"] == {}

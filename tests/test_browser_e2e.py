@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_env import ARTIFACTS, browser_marks, playwright_sync_api, settle
+from browser_env import ARTIFACTS, browser_marks, choose_saved_run, playwright_sync_api, settle
 from local_server import streamlit_app
 
 # Skipped only on a developer machine without Chromium or Playwright; in CI (CI=true) either missing fails.
@@ -224,6 +224,7 @@ def test_saved_run_loads_into_results_and_recommendations(page):
     _pick_usecase(page, "Heart Disease (Healthcare)")
     page.get_by_text("Load previous results").wait_for()
     _shot(page, "10_saved_runs")
+    choose_saved_run(page)
     page.get_by_role("button", name="Load", exact=True).click()
     page.get_by_role("heading", name="Results", level=1).wait_for()
     page.get_by_text("Rules (Anchor)").wait_for()

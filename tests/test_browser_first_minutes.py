@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from browser_env import ARTIFACTS, browser_marks, playwright_sync_api
+from browser_env import ARTIFACTS, browser_marks, choose_saved_run, playwright_sync_api
 from browser_env import settle as _settle
 from local_server import log_tail
 
@@ -68,6 +68,7 @@ def _in_view(page, locator) -> None:
 
 def _load_saved_run(page, url: str) -> None:
     _open(page, url, "Configure & Run")
+    choose_saved_run(page)
     page.get_by_role("button", name="Load", exact=True).scroll_into_view_if_needed()
     page.get_by_role("button", name="Load", exact=True).click()
     page.get_by_role("heading", name="Results", level=1).wait_for()

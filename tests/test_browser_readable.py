@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from browser_env import ARTIFACTS, browser_marks, playwright_sync_api
+from browser_env import ARTIFACTS, browser_marks, choose_saved_run, playwright_sync_api
 from browser_env import settle as _settle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -147,6 +147,7 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
     if width >= 1440:  # the primary action is in view without scrolling
         box = page.get_by_role("button", name="Run evaluation").bounding_box()
         assert box is not None and box["y"] + box["height"] <= height, box
+    choose_saved_run(page)
     page.get_by_role("button", name="Load", exact=True).scroll_into_view_if_needed()
     page.get_by_role("button", name="Load", exact=True).click()
     page.get_by_role("heading", name="Results", level=1).wait_for()

@@ -177,3 +177,23 @@ def test_a_metric_only_one_method_has_gets_a_slim_panel_of_its_own():
               fig.layout.yaxis2.domain[1] - fig.layout.yaxis2.domain[0]]
     assert shares[1] < shares[0] / 2, "one bar gets a quarter of four bars' height, not the same panel"
     assert list(fig.layout.yaxis2.categoryarray) == ["Anchor"]
+
+
+def test_radar_tick_numbers_sit_between_two_dimension_spokes():
+    """Issue 36 item 11: the tick numbers ran up the Interpretability spoke and over its label."""
+    polar = radar_chart(ratings_table(OFFICER_AND_APPLICANT)).layout.polar
+    spokes = len(radar_chart(ratings_table(OFFICER_AND_APPLICANT)).data[0].r) - 1
+    step = 360 / spokes
+    # spokes start at the angular axis' rotation and go round; the radial axis must lie half-way between two
+    offset = (polar.radialaxis.angle - polar.angularaxis.rotation) % step
+    assert offset == pytest.approx(step / 2), (polar.radialaxis.angle, polar.angularaxis.rotation)
+
+
+def test_fidelity_title_hangs_from_the_top_with_room_for_every_subtitle_line():
+    """Issue 36 item 11: the subtitle, centred in the top margin, touched the first panel's title."""
+    fig = fidelity_chart(long_table())
+    lines = fig.layout.title.text.count("<br>") + 1
+    assert lines == 3  # title, what it measures, the hatching note (Anchor is derived in the fixture)
+    assert fig.layout.title.yref == "container" and fig.layout.title.y == 1 and fig.layout.title.yanchor == "top"
+    # 14 px padding, ~22 px for the title line, ~16 px a subtitle line, and ~24 px for the panel title under it
+    assert fig.layout.margin.t >= fig.layout.title.pad.t + 22 + 16 * (lines - 1) + 24

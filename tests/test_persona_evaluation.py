@@ -44,7 +44,7 @@ def test_simulated_table_has_every_rating_and_column(heart):
     assert set(table["instance_index"]) == {4, 9}  # the first two shared cases (every method explained them all)
     assert set(table["run"]) == {1, 2}
     assert (table["status"] == "ok").all() and (table["rater"] == "simulated").all()
-    assert (table["model"] == "simulated-v3").all()
+    assert (table["model"] == "simulated-v4").all()
     assert dict(zip(table["explanation_type"], table["label_shown"])) == {
         "SHAP": "Explanation A", "LIME": "Explanation B", "Anchor": "Explanation C", "DiCE": "Explanation D"}
     shap_text = next(e.text for e in technical(data).explanations if e.method == "SHAP" and e.instance_id == 4)

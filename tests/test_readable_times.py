@@ -56,3 +56,34 @@ def test_picker_labels_fit_a_phone_and_tell_runs_of_the_same_minute_apart():
         info("c", "A very long name someone typed for their upload", "2026-11-24T10:00:00+00:00", "x-1234")])
     assert labels["a"] == "Heart Disease · 25 Nov, 08:29 · af1f" and labels["b"].endswith("· f3eb")
     assert labels["c"].endswith("… · 24 Nov, 10:00") and len(labels["c"]) <= PICKER_CHARS
+
+
+def test_picker_labels_tell_two_uploads_of_the_same_name_apart_by_their_files_or_settings():
+    """Issue 36 item 12: Compare's picker told two custom runs apart only by their time."""
+    from types import SimpleNamespace
+
+    from hexeval_ui.runs_view import PICKER_CHARS, short_run_labels
+
+    def info(path, title, created, rater="simulated", size=20):
+        return SimpleNamespace(path=path, title=title, usecase="custom-upload", created=created, run_id=f"r-{path}abcd",
+                               rater=rater, sample_size=size)
+
+    labels = short_run_labels([
+        info("a", "Upload (forest.skops on cancer.csv)", "2026-11-25T08:29:01+00:00"),
+        info("b", "Upload (boosted.skops on cancer.csv)", "2026-11-25T09:10:00+00:00"),
+        info("c", "Mine (m.skops on d.csv)", "2026-11-25T09:00:05+00:00", size=20),
+        info("d", "Mine (m.skops on d.csv)", "2026-11-25T09:00:40+00:00", size=50)])
+    assert labels["a"].startswith("forest.skops · ") and labels["b"].startswith("boosted.skops · ")
+    assert labels["c"].endswith("· 20 cases") and labels["d"].endswith("· 50 cases")
+    assert all(len(v.split(" · ")[0]) + len(" · 25 Nov, 08:29") <= PICKER_CHARS + 1 for v in labels.values())
+
+
+def test_an_upload_s_picker_label_names_its_model_file_not_a_cut_prefix():
+    from types import SimpleNamespace
+
+    from hexeval_ui.runs_view import PICKER_CHARS, short_run_labels
+
+    labels = short_run_labels([SimpleNamespace(path="a", title="Custom: cancer.skops on cancer.csv", usecase="custom-cancer",
+                                               created="2026-11-28T15:26:00+00:00", run_id="r-a", rater="simulated",
+                                               sample_size=5)])
+    assert labels["a"] == "cancer.skops · 28 Nov, 15:26" and len(labels["a"]) <= PICKER_CHARS  # was "Custom: cancer.sk…"

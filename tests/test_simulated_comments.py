@@ -71,9 +71,9 @@ def test_generic_domain_verdict_names_the_decision_and_a_choice_keeps_its_verb()
     exp = attribution("SHAP", 0, {"age": 0.4})
     rater = make_rater("simulated")
     generic = rater.rate(RatingTask(personas[0], case, exp, Domain(), "Explanation A")).comment
-    assert "For my decision on this case, it " in generic
+    assert "For my decision on this case, this list of reasons " in generic
     credit = Domain(decision_verb="approve or reject", decision_noun="loan application")
-    assert "In deciding whether to approve or reject, it " in rater.rate(
+    assert "In deciding whether to approve or reject, this list of reasons " in rater.rate(
         RatingTask(personas[0], case, exp, credit, "Explanation A")).comment
 
 

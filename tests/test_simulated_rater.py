@@ -73,7 +73,7 @@ def test_more_items_lower_interpretability_for_a_low_ai_comfort_persona():
 def test_ratings_are_deterministic_valid_and_labelled():
     personas, domain, case = credit()
     rater = make_rater("simulated")
-    assert (rater.name, rater.model) == ("simulated", "simulated-v3")
+    assert (rater.name, rater.model) == ("simulated", "simulated-v4")
     exp = rule(0, [("loan_grade", "=", "D")], precision=0.7, coverage=0.05)
     for persona in personas.values():
         a, b = rate(persona, domain, case, exp), rate(persona, domain, case, exp)

@@ -30,7 +30,7 @@ def test_a_narrative_telling_is_named_plain_is_the_default_and_a_missing_pick_is
                  _card("Analyst", "SHAP", "close_call", recommended_format="plain"),
                  _card("Officer", None, "none"))
     assert verdict_line(recs, simulated=False) == (
-        "SHAP (told as a narrative) for Patient (only candidate); SHAP for Analyst (close call); "
+        "SHAP (told as a narrative) for Patient (the only method left after the checks); SHAP for Analyst (close call); "
         "no method qualified for Officer.")
 
 
@@ -45,3 +45,14 @@ def test_clear_lead_rule_names_every_condition_at_the_run_level():
     for condition in ("Holm-corrected p-value below 0.1", "90% interval", "above 0", "at least 8 shared cases",
                       "Ratings never make a lead"):
         assert condition in rule
+
+
+def test_a_newcomer_reads_what_a_single_candidate_means_alone_and_in_a_mix():
+    """Issue 36 item 12: "only candidates" meant nothing to a newcomer."""
+    alone = verdict_line(_recs(_card("Patient", "DiCE", "single_candidate"), _card("Officer", "DiCE", "single_candidate")),
+                         simulated=False)
+    assert alone == "DiCE for all 2 stakeholders — the only method left after the checks."
+    mix = verdict_line(_recs(_card("A", "SHAP", "clear"), _card("B", "SHAP", "single_candidate"),
+                             _card("C", "SHAP", "single_candidate")), simulated=False)
+    assert mix == "SHAP for all 3 stakeholders — 1 clear lead, 2 where it was the only method left after the checks."
+    assert "candidate" not in alone + mix

@@ -93,7 +93,7 @@ def radar_chart(ratings: pd.DataFrame | None, persona: str | None = None) -> go.
         ))
         counts[method] = len(mine)
     fig.update_layout(polar={"bgcolor": "rgba(0,0,0,0)", "domain": {"x": [0.12, 0.88], "y": [0.08, 0.92]},
-                             "radialaxis": {"range": [1, 5], "tickvals": [1, 2, 3, 4, 5], "angle": 90,
+                             "radialaxis": {"range": [1, 5], "tickvals": [1, 2, 3, 4, 5], "angle": 60,  # between two spokes
                                             "tickfont": {"size": 10}, "gridcolor": "rgba(128, 128, 128, 0.3)"},
                              "angularaxis": {"gridcolor": "rgba(128, 128, 128, 0.3)", "tickfont": {"size": 12},
                                              "rotation": 90, "direction": "clockwise"}},

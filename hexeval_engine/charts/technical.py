@@ -82,10 +82,13 @@ def _panels(rows: pd.DataFrame, metrics: list[str], title: str) -> go.Figure:
         fig.update_yaxes(categoryorder="array", categoryarray=list(reversed(present[metric])), row=row, col=1)
     for annotation in fig.layout.annotations:
         annotation.update(x=0, xanchor="left", font={"size": 13}, yshift=4)
-    top = 70 + 22 * title.count("<br>")
+    # the title hangs from the top edge and the first panel's title starts below its last line (a subtitle
+    # centred in the margin touched the panel title under it): ~18 px a subtitle line, ~30 px for the panel title
+    top = 62 + 18 * title.count("<br>")
     fig.update_layout(barmode="overlay", bargap=0.25, height=plot_height + top + 30, showlegend=False)
     fig = style(fig, title)
-    fig.update_layout(margin={"t": top, "b": 30})
+    fig.update_layout(margin={"t": top, "b": 30},
+                      title={"yref": "container", "y": 1, "yanchor": "top", "pad": {"t": 14}})
     return fig
 
 

@@ -45,6 +45,16 @@ class Case:
     #: ``(feature, lowest, highest)`` of each numeric feature in the training data, so a rule bound at the
     #: edge reads as the value itself (``ca <= 0`` -> "is 0", not "is at most 0").
     ranges: tuple = ()
+    #: ``(feature, lean)``: which way past cases with this case's value lean (+1 towards the positive class,
+    #: -1 away, 0 neither), what someone who has seen many such cases knows (:mod:`.case_leanings`).
+    leanings: tuple = ()
+
+    def lean_of(self, feature: str) -> int:
+        """+1 when past cases like this one on ``feature`` lean to the positive class, -1 away, 0 neither or unknown."""
+        for name, lean in self.leanings:
+            if name == feature:
+                return int(lean)
+        return 0
 
     def range_of(self, feature: str) -> tuple:
         """``(lowest, highest)`` of ``feature`` in the training data, ``(None, None)`` when unknown."""

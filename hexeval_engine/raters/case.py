@@ -8,6 +8,7 @@ from ..config.schema import Domain
 from ..data.dataset import Dataset
 from ..vocabulary import Vocabulary
 from .base import Case, CaseFeature
+from .case_leanings import leanings
 
 
 def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int], *,
@@ -58,7 +59,8 @@ def _binary_cases(model, data: Dataset, domain: Domain, words: Vocabulary, insta
                          for f in data.feature_names)
         predicted = int(p >= threshold)
         outcome = domain.positive_outcome if predicted else domain.negative_outcome
-        cases[int(iid)] = Case(int(iid), features, predicted, outcome, float(p), threshold)
+        cases[int(iid)] = Case(int(iid), features, predicted, outcome, float(p), threshold,
+                               leanings=leanings(data.X_train, data.y_train, row))
     return cases
 
 

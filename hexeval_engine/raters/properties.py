@@ -58,6 +58,17 @@ class ExplanationProperties:
         The proposed changes (from ``changes``) the person cannot make: to an ``immutable`` or
         ``not_actionable`` feature, or against the direction of an ``increase_only`` /
         ``decrease_only`` one.
+    checkable : int
+        Reasons shown (attributed features, rule conditions) whose value leans one way in past cases
+        (``Case.leanings``), so a reader who has seen such cases can check the direction given.
+    contradictions : tuple of str
+        Those reasons given for the opposite of the way such cases lean, in words (“resting blood
+        pressure is 152 mm Hg” as a reason for the prediction (heart disease unlikely)").
+    reasons : int
+        Reasons shown (attributed features and rule conditions), checkable or not.
+    form : str
+        What the reader is shown: ``"reasons"`` (attributions), ``"rule"``, ``"changes"``, ``"story"``
+        (a narrative retelling) or ``"none"``.
     """
 
     items: tuple[str, ...]
@@ -70,6 +81,15 @@ class ExplanationProperties:
     jargon: tuple[str, ...]
     conditions: int = 0
     infeasible: tuple[str, ...] = ()
+    checkable: int = 0
+    contradictions: tuple[str, ...] = ()
+    form: str = "none"
+    reasons: int = 0
+
+    @property
+    def misfit_share(self) -> float:
+        """Share of the reasons a reader can check against such cases that contradict them (0 when none can be)."""
+        return len(self.contradictions) / self.checkable if self.checkable else 0.0
 
     @property
     def feasible(self) -> tuple[str, ...]:
@@ -117,16 +137,19 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
     text = explanation.text or ""
     items: list[str] = []
     features: list[str] = []
+    reasons: list[tuple[str, str, int]] = []  # (feature, words, +1 for / -1 against the predicted outcome)
     # a narrative tells its source's top attributions (it earns no attributions of its own)
     attributions = explanation.attributions or explanation.extra.get("source_attributions")
     if attributions:
         shown = _shown_attributions(attributions, text, case, top_k)
-        items += [feature_label(f, case) for f in shown]
+        items += [_with_value(f, case) for f in shown]
         features += shown
+        reasons += [(f, _with_value(f, case), 1 if attributions[f] > 0 else -1) for f in shown]
     if explanation.rule is not None:
         for c in explanation.rule.conditions:
             items.append(condition_label(c, case, value_labels, units=units))
             features.append(c.feature)
+            reasons.append((c.feature, _with_value(c.feature, case), 1))
     changes, infeasible, alternatives = [], [], 0
     kinds = explanation.extra.get("actionability") or {}
     for cf in explanation.counterfactuals or []:
@@ -150,12 +173,55 @@ def measure(explanation: Explanation, case: Case, *, top_k: int = 5,
                 infeasible.append(change)
             features.append(feature)
     items += changes
+    checkable, contradictions = _check_reasons(reasons, case)
     return ExplanationProperties(
         items=tuple(items), features=tuple(dict.fromkeys(features)),
         n_case_features=len(case.features), changes=tuple(changes), alternatives=alternatives,
         words=len(text.split()), numbers=len(_NUMBER.findall(text)), jargon=_jargon(text),
         conditions=len(explanation.rule.conditions) if explanation.rule is not None else 0,
-        infeasible=tuple(infeasible))
+        infeasible=tuple(infeasible), checkable=checkable, contradictions=contradictions,
+        form=_form(explanation), reasons=len(reasons))
+
+
+def _with_value(feature: str, case: Case) -> str:
+    """``resting blood pressure is 152 mm Hg``: the feature as the case shows it (its name alone when unknown)."""
+    for f in case.features:
+        if f.name == feature and str(f.value).strip():
+            return f"{feature_label(feature, case)} is {f.value}"
+    return feature_label(feature, case)
+
+
+def _check_reasons(reasons, case: Case) -> tuple[int, tuple[str, ...]]:
+    """How many reasons can be checked against the way such cases lean, and those that contradict it.
+
+    A reason *for* the predicted outcome contradicts such cases when this value leans away from that
+    outcome; a reason *against* it when the value leans towards it.
+    """
+    towards_positive = 1 if case.predicted_class == 1 else -1
+    if case.classes or case.value is not None:  # several classes or a value: no one direction to check
+        return 0, ()
+    checkable, contradictions = 0, []
+    for feature, words, direction in reasons:
+        expected = case.lean_of(feature) * towards_positive  # +1: this value goes with the predicted outcome
+        if expected == 0:
+            continue
+        checkable += 1
+        if direction != expected:
+            outcome = f"the prediction ({case.outcome})" if case.outcome else "the prediction"
+            contradictions.append(f"“{words}” as a reason {'for' if direction > 0 else 'against'} {outcome}")
+    return checkable, tuple(dict.fromkeys(contradictions))
+
+
+def _form(explanation: Explanation) -> str:
+    if explanation.extra.get("source_method"):
+        return "story"
+    if explanation.attributions:
+        return "reasons"
+    if explanation.rule is not None:
+        return "rule"
+    if explanation.counterfactuals:
+        return "changes"
+    return "none"
 
 
 def _shown_attributions(attributions: dict, text: str, case: Case, top_k: int) -> list[str]:

@@ -4,8 +4,8 @@ It needs no network and gives the same ratings for the same inputs, so the main 
 offline. Each score is a documented formula (``docs/simulated_rater.md``) of the
 :class:`~hexeval_engine.raters.properties.ExplanationProperties` weighed by the persona's six
 levels; the comment names the drivers of the highest and lowest score with the explanation's
-concrete content. Ratings are labelled ``rater="simulated"``, ``model="simulated-v3"``
-(v3: only what a reader is shown enters; no hidden measurement such as fidelity or plausibility).
+concrete content. Ratings are labelled ``rater="simulated"``, ``model="simulated-v4"``
+(v3: only what a reader is shown enters, no hidden measurement; v4: reasons checked against how such cases lean).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .properties import measure
 from .simulated_comments import write_comment
 from .simulated_formulas import raw_scores, round_score
 
-SIMULATED_MODEL = "simulated-v3"
+SIMULATED_MODEL = "simulated-v4"
 
 
 class SimulatedRater:

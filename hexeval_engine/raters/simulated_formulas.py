@@ -11,6 +11,10 @@ import math
 from .persona_weights import PersonaWeights
 from .properties import ExplanationProperties
 
+MISFIT_PENALTY = 4.0
+"""Trust lost when every checkable reason runs against what such cases show (proportionally for a share)."""
+
+
 def raw_scores(props: ExplanationProperties, w: PersonaWeights) -> dict[str, float]:
     """The unrounded scores (each in [1, 5]) of the formulas in ``docs/simulated_rater.md``.
 
@@ -32,8 +36,9 @@ def raw_scores(props: ExplanationProperties, w: PersonaWeights) -> dict[str, flo
     actionability = 1 + 4 * (w.act * act_content + (1 - w.act) * act_generic)
     # a reader trusts what they can follow and check against the case, and what asks nothing impossible
     clear = 1 - (1 - w.tech) * jargon
-    trust = 1 + 4 * (0.35 * clear + 0.25 * covered + 0.2 * w.ai + 0.2 * props.feasible_share
-                     - 0.3 * w.risk * (1 - covered))
+    # ... and distrusts reasons that run against what such cases show (a value that goes with the other outcome)
+    trust = (1 + 4 * (0.35 * clear + 0.25 * covered + 0.2 * w.ai + 0.2 * props.feasible_share
+                      - 0.3 * w.risk * (1 - covered)) - MISFIT_PENALTY * props.misfit_share)
     parts = {"interpretability": _clip(interpretability), "completeness": _clip(completeness),
              "actionability": _clip(actionability), "trust": _clip(trust)}
     satisfaction = _weighted(parts, priorities(w))

@@ -12,7 +12,10 @@ from .recommender import MIN_UNITS_FOR_CLEAR
 
 #: How each lead reads in the verdict (plural form, for a group of stakeholders).
 STRENGTH_WORDS = {"clear": ("clear lead", "clear leads"), "close_call": ("close call", "close calls"),
-                  "single_candidate": ("only candidate", "only candidates")}
+                  "single_candidate": ("the only method left after the checks",
+                                       "the only method left after the checks")}
+#: How a lead is counted in a mix ("1 clear lead, 2 where it was the only method left after the checks").
+_COUNTED = {"single_candidate": "where it was the only method left after the checks"}
 
 
 
@@ -95,4 +98,4 @@ def _strength(leads: list[str]) -> str:
     if len(counts) == 1:
         lead, n = next(iter(counts.items()))
         return STRENGTH_WORDS[lead][n > 1]
-    return ", ".join(f"{n} {STRENGTH_WORDS[lead][n > 1]}" for lead, n in counts.items())
+    return ", ".join(f"{n} {_COUNTED.get(lead) or STRENGTH_WORDS[lead][n > 1]}" for lead, n in counts.items())

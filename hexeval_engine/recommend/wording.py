@@ -12,7 +12,7 @@ from .sentences import QUESTION_PHRASES, QUESTION_SHORT
 QUESTION_COMPONENTS = ("why", "what_if", "will_it_hold", "how_to_change")
 ALL_COMPONENTS = ("measured", *QUESTION_COMPONENTS, "perceived")
 
-LEAD_LABELS = {"clear": "clear lead", "close_call": "close call", "single_candidate": "only candidate",
+LEAD_LABELS = {"clear": "clear lead", "close_call": "close call", "single_candidate": "the only method left after the checks",
                "none": "no recommendation"}
 """How each value of a stakeholder's ``lead`` is written."""
 
@@ -77,7 +77,8 @@ def _strengths_concerns(entry: dict, technical: dict, level: float) -> tuple[lis
 def _lead_sentence(entry: dict, level: float) -> str:
     runner = next((c for c in entry["comparisons"] if c["method"] == entry["runner_up"]), None)
     if entry["lead"] == "single_candidate":
-        return " It is the only method that beat random explanations for this stakeholder."
+        return (" It is the only method left after the checks: every other method was set aside (its reason is "
+                "on its card) or could not be scored for this stakeholder, so nothing was compared with it.")
     if runner is None:
         return ""
     diff = (f"{runner['diff']:+.2f} ({level:.0%} interval {_interval(runner['ci_low'], runner['ci_high'])}, "
