@@ -1,0 +1,298 @@
+"""Never compute the same thing twice: keys of what determines a piece of work, and where pieces are looked up.
+
+A *piece* is either one explanation call of the technical stage (a method on a list of cases, or on noisy copies
+of them: :class:`~hexeval_engine.explainers.parallel.ExplainJob`'s arguments), or the technical stage's whole
+result together with the sanity checks and the held-out scores. Its key is a SHA-256 of everything that
+determines it:
+
+* the model file's hash and the view the stage explains it through (a class of a multi-class model, a band of a
+  regressor: the view's own settings);
+* the data as the stage sees it (the training and test rows and targets, hashed);
+* the resolved settings that matter: the whole config except what only later stages read (``personas`` but its
+  ``top_k_features``, ``narratives``, ``recommendations``, ``output``) and how the work is spread over processes
+  (``evaluation.parallel``: every backend gives the same explanations);
+* the library versions and HEXEval's own code (a hash of the engine's source files: a change to any of them
+  makes every key new);
+* for an explanation call: the method, the case ids, each case's seed, the rows' values, classes and
+  probabilities, and whether texts are rendered.
+
+:class:`Pieces` looks a key up in the run's own checkpoints (``pieces/`` of its working folder, see
+:mod:`.resumable`), then in the runs root's shared store (:mod:`.explanation_store`); what it computes goes to the
+run's checkpoints as soon as it is finished, and into the shared store when the run completes. It counts the
+explanations reused and computed for the manifest's ``reuse`` section.
+
+:meth:`Pieces.wrap` puts a :class:`StoredRunner` around an :class:`~hexeval_engine.explainers.parallel.ExplainRunner`:
+the technical stage calls it as it calls the runner; a stored call is answered from the store (same objects for
+``ready`` and ``explain``, so what was measured early still counts), the others go to the runner (and its helper
+process) and are stored as they come back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..explainers.parallel import ExplainJob
+from .explanation_store import PieceStore, root_secret, store_folder
+from .manifest import library_versions
+
+log = logging.getLogger(__name__)
+
+#: Config sections only later stages read (left out of the technical stage's key).
+LATER_SECTIONS = ("personas", "narratives", "recommendations", "output", "source")
+#: What the technical stage reads of ``personas``: how many attributions an explanation text shows.
+PERSONA_FIELDS_READ = ("top_k_features",)
+
+
+@lru_cache(maxsize=1)
+def code_digest() -> str:
+    """SHA-256 of HEXEval's engine source files (their paths and bytes)."""
+    engine = Path(__file__).resolve().parent.parent
+    digest = hashlib.sha256()
+    for path in sorted(engine.rglob("*.py")):
+        digest.update(path.relative_to(engine).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def technical_settings(config) -> dict:
+    """The resolved settings the technical stage, the sanity checks and the held-out scores read."""
+    dumped = config.model_dump(mode="json")
+    settings = {k: v for k, v in dumped.items() if k not in LATER_SECTIONS}
+    settings["evaluation"] = {k: v for k, v in settings["evaluation"].items() if k != "parallel"}
+    settings["personas"] = {k: dumped["personas"][k] for k in PERSONA_FIELDS_READ}
+    return settings
+
+
+def data_digest(data) -> str:
+    """SHA-256 of the rows and targets the stages read (training and test parts, column names and types)."""
+    digest = hashlib.sha256()
+    for part in ("X_train", "X_test", "y_train", "y_test"):
+        frame = getattr(data, part, None)
+        if frame is None:
+            digest.update(b"-")
+            continue
+        digest.update(part.encode() + repr(list(getattr(frame, "columns", [getattr(frame, "name", "")]))).encode())
+        digest.update(repr([str(t) for t in np.atleast_1d(getattr(frame, "dtypes", getattr(frame, "dtype", "")))])
+                      .encode())
+        digest.update(pd.util.hash_pandas_object(frame, index=True).to_numpy().tobytes())
+    digest.update(repr((getattr(data, "target", ""), getattr(data, "class_labels", None))).encode())
+    return digest.hexdigest()
+
+
+def model_fingerprint(model) -> dict | None:
+    """What identifies ``model`` (or a view of it): its file's hash and every view setting; None when the model has
+    no file hash (a model built in memory: nothing is stored for it)."""
+    sha = getattr(model, "sha256", "")
+    if not sha:
+        return None
+    estimator = getattr(model, "estimator", None)
+    view = {}
+    if getattr(estimator, "opaque_graph", False):  # a class or band view over the wrapped model
+        view = {"type": type(estimator).__name__,
+                **{k: _plain(v) for k, v in vars(estimator).items() if k not in ("model", "classes_",
+                                                                                 "feature_names_in_")}}
+        inner = model_fingerprint(estimator.model)
+        view["inner"] = inner
+    return {"sha256": sha, "threshold": float(getattr(model, "threshold", 0.5)),
+            "class_labels": _plain(getattr(model, "class_labels", ())), "input_codes": _plain(model.input_codes),
+            "class_order": _plain(getattr(model, "class_order", None)), "view": view}
+
+
+def digest(obj) -> str:
+    """SHA-256 of ``obj`` as canonical JSON."""
+    return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def open_pieces(working, root, model, data) -> "Pieces":
+    """The pieces of one evaluation: its working folder's checkpoints (``working``: a
+    :class:`~hexeval_engine.runs.resumable.WorkingFolder`, or None for a run that is not saved) and the shared store
+    of the runs root ``root`` (None: no reuse across runs)."""
+    any_root = root if root is not None else (working.path.parent.parent if working is not None else None)
+    if any_root is None:
+        return Pieces(None, None, model, data)
+    secret = root_secret(any_root)
+    own = PieceStore(working.pieces, secret) if working is not None else None
+    shared = PieceStore(store_folder(root), secret) if root is not None else None
+    return Pieces(own, shared, model, data, run_id=working.run_id if working is not None else "")
+
+
+class Pieces:
+    """Where one evaluation looks pieces up and keeps them, and how many explanations it reused and computed.
+
+    Parameters
+    ----------
+    own : PieceStore or None
+        The run's checkpoints (``None``: the run is not saved, nothing is checkpointed).
+    shared : PieceStore or None
+        The runs root's shared store (``None``: no reuse across runs).
+    model, data
+        The run's model and data (their fingerprints enter every key).
+    """
+
+    def __init__(self, own: PieceStore | None, shared: PieceStore | None, model, data, *, run_id: str = ""):
+        self.own, self.shared, self.run_id = own, shared, run_id
+        fingerprint = model_fingerprint(model)
+        self.enabled = fingerprint is not None and (own is not None or shared is not None)
+        self.base = {"model": fingerprint, "data": data_digest(data) if self.enabled else "",
+                     "versions": library_versions(), "code": code_digest()} if self.enabled else {}
+        self.reused = self.computed = 0
+        self.reused_from: set[str] = set()
+        self.stage_reused = False
+        self.source = ""  # the run whose technical stage was reused
+
+    def key(self, kind: str, **parts) -> str:
+        return digest({"kind": kind, **self.base, **parts})
+
+    def get(self, key: str):
+        """The piece under ``key`` from the run's checkpoints, else the shared store (None when neither has it)."""
+        if not self.enabled:
+            return None
+        for store in (self.own, self.shared):
+            if store is not None:
+                piece = store.get(key)
+                if piece is not None:
+                    return piece
+        return None
+
+    def put(self, key: str, piece) -> None:
+        """Keep a finished piece: in the run's checkpoints (moved to the shared store when the run completes), or,
+        for a run that is not saved, directly in the shared store."""
+        if not self.enabled:
+            return
+        store = self.own if self.own is not None else self.shared
+        if store is not None:
+            store.put(key, piece)
+
+    def stage_key(self, config) -> str:
+        """Key of the technical stage's whole result (with the sanity checks and held-out scores)."""
+        return self.key("technical-stage", settings=technical_settings(config))
+
+    def reuse_stage(self, stored: dict, progress) -> tuple:
+        """``(technical, sanity, warnings, performance)`` of a stored technical stage, counted as reused."""
+        technical, sanity, warnings, performance = stored["value"]
+        self.stage_reused, self.source = True, str(stored.get("run_id", ""))
+        self.reused += len(technical.explanations)
+        progress(60, 100, f"Technical: reused {len(technical.explanations)} explanations and their metrics"
+                 + (f" from run {self.source}" if self.source else ""))
+        return technical, sanity, list(warnings), performance
+
+    def keep_stage(self, key: str, value: tuple) -> None:
+        """Keep the technical stage's result (with the checks and scores) for later runs."""
+        self.put(key, {"run_id": self.run_id, "value": value})
+
+    def finish(self, working, *, run_id: str) -> None:
+        """The run is complete: its checkpoints join the shared store (pruned to its limit), its working folder goes."""
+        if working is None:
+            return
+        if self.own is not None and self.shared is not None:
+            self.own.move_into(self.shared)
+            self.shared.prune()
+        working.remove()
+
+    def wrap(self, runner) -> "StoredRunner | object":
+        """``runner`` answering stored explanation calls from the store (``runner`` itself when disabled)."""
+        return StoredRunner(runner, self) if self.enabled else runner
+
+    @property
+    def rejected(self) -> int:
+        return sum(s.rejected for s in (self.own, self.shared) if s is not None)
+
+    def summary(self) -> dict:
+        """The manifest's ``reuse`` section."""
+        return {"explanations_reused": int(self.reused), "explanations_computed": int(self.computed),
+                "technical_stage_reused": bool(self.stage_reused), "reused_from": self.source,
+                "damaged_entries_ignored": int(self.rejected), "store": "on" if self.enabled else "off"}
+
+
+class StoredRunner:
+    """An :class:`~hexeval_engine.explainers.parallel.ExplainRunner` whose calls already stored are answered from
+    the store; every other attribute is the runner's."""
+
+    def __init__(self, runner, pieces: Pieces):
+        self._runner, self._pieces = runner, pieces
+        self._answers: dict[str, list] = {}  # key -> explanations (the same objects for ready() and explain())
+        self._from_store: set[str] = set()  # keys answered from the store (the runner never saw them)
+        self._settings = digest(technical_settings(runner.config))
+        self._view = model_fingerprint(runner.model)
+
+    def __getattr__(self, name):
+        return getattr(self._runner, name)
+
+    def _key(self, method, X_raw, ids, classes, probabilities, seeds, render) -> str:
+        values = pd.util.hash_pandas_object(X_raw, index=False).to_numpy().tobytes()
+        return self._pieces.key(
+            "explanations", view=self._view, settings=self._settings, method=method,
+            ids=[int(i) for i in ids], seeds=[int(s) for s in seeds], render=bool(render),
+            rows=hashlib.sha256(values).hexdigest(), columns=[str(c) for c in X_raw.columns],
+            classes=np.asarray(classes).tolist(), probabilities=hashlib.sha256(
+                np.ascontiguousarray(np.asarray(probabilities, dtype=float)).tobytes()).hexdigest())
+
+    def _job_key(self, job: ExplainJob) -> str:
+        return self._key(job.method, job.X_raw, job.ids, job.classes, job.probabilities, job.seeds, job.render)
+
+    def _stored(self, key: str, render: bool) -> list | None:
+        if key in self._answers:
+            return self._answers[key]
+        piece = self._pieces.get(key)
+        if piece is not None:
+            self._answers[key] = piece
+            self._from_store.add(key)
+            self._pieces.reused += len(piece) if render else 0  # counted: the cases' explanations, not noisy copies
+        return piece
+
+    def _keep(self, key: str, explanations: list, render: bool) -> list:
+        if key not in self._answers:
+            self._answers[key] = explanations
+            self._pieces.computed += len(explanations) if render else 0
+            self._pieces.put(key, explanations)
+        return self._answers[key]
+
+    def prefetch(self, jobs: list, *, first: tuple = ()) -> list:
+        """Announce only the jobs not stored (the stored ones are answered from the store when asked for)."""
+        return self._runner.prefetch([j for j in jobs if self._stored(self._job_key(j), j.render) is None],
+                                     first=first)
+
+    def ready(self, job: ExplainJob) -> list | None:
+        key = self._job_key(job)
+        stored = self._stored(key, job.render)
+        if stored is not None:
+            return stored
+        answer = self._runner.ready(job)
+        return self._keep(key, answer, job.render) if answer is not None else None
+
+    def explain(self, method: str, X_raw, instance_ids, classes, probabilities, seeds, *, on_instance=None,
+                render: bool = True) -> list:
+        if len(instance_ids) == 0:
+            return []
+        key = self._key(method, X_raw, instance_ids, classes, probabilities, seeds, render)
+        stored = self._stored(key, render)
+        if stored is not None and key in self._from_store:
+            if on_instance is not None:
+                for _ in stored:
+                    on_instance()
+            return stored
+        # not stored, or taken in by ready() already: the runner returns the same objects (and reports progress)
+        return self._keep(key, self._runner.explain(method, X_raw, instance_ids, classes, probabilities, seeds,
+                                                    on_instance=on_instance, render=render), render)
+
+
+def _plain(value):
+    """``value`` as JSON-friendly data (arrays and tuples as lists, numpy scalars as numbers)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
