@@ -34,6 +34,7 @@ from .raters import rater_from_config
 from .raters.run import configured_personas, run_persona_evaluation, with_default_personas
 from .recommend.recommender import generate_recommendations
 from .runs.checkpoints import open_pieces
+from .runs.extend import amend_with_extension, extension_inputs
 from .runs.folders import check_output_root
 from .runs.inputs import copies_for
 from .runs.manifest import build_manifest
@@ -68,6 +69,7 @@ class EvaluationResult:
     narratives: pd.DataFrame | None = None  # one row per narrative (hexeval_engine.narratives.COLUMNS)
     data: object = field(default=None, repr=False)
     model: object = field(default=None, repr=False)
+    narrative_extractions: pd.DataFrame | None = None  # what was checked in each narrative (narratives.csv's sibling)
 
     @property
     def technical_metrics(self) -> pd.DataFrame:
@@ -262,7 +264,8 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
     manifest["reuse"] = pieces.summary()
     result = EvaluationResult(manifest["run_id"], name, config, technical, ratings, stats, recommendations, validation,
                               manifest, warnings=warnings, sanity=sanity,
-                              narratives=narratives.table if narratives is not None else None, data=data, model=model)
+                              narratives=narratives.table if narratives is not None else None, data=data, model=model,
+                              narrative_extractions=narratives.extractions if narratives is not None else None)
     if save:
         _mark(working, "saving")
         progress(96, 100, "Saving the run")
@@ -273,6 +276,52 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
     pieces.finish(working, run_id=manifest["run_id"])  # its pieces serve later runs; the working folder goes
     progress(100, 100, "Done")
     return result
+
+
+def extend_run(run_dir, *, rater: str | None = None, llm_model: str | None = None, llm_base_url: str | None = None,
+               personas=None, narratives: bool | None = None, methods=None, sample_size: int | None = None,
+               on_progress=None, api_key: str | None = None, operator_key: bool = False,
+               allowed_urls: str | None = None) -> dict:
+    """Add LLM ratings, personas, narratives, methods or cases to a saved run (``hexeval runs extend``).
+
+    The run's model and data are evaluated again with its settings plus the additions; what did not change is
+    reused from the explanation store, so only what depends on the additions is computed (the ratings, narratives
+    or new explanations, and the recommendations). The files that changed are written into the run as an amendment
+    (the tamper check reads them as HEXEval's own) and their earlier versions, the earlier recommendations among
+    them, are kept in ``extensions/<n>/`` (see :mod:`hexeval_engine.runs.extend`).
+
+    Parameters
+    ----------
+    run_dir : path
+        The saved run's folder.
+    rater, llm_model, llm_base_url : str, optional
+        Rate with this rater (``"openai"``: this model and server).
+    personas : path, optional
+        Have the personas of this file rate.
+    narratives : bool, optional
+        Also tell the source explanations as narratives.
+    methods : list of str, optional
+        Methods to add (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``).
+    sample_size : int, optional
+        A larger number of cases.
+    on_progress, api_key, operator_key, allowed_urls
+        As for :func:`evaluate`.
+
+    Returns
+    -------
+    dict
+        ``run_id``, ``what`` (the additions in words), ``reuse`` (explanations reused and computed), ``changed``
+        (files added or replaced), ``kept`` (where their earlier versions are), ``recommendation_changes``
+        (``{role: (before, after)}``), ``technical_metrics`` and ``recommendations`` (now).
+    """
+    arguments, words = extension_inputs(run_dir, rater=rater, llm_model=llm_model, llm_base_url=llm_base_url,
+                                        personas=personas, narratives=narratives, methods=methods,
+                                        sample_size=sample_size)
+    result = evaluate(**arguments, on_progress=on_progress, api_key=api_key, operator_key=operator_key,
+                      allowed_urls=allowed_urls)
+    outcome = amend_with_extension(run_dir, result, words=words)
+    return {**outcome, "run_id": Path(run_dir).name, "reuse": result.manifest.get("reuse", {}),
+            "technical_metrics": result.technical_metrics, "recommendations": result.recommendations}
 
 
 def _measured(model, data, config: HexevalConfig, narration, pieces, working, clock, progress):

@@ -65,7 +65,7 @@ def _relpath(name: str) -> PurePosixPath:
     return rel
 
 
-def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str]) -> dict:
+def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str], extra: dict | None = None) -> dict:
     """Add or replace files of a saved run and record the change in its manifest.
 
     Parameters
@@ -76,6 +76,8 @@ def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str]) -> di
         One sentence saying what was added ("study answers of 2 participants").
     files : dict
         ``{relpath: content}``; ``str`` content is written as UTF-8.
+    extra : dict, optional
+        More fields of the entry (``tables``: rows of the tables it replaced; ``rater``: who rated an extension).
 
     Returns
     -------
@@ -89,7 +91,7 @@ def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str]) -> di
     """
     run_dir = Path(run_dir)
     with run_lock(run_dir):
-        return _record(run_dir, what, files)
+        return _record(run_dir, what, files, extra or {})
 
 
 @contextmanager
@@ -118,7 +120,7 @@ def run_lock(run_dir):
         os.close(fd)
 
 
-def _record(run_dir: Path, what: str, files: dict) -> dict:
+def _record(run_dir: Path, what: str, files: dict, extra: dict) -> dict:
     manifest_path = run_dir / MANIFEST
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
@@ -131,7 +133,8 @@ def _record(run_dir: Path, what: str, files: dict) -> dict:
         data = content.encode("utf-8") if isinstance(content, str) else bytes(content)
         write_atomic(run_dir.joinpath(*rel.parts), data)
         hashes[str(rel)] = sha256_bytes(data)
-    entry = {"what": str(what), "when": datetime.now(timezone.utc).isoformat(timespec="seconds"), "files": hashes}
+    entry = {**extra, "what": str(what), "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+             "files": hashes}
     amendments = manifest.get("amendments")
     manifest["amendments"] = [*(amendments if isinstance(amendments, list) else []), entry]
     write_atomic(manifest_path, json.dumps(manifest, indent=2).encode("utf-8"))

@@ -99,7 +99,7 @@ class RunData:
 
     @property
     def rater_label(self) -> str:
-        r = self.manifest.get("rater", {})
+        r = latest_rater(self.manifest)
         if r.get("kind") == "simulated":
             return "Simulated personas (built-in rater, no LLM)"
         if r.get("kind") in (None, "none"):
@@ -132,6 +132,14 @@ class RunInfo:
 class RunProblem:
     path: Path
     reason: str
+
+
+def latest_rater(manifest: dict) -> dict:
+    """Who rated the run's explanations: the rater of its last extension (``hexeval runs extend``), else its own."""
+    for amendment in reversed(manifest.get("amendments") or []):
+        if isinstance(amendment, dict) and isinstance(amendment.get("rater"), dict):
+            return amendment["rater"]
+    return manifest.get("rater") or {}
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -389,7 +397,7 @@ def _info(run_dir: Path, m: dict) -> RunInfo:
     counts = m.get("counts") or {}
     failures = m.get("failures") if isinstance(m.get("failures"), list) else []
     failed = [str(f.get("method")) for f in failures if isinstance(f, dict)]
-    rater = m.get("rater") or {}
+    rater = latest_rater(m)
     label = "simulated" if rater.get("kind") == "simulated" else str(rater.get("model") or rater.get("kind") or "none")
     size = counts.get("sample_size")
     return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
