@@ -76,17 +76,25 @@ def _interrupt(args: list[str], ready, sig: int, env: dict | None = None) -> Non
             assert time.monotonic() < deadline, "the interruption point was never reached"
             time.sleep(0.005)
         proc.send_signal(sig)
+        proc.wait(timeout=120)
+        if sig == signal.SIGKILL:  # the killed process's helper may still hold its output pipes
+            _kill_group(proc.pid)
         _, err = proc.communicate(timeout=120)
     finally:
         if proc.poll() is None:
             proc.kill()
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)  # a helper process left by SIGKILL
-        except ProcessLookupError:
-            pass
+        _kill_group(proc.pid)
     if sig == signal.SIGINT:
         assert proc.returncode == 130, err.decode()[-3000:]
         assert "--resume" in err.decode()
+
+
+def _kill_group(pid: int) -> None:
+    """End what is left of the interrupted command's process group (its helper process)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def _pieces(root: Path) -> int:
@@ -102,7 +110,7 @@ def _technical_config(tmp_path: Path) -> Path:
     uc = get_usecase("heart")
     config = yaml.safe_load(uc.config_path.read_text())
     config["evaluation"] = {**config.get("evaluation", {}), "sample_size": 40, "bootstrap_resamples": 200}
-    config.setdefault("personas", {})["sample_instances"] = 2
+    config.setdefault("personas", {}).update({"sample_instances": 2, "file": str(uc.personas_path)})
     path = tmp_path / "config.yaml"
     path.write_text(yaml.safe_dump(config))
     return path
