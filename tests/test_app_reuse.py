@@ -34,7 +34,7 @@ def test_an_interrupted_run_is_offered_and_resumed_from_configure_and_run(tmp_pa
     [info] = resumable_runs(root)
     at = app(usecase="heart")
     page = texts(at)
-    assert "Interrupted runs" in page and "stopped in the technical stage" in page
+    assert "Interrupted runs" in [h.value for h in at.subheader] and "stopped in the technical stage" in page
     assert info.run_id not in page  # people see when it started and where it stopped, not an id
     button(at, "Resume").click().run()
     assert not at.exception, [e.value for e in at.exception]
@@ -43,7 +43,7 @@ def test_an_interrupted_run_is_offered_and_resumed_from_configure_and_run(tmp_pa
     assert saved.run_id == info.run_id and resumable_runs(root) == []
     assert load_run(saved.path).manifest["reuse"]["explanations_reused"] > 0
     assert any("saved" in s.value for s in at.success)
-    assert "Interrupted runs" not in texts(at)
+    assert "Interrupted runs" not in [h.value for h in at.subheader]
 
 
 def test_a_loaded_run_is_rated_with_the_llm_chosen_in_the_sidebar(tmp_path, llm_server):

@@ -25,7 +25,7 @@ from .amendments import record_amendment
 from .inputs import data_file, matches_record, model_file
 from .manifest import explanation_records
 from .record import evaluation_tables
-from .store import TABLES, _json_default, load_run
+from .store import EXTENDED, TABLES, _json_default, load_run
 from .tables import neutralise_cells
 
 EXTENSIONS = "extensions"
@@ -136,7 +136,7 @@ def amend_with_extension(run_dir, result, *, words: list[str]) -> dict:
               "warnings": result.warnings, "counts": result.manifest.get("counts")}
     files[f"{kept}/extension.json"] = json.dumps(record, indent=2, default=_json_default).encode("utf-8")
     record_amendment(run_dir, what=f"extended with {what}", files=files,
-                     extra={"tables": rows, "rater": result.manifest.get("rater")})
+                     extra={"tables": rows, **{key: result.manifest.get(key) for key in EXTENDED}})
     before = json.loads(files.get(f"{kept}/recommendations.json", b"{}") or b"{}")
     return {"changed": changed, "kept": kept, "what": what,
             "recommendation_changes": _changes(before, result.recommendations)}

@@ -99,7 +99,7 @@ class RunData:
 
     @property
     def rater_label(self) -> str:
-        r = latest_rater(self.manifest)
+        r = self.manifest.get("rater", {})
         if r.get("kind") == "simulated":
             return "Simulated personas (built-in rater, no LLM)"
         if r.get("kind") in (None, "none"):
@@ -134,12 +134,20 @@ class RunProblem:
     reason: str
 
 
-def latest_rater(manifest: dict) -> dict:
-    """Who rated the run's explanations: the rater of its last extension (``hexeval runs extend``), else its own."""
-    for amendment in reversed(manifest.get("amendments") or []):
-        if isinstance(amendment, dict) and isinstance(amendment.get("rater"), dict):
-            return amendment["rater"]
-    return manifest.get("rater") or {}
+EXTENDED = ("rater", "persona_stats", "config", "counts")
+"""Manifest sections an extension (``hexeval runs extend``) records anew in its amendment."""
+
+
+def current_manifest(manifest: dict) -> dict:
+    """``manifest`` as the run stands now: each of :data:`EXTENDED` from its last extension, if it had one (the
+    manifest itself keeps what the run recorded when it was saved)."""
+    current = dict(manifest)
+    for key in EXTENDED:
+        for amendment in reversed(manifest.get("amendments") or []):
+            if isinstance(amendment, dict) and isinstance(amendment.get(key), dict):
+                current[key] = amendment[key]
+                break
+    return current
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -342,7 +350,7 @@ def load_run(run_dir) -> RunData:
     integrity = check_integrity(run_dir, manifest)
     if integrity.edited:
         log.warning("Run %s was edited after it was saved: %s", name, ", ".join(integrity.edited))
-    return RunData(run_dir, manifest, tables["technical_metrics"],
+    return RunData(run_dir, current_manifest(manifest), tables["technical_metrics"],
                    tables["technical_metrics_long"] if tables["technical_metrics_long"] is not None else pd.DataFrame(),
                    tables["instance_metrics"] if tables["instance_metrics"] is not None else pd.DataFrame(),
                    ratings, recommendations, explanations, _text_columns(tables["narratives"]),
@@ -394,10 +402,11 @@ def _folders(folder: Path, problems: list[RunProblem]) -> list[Path]:
 
 
 def _info(run_dir: Path, m: dict) -> RunInfo:
+    m = current_manifest(m)
     counts = m.get("counts") or {}
     failures = m.get("failures") if isinstance(m.get("failures"), list) else []
     failed = [str(f.get("method")) for f in failures if isinstance(f, dict)]
-    rater = latest_rater(m)
+    rater = m.get("rater") or {}
     label = "simulated" if rater.get("kind") == "simulated" else str(rater.get("model") or rater.get("kind") or "none")
     size = counts.get("sample_size")
     return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
