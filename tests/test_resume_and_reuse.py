@@ -303,3 +303,24 @@ def test_runs_clean_removes_interrupted_runs_and_prunes_the_store(tmp_path):
     assert cleaned.returncode == 0, cleaned.stderr
     assert not stopped.exists() and not list(store_folder(tmp_path).glob("*.piece"))
     assert len(list_runs(tmp_path)) == 1  # the saved run stays
+
+
+def test_a_run_missing_part_of_its_pieces_computes_only_those_and_matches(tmp_path, monkeypatch):
+    """LIME's calls are stored in chunks of 25 cases: with some chunks and the whole stage's result gone (as after
+    an interruption), only the missing pieces are computed and the tables are those of the first run."""
+    counted = _Counted(monkeypatch)
+    settings = {**SEQUENTIAL, "evaluation": {**SEQUENTIAL["evaluation"], "sample_size": 30,
+                                             "explainers": {**SEQUENTIAL["evaluation"]["explainers"],
+                                                            "anchor": {"max_instances": 30},
+                                                            "dice": {"max_instances": 30}}}}
+    first = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=settings)
+    entries = sorted(store_folder(tmp_path).glob("*.piece"), key=lambda p: p.stat().st_size)
+    entries[-1].unlink()  # the whole stage's result
+    for path in entries[:-1:2]:
+        path.unlink()
+    counted.calls = 0
+    second = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=settings)
+    reuse = second.manifest["reuse"]
+    assert reuse["explanations_reused"] > 0 and reuse["explanations_computed"] > 0
+    assert reuse["explanations_reused"] + reuse["explanations_computed"] == first.manifest["reuse"]["explanations_computed"]
+    assert _comparable(second.output_path) == _comparable(first.output_path)

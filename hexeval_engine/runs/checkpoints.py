@@ -255,32 +255,63 @@ class StoredRunner:
         return self._answers[key]
 
     def prefetch(self, jobs: list, *, first: tuple = ()) -> list:
-        """Announce only the jobs not stored (the stored ones are answered from the store when asked for)."""
-        return self._runner.prefetch([j for j in jobs if self._stored(self._job_key(j), j.render) is None],
-                                     first=first)
+        """Announce only the chunks not stored (the stored ones are answered from the store when asked for)."""
+        todo = [c for job in jobs for c in chunks(job) if self._stored(self._job_key(c), c.render) is None]
+        return self._runner.prefetch(todo, first=first)
 
     def ready(self, job: ExplainJob) -> list | None:
-        key = self._job_key(job)
-        stored = self._stored(key, job.render)
-        if stored is not None:
-            return stored
-        answer = self._runner.ready(job)
-        return self._keep(key, answer, job.render) if answer is not None else None
+        """The job's explanations if every chunk is stored or complete (as the runner's ``ready``), else None."""
+        out = []
+        for chunk in chunks(job):
+            key = self._job_key(chunk)
+            answer = self._stored(key, chunk.render)
+            if answer is None:
+                answer = self._runner.ready(chunk)
+                if answer is None:
+                    return None
+                answer = self._keep(key, answer, chunk.render)
+            out.extend(answer)
+        return out
 
     def explain(self, method: str, X_raw, instance_ids, classes, probabilities, seeds, *, on_instance=None,
                 render: bool = True) -> list:
+        """As the runner's ``explain``, chunk by chunk: a stored chunk from the store, the others from the runner
+        (which returns the objects its ``ready`` gave, and reports their progress)."""
         if len(instance_ids) == 0:
             return []
-        key = self._key(method, X_raw, instance_ids, classes, probabilities, seeds, render)
-        stored = self._stored(key, render)
-        if stored is not None and key in self._from_store:
-            if on_instance is not None:
-                for _ in stored:
-                    on_instance()
-            return stored
-        # not stored, or taken in by ready() already: the runner returns the same objects (and reports progress)
-        return self._keep(key, self._runner.explain(method, X_raw, instance_ids, classes, probabilities, seeds,
-                                                    on_instance=on_instance, render=render), render)
+        out = []
+        for chunk in chunks(ExplainJob(method, X_raw, list(instance_ids), np.asarray(classes),
+                                       np.asarray(probabilities), list(seeds), render)):
+            key = self._job_key(chunk)
+            stored = self._stored(key, render)
+            if stored is not None and key in self._from_store:
+                if on_instance is not None:
+                    for _ in stored:
+                        on_instance()
+                out.extend(stored)
+                continue
+            out.extend(self._keep(key, self._runner.explain(
+                method, chunk.X_raw, chunk.ids, chunk.classes, chunk.probabilities, chunk.seeds,
+                on_instance=on_instance, render=render), render))
+        return out
+
+
+#: Cases per stored chunk of a method's explanation call. LIME's cases are explained one by one (the helper process
+#: takes them in chunks of 25 too); Anchor and DiCE pool their model calls over a whole call, and SHAP and Random
+#: are explained in one batch, so theirs stay whole.
+CHUNK = {"LIME": 25}
+
+
+def chunks(job: ExplainJob) -> list[ExplainJob]:
+    """``job`` split into the chunks stored separately (each case's explanation depends on its own seed only, never
+    on the other cases of its call, so chunks explain exactly what the whole call would)."""
+    size = CHUNK.get(job.method)
+    if size is None or len(job.ids) <= size:
+        return [job]
+    return [ExplainJob(job.method, job.X_raw.iloc[a:a + size].reset_index(drop=True), list(job.ids[a:a + size]),
+                       np.asarray(job.classes)[a:a + size], np.asarray(job.probabilities)[a:a + size],
+                       list(job.seeds[a:a + size]), job.render, job.purpose)
+            for a in range(0, len(job.ids), size)]
 
 
 def _plain(value):
