@@ -145,7 +145,8 @@ def evaluate(
     resume : str, optional
         The id of an interrupted run (``hexeval runs list`` shows them as resumable) under ``output_dir``:
         it is continued with the inputs and settings it was started with (the inputs arguments above are
-        then ignored), reusing every piece it had finished; its tables are those an uninterrupted run gives.
+        then ignored; a pickle model needs ``allow_pickle`` again), reusing every piece it had finished; its
+        tables are those an uninterrupted run gives.
     reuse : bool, optional
         Look finished pieces up in the runs root's store (``<output>/.store``) and keep this run's pieces there
         (default: when the run is saved). Results are identical either way (see :mod:`hexeval_engine.runs.checkpoints`).
@@ -158,7 +159,9 @@ def evaluate(
         given = working.state["arguments"]
         model_path, data_path, target_column = given.get("model_path"), given.get("data_path"), given.get("target_column")
         config_path, config_overrides, usecase = given.get("config_path"), given.get("config_overrides"), given.get("usecase")
-        allow_pickle, run_name, keep_inputs = bool(given.get("allow_pickle")), given.get("run_name"), bool(given.get("keep_inputs"))
+        # a pickle model is loaded again only if the run was allowed to load it and this caller allows it now
+        allow_pickle = allow_pickle and bool(given.get("allow_pickle"))
+        run_name, keep_inputs = given.get("run_name"), bool(given.get("keep_inputs"))
         rater = rater if rater is not None else given.get("rater")
         output_dir = working.path.parent.parent
     slot = _Slot(working)
@@ -281,7 +284,7 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
 def extend_run(run_dir, *, rater: str | None = None, llm_model: str | None = None, llm_base_url: str | None = None,
                personas=None, narratives: bool | None = None, methods=None, sample_size: int | None = None,
                on_progress=None, api_key: str | None = None, operator_key: bool = False,
-               allowed_urls: str | None = None) -> dict:
+               allowed_urls: str | None = None, allow_pickle: bool = False) -> dict:
     """Add LLM ratings, personas, narratives, methods or cases to a saved run (``hexeval runs extend``).
 
     The run's model and data are evaluated again with its settings plus the additions; what did not change is
@@ -306,6 +309,9 @@ def extend_run(run_dir, *, rater: str | None = None, llm_model: str | None = Non
         A larger number of cases.
     on_progress, api_key, operator_key, allowed_urls
         As for :func:`evaluate`.
+    allow_pickle : bool
+        The run's model is a pickle/joblib file and may be loaded (the operator's own files; the dashboard passes
+        whether pickle uploads are switched on).
 
     Returns
     -------
@@ -318,7 +324,7 @@ def extend_run(run_dir, *, rater: str | None = None, llm_model: str | None = Non
                                         personas=personas, narratives=narratives, methods=methods,
                                         sample_size=sample_size)
     result = evaluate(**arguments, on_progress=on_progress, api_key=api_key, operator_key=operator_key,
-                      allowed_urls=allowed_urls)
+                      allowed_urls=allowed_urls, allow_pickle=allow_pickle)
     outcome = amend_with_extension(run_dir, result, words=words)
     return {**outcome, "run_id": Path(run_dir).name, "reuse": result.manifest.get("reuse", {}),
             "technical_metrics": result.technical_metrics, "recommendations": result.recommendations}

@@ -16,6 +16,7 @@ from .engine import outputs_root
 from .rater import current_choice, key_settings
 from .run_view import resume_evaluation, with_progress
 from .runs_view import CUSTOM_PREFIX
+from .settings import pickle_uploads_allowed
 
 EXTEND_NOTICE = "extend_notice"
 
@@ -84,7 +85,8 @@ def _extend(run, done: str, **asked) -> None:
     from hexeval_engine.evaluate import extend_run  # the engine's pipeline loads when an extension runs
 
     outcome = with_progress("Adding to the run…", "Run extended",
-                            lambda progress: extend_run(run.path, on_progress=progress, **asked))
+                            lambda progress: extend_run(run.path, on_progress=progress,
+                                                        allow_pickle=pickle_uploads_allowed(), **asked))
     if outcome is None:
         return
     reuse = outcome["reuse"]

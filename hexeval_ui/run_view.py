@@ -57,7 +57,7 @@ def resume_evaluation(run_id: str, rater: RaterChoice) -> None:
 
     result = with_progress("Resuming the evaluation…", "Evaluation complete",
                            lambda progress: evaluate(output_dir=outputs_root(), resume=run_id, **key_settings(rater),
-                                                     on_progress=progress))
+                                                     allow_pickle=pickle_uploads_allowed(), on_progress=progress))
     if result is not None:
         state.remember_run(state.current_usecase(), str(result.output_path), result.run_id)
         st.rerun()

@@ -41,7 +41,7 @@ def extend_cmd(args, find_run, print_tables) -> int:
     if (args.llm_model or args.llm_base_url) and args.rater != "openai":
         raise UsageError("--llm-model and --llm-base-url go with --rater openai")
     run_dir = find_run(args.run, args)
-    outcome = extend_run(run_dir, **asked)
+    outcome = extend_run(run_dir, **asked, allow_pickle=True)  # the operator's own runs folder
     print(f"Run {outcome['run_id']} extended: {outcome['what']}.")
     print(reuse_line(outcome["reuse"]))
     if outcome["changed"]:

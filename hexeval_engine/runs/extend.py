@@ -98,7 +98,6 @@ def extension_inputs(run_dir, *, rater=None, llm_model=None, llm_base_url=None, 
     arguments = {"model_path": str(model_path), "data_path": str(data_path),
                  "target_column": (manifest.get("data") or {}).get("summary", {}).get("target"),
                  "config_overrides": config, "usecase": None if custom else manifest["usecase"],
-                 "allow_pickle": Path(model_path).suffix.lower() in (".pkl", ".pickle", ".joblib"),
                  "output_dir": Path(run.path).parent.parent, "save": False, "reuse": True}
     return arguments, words
 
