@@ -12,12 +12,16 @@ import os
 
 import streamlit as st
 
-from hexeval_ui import study_participant
-
 RUN_ENV = "HEXEVAL_STUDY_RUN"
 
 
 def study_page() -> None:
+    # The first visit to a fresh server imports the engine (several seconds): say so at once instead of a blank page.
+    opening = st.empty()
+    opening.caption("Opening the study…")
+    from hexeval_ui import study_participant  # noqa: PLC0415  (after the message: the import is the slow part)
+
+    opening.empty()
     study_participant.render(os.environ.get(RUN_ENV), st.query_params.get("token"))
 
 

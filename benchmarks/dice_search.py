@@ -45,7 +45,7 @@ def _load(name: str, cases: int):
 
 
 def _timed_run(model, data, config, ids, *, library: bool):
-    from hexeval_engine.explainers import ExplainRunner
+    from hexeval_engine.runtime.parallel import ExplainRunner
     from hexeval_engine.explainers.base import explained_classes, instance_seed
     from hexeval_engine.explainers.dice_explainer import DiceExplainer
 

@@ -29,7 +29,7 @@ Targets (issue 22):
   budget. Slow: ``--skip wide`` leaves it out.
 
 The helper process. Like the imports, the warm helper process of ``backend: auto``
-(``hexeval_engine/explainers/helper_pool.py``) is started before timing (the dashboard starts it at start-up,
+(``hexeval_engine/runtime/helper_pool.py``) is started before timing (the dashboard starts it at start-up,
 once per server process); ``credit_original_cold`` is the exception. CPU seconds add the helper's CPU (from
 ``/proc``) to the benchmark process's, and peak MB adds the helper's peak resident memory to the process's.
 The physical floor records the model calls of the main process only: calls made in the helper are missing
@@ -104,7 +104,7 @@ def _import_stack(*, warm_helper: bool = True) -> None:
     import hexeval_engine  # noqa: F401
 
     if warm_helper:  # the dashboard starts it at start-up: paid once per server process, like the imports
-        from hexeval_engine.explainers import helper_pool
+        from hexeval_engine.runtime import helper_pool
 
         helper_pool.start_helper(background=False)
         while helper_pool.helper_pid() is None:
@@ -113,7 +113,7 @@ def _import_stack(*, warm_helper: bool = True) -> None:
 
 def _helper_figures() -> tuple[float, float]:
     """(CPU seconds so far, peak resident MB) of the helper process, (0, 0) when there is none."""
-    from hexeval_engine.explainers import helper_pool
+    from hexeval_engine.runtime import helper_pool
 
     pid = helper_pool.helper_pid()
     if pid is None:

@@ -264,7 +264,7 @@ def fidelity_comparison(name: str, instances: int) -> None:
     """Vectorised deletion/insertion AUC vs one model call per masked row, on the same SHAP importances."""
     import numpy as np
 
-    from hexeval_engine.explainers import explain_instances
+    from hexeval_engine.runtime.explain import explain_instances
     from hexeval_engine.metrics import deletion_insertion_auc, make_baseline
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the per-row check lives with the tests
     from fidelity_loop import deletion_insertion_auc_loop

@@ -45,6 +45,8 @@ PERSONA = {
     "technical_background": "very_low", "need_to_justify": "very_low", "need_to_act": "very_high",
     "time_pressure": "medium", "risk_aversion": "medium",
     "dimension_weights": {"actionability": 0.5, "decision_support": 0.5},
+    "questions": {"why": 0.1, "what_if": 0.1, "will_it_hold": 0.1, "how_to_change": 0.7,
+                  "reason": "Wants to know what to change to get a different result"},
 }
 
 
@@ -96,7 +98,10 @@ def run(paths: dict, seed: int) -> dict:
     return {"seed": seed, "changed": changed, "validity": float(np.mean([cf.flips for cf in cfs])) if cfs else None,
             "dice_qualifies": vs.get("DiCE", {}).get("qualifies"), "pick": card["recommended_method"],
             "lead": card["lead"], "vs_random": {m: v.get("diff") for m, v in vs.items()},
-            "all_beat_random": all(v.get("qualifies") for v in vs.values()), "format": card["recommended_format"]}
+            "all_beat_random": all(v.get("qualifies") for v in vs.values()), "format": card["recommended_format"],
+            "deciding": card.get("deciding_question"),
+            "how_to_change": {a["method"]: (a.get("questions") or {}).get("how_to_change", {}).get("value")
+                              for a in card["alternatives"] if a["recommendable"]}}
 
 
 def main() -> None:

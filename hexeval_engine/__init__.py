@@ -5,7 +5,7 @@ The engine never imports streamlit; the dashboard, the CLI and Python users call
 The names below are loaded on first use (PEP 562), not when the package is imported: ``from hexeval_engine
 import evaluate`` works as before, while ``hexeval evaluate`` can start the helper's forkserver before the
 engine's ~2 s of imports (scikit-learn, pandas, the LLM SDK), which then overlap them
-(:mod:`hexeval_engine.models.forkserver_start`).
+(:mod:`hexeval_engine.runtime.forkserver_start`).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ _EXPORTS = {
     "ConfigError": ".errors", "DataError": ".errors", "HexevalError": ".errors", "LLMError": ".errors",
     "ModelError": ".errors", "RunError": ".errors",
     "EvaluationResult": ".evaluate", "evaluate": ".evaluate",
-    "explain_instances": ".explainers",
+    "explain_instances": ".runtime.explain",
     "METHODS": ".explanation", "Explanation": ".explanation",
     "METRICS": ".metrics", "compute_instance_metrics": ".metrics", "get_spec": ".metrics",
     "make_baseline": ".metrics", "summarise": ".metrics",

@@ -18,9 +18,9 @@ from .config import HexevalConfig, load_config
 from .data.input_encoding import category_codes
 from .data.usecase_data import load_data_for_config
 from .errors import ConfigError, ModelError
-from .explainers.helper_pool import start_helper
-from .explainers.parallel import helper_worth
-from .models.blas_threads import one_blas_thread
+from .runtime.helper_pool import start_helper
+from .runtime.parallel import helper_worth
+from .runtime.blas_threads import one_blas_thread
 from .models.compatibility import validate_model_data_compatibility
 from .models.encoded_columns import with_model_categories
 from .models.model_loading import file_sha256, load_model
@@ -41,7 +41,7 @@ from .runs.manifest import build_manifest
 from .runs.record import add_evaluation_sections, save_evaluation
 from .runs.resumable import WorkingFolder
 from .runs.store import new_run_id
-from .technical.gc_freeze import old_objects_frozen
+from .runtime.gc_freeze import old_objects_frozen
 from .technical.run import run_technical_evaluation
 from .technical.sanity import run_sanity_checks
 from .usecases import get_usecase
@@ -81,7 +81,7 @@ class EvaluationResult:
         return legacy[key]
 
 
-@old_objects_frozen()  # the collector's full passes skip what was alive before the run (technical.gc_freeze)
+@old_objects_frozen()  # the collector's full passes skip what was alive before the run (runtime.gc_freeze)
 def evaluate(
     model_path=None,
     data_path=None,
@@ -112,7 +112,8 @@ def evaluate(
     target_column : str, optional
         Target column of the CSV (default: the config's ``data.target`` or the use case's).
     config_path : path, optional
-        Evaluation config YAML (default: the use case's config, or built-in defaults).
+        Evaluation config YAML (default: the use case's config, or built-in defaults). With ``usecase`` it
+        overlays the use case's config: the keys it leaves out keep the use case's values.
     output_dir : path, optional
         Runs root; the run goes to ``output_dir/<use-case>/<run-id>/`` (default ``outputs/``).
     config_overrides : dict, optional
@@ -377,14 +378,19 @@ def _text(path) -> str | None:
 def _load_inputs(model_path, data_path, target_column, config_path, config_overrides, *, usecase, allow_pickle):
     """(use case or None, config, data, model, model path, data path): the inputs resolved, read and checked."""
     uc = get_usecase(usecase) if usecase else None
+    base = None
     if uc is not None:
         if not uc.is_prepared:
             prepare_usecase(uc)
         model_path, data_path = model_path or uc.model_path, data_path or uc.data_path
-        config_path, target_column = config_path or uc.config_path, target_column or uc.target
+        target_column = target_column or uc.target
+        # a config given with a use case overlays the use case's own (its wording, actionability, personas stay)
+        own = Path(uc.config_path).resolve()
+        base, config_path = ((uc.config_path, config_path) if config_path and Path(config_path).resolve() != own
+                             else (None, uc.config_path))
     if model_path is None or data_path is None:
         raise ConfigError("evaluate() needs a bundled use case (usecase='heart') or both model_path and data_path.")
-    config = load_config(config_path, config_overrides)
+    config = load_config(config_path, config_overrides, base=base)
     if uc is None:  # own model and CSV: the generic personas rate unless a persona file is named
         config = with_default_personas(config)
     data = load_data_for_config(data_path, config, target_column)
@@ -417,10 +423,13 @@ def _recommend(technical, ratings, config: HexevalConfig, *, warnings, narrative
                 "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
     told = ({"source": config.narratives.source, "summary": narrative_summary(narratives.table, config)}
             if narratives is not None else None)
-    weights = {p.name: p.weights() for p in configured_personas(config)} if config.personas.enabled else None
+    personas = configured_personas(config) if config.personas.enabled else []
+    weights = {p.name: p.weights() for p in personas} if personas else None
+    questions = {p.name: {"role": p.role, "weights": p.question_weights(), "declared": p.questions is not None,
+                          "reason": p.questions.reason if p.questions is not None else ""} for p in personas}
     return generate_recommendations(technical.metrics, ratings, config, per_instance=technical.per_instance,
                                     warnings=warnings, rater_kind=rater_kind, narratives=told,
-                                    persona_weights=weights)
+                                    persona_weights=weights, persona_questions=questions or None)
 
 
 def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool,

@@ -10,7 +10,7 @@ import hexeval_engine
 from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.paths import default_outputs_root
 from hexeval_engine.data.usecase_data import load_data_for_config
-from hexeval_engine.explainers.helper_pool import helper_cores, start_helper
+from hexeval_engine.runtime.helper_pool import helper_cores, start_helper
 
 
 @st.cache_resource(show_spinner=False)

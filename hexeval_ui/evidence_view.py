@@ -46,8 +46,29 @@ def _signed_interval(low, high) -> str:
     return "–" if low is None or high is None else f"{low:+.2f} to {high:+.2f}"
 
 
+_QUESTION_HEADERS = {"why": "Why", "what_if": "What if", "will_it_hold": "Will it hold",
+                     "how_to_change": "How to change it"}
+
+
+def question_table(recs: dict) -> pd.DataFrame:
+    """Per method: its skill on each question over no explanation (mean [interval]), ✓ where it beats Random."""
+    rows = []
+    for method, questions in (recs.get("question_evidence") or {}).items():
+        row = {"Method": method}
+        for q, header in _QUESTION_HEADERS.items():
+            v = questions.get(q) or {}
+            vs = v.get("vs_random") or {}
+            mark = " ✓" if vs.get("qualifies") else ""
+            row[header] = (f"{v['value']:+.2f} [{_signed_interval(v.get('ci_low'), v.get('ci_high'))}]{mark}"
+                           if v.get("value") is not None else "–")
+        row["Cases"] = max((int((questions.get(q) or {}).get("n") or 0) for q in _QUESTION_HEADERS), default=0)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def baseline_table(recs: dict) -> pd.DataFrame:
-    """Per method: fidelity on the shared cases and its paired difference from the random baseline."""
+    """Per method: fidelity on the shared cases and its paired difference from the random baseline (runs made
+    before the evidence per question)."""
     rows = []
     for method, t in (recs.get("technical") or {}).items():
         fid, vs = t.get("fidelity") or {}, t.get("vs_baseline") or {}
@@ -83,15 +104,24 @@ def render_baseline_evidence(run) -> None:
     """Results → the random baseline and the sanity checks (model signal, model randomisation)."""
     recs = getattr(run, "recommendations", None) or {}
     checks = (getattr(run, "manifest", None) or {}).get("sanity_checks") or {}
-    table = baseline_table(recs)
+    measured = recs.get("basis") == "questions"
+    table = question_table(recs) if measured else baseline_table(recs)
     if table.empty and not checks:
         return
     n = recs.get("n_shared_cases")
-    section("Compared with a random explainer",
-            "Every method is measured on the same cases as a **random** explainer (feature weights drawn at random, "
-            "never looking at the model). A method can only be recommended when its fidelity beats random on those "
-            "cases: the paired difference's 95% interval lies above 0 and the signed-rank test agrees."
-            + (f" Shared cases: {n}." if n else ""))
+    if measured:
+        section("How well each method answers each question",
+                "On the same cases, each method's **skill** over a reader who saw no explanation (0 = no help), every "
+                "method cut to the same number of inputs on each case: *why* (the named inputs move the prediction), "
+                "*what if* (a reader predicts nearby cases), *will it hold* (a reader knows when the answer stays), "
+                "*how to change it* (the suggested change works). ✓: better than a **random** explanation on those "
+                "cases (paired, Holm-corrected, interval above 0)." + (f" Shared cases: {n}." if n else ""))
+    else:
+        section("Compared with a random explainer",
+                "Every method is measured on the same cases as a **random** explainer (feature weights drawn at "
+                "random, never looking at the model). A method can only be recommended when its fidelity beats "
+                "random on those cases: the paired difference's 95% interval lies above 0 and the signed-rank test "
+                "agrees." + (f" Shared cases: {n}." if n else ""))
     if not table.empty:
         st.dataframe(table, hide_index=True, key="baseline_table")
     signal = checks.get("signal") or {}
@@ -127,7 +157,7 @@ def comparisons_table(entry: dict) -> pd.DataFrame:
         rows.append({"Versus": c.get("method"),
                      "Difference": _num(c.get("diff")) if c.get("diff") is None else f"{c['diff']:+.2f}",
                      "95% interval": _signed_interval(c.get("ci_low"), c.get("ci_high")),
-                     "Units": c.get("n", 0),
+                     "Units": c.get("n", 0),  # paired cases
                      "p (Holm)": _p(c.get("p_holm"))})
     return pd.DataFrame(rows)
 
@@ -147,13 +177,13 @@ def comparisons_markdown(entry: dict) -> str:
     lines = []
     for row in comparisons_table(entry).to_dict("records"):
         lines.append(f"- vs **{row['Versus']}**: difference {row['Difference']} (95% interval {row['95% interval']}), "
-                     f"{plural(int(row['Units'] or 0), 'paired unit')}, corrected p = {row['p (Holm)']}")
+                     f"{plural(int(row['Units'] or 0), 'paired case')}, corrected p = {row['p (Holm)']}")
     return "\n".join(lines)
 
 
 #: The statistical words of the comparisons, each in one sentence, where they are read.
-COMPARISON_WORDS = ("Paired unit: one case rated by this stakeholder, on which both methods were scored, so the "
-                    "difference compares like with like. Corrected p: the chance of a difference at least this large "
+COMPARISON_WORDS = ("Paired case: a case both methods explained and were measured on, so the difference compares "
+                    "like with like. Corrected p: the chance of a difference at least this large "
                     "if the two methods were equally good, raised (Holm's correction) because several methods are "
                     "compared at once; below 0.05 is the usual bar. 95% interval: the range the true difference "
                     "plausibly lies in, from resampling the cases (bootstrap).")

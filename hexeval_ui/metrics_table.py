@@ -23,7 +23,8 @@ NOT_APPLICABLE = "—"
 
 
 #: Registry category -> section title, in the order shown.
-CATEGORIES = {"claim": "What each explanation claims (compared across methods)", "fidelity": "Fidelity", "parsimony": "Parsimony", "stability": "Stability", "rule": "Rules (Anchor)",
+CATEGORIES = {"question": "Answers to the stakeholders' questions: skill over no explanation (compared across methods)",
+              "question_detail": "Behind each answer", "claim": "What each explanation claims (older runs)", "fidelity": "Fidelity", "parsimony": "Parsimony", "stability": "Stability", "rule": "Rules (Anchor)",
               "counterfactual": "Counterfactuals (DiCE)"}
 
 
@@ -41,13 +42,15 @@ class MetricsTable:
     any_derived: bool
 
 
-def number(value, digits: int = 2) -> str:
+def number(value, digits: int = 2, *, signed: bool = False) -> str:
+    """``0.61``; ``+0.61`` with ``signed`` (a skill over a reference); a dash for no value."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return NOT_APPLICABLE
     value = float(value)
+    sign = "+" if signed else ""
     if value != 0 and abs(value) < 10 ** -digits:
-        return f"{value:.{digits}g}"
-    return f"{value:.{digits}f}"
+        return f"{value:{sign}.{digits}g}"
+    return f"{value:{sign}.{digits}f}"
 
 
 def with_interval(value, low, high, digits: int = 2) -> str:

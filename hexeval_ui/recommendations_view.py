@@ -11,12 +11,14 @@ from hexeval_engine.vocabulary import plural
 
 from hexeval_engine.charts import method_color, score_heatmap
 from hexeval_engine.recommend.verdict import clear_lead_rule
-from hexeval_engine.recommend.wording import ALL_COMPONENTS, component_label, weights_text
+from hexeval_engine.recommend.wording import ALL_COMPONENTS, component_label, questions_text
 
 from .components import section
 from .evidence_view import render_comparisons, render_warnings
 from .metrics_table import NOT_APPLICABLE, number, with_interval
-from .run_summary import cases_per_method, is_simulated, render_run_summary
+from hexeval_engine.recommend.ratings_source import card_source
+
+from .run_summary import cases_per_method, is_simulated, render_run_summary, source_of
 from .verdict_view import render_verdict
 
 COMPONENTS = ALL_COMPONENTS
@@ -39,10 +41,16 @@ def render_recommendations(run) -> None:
         st.warning("**Technical-only ranking.** This run has no usable persona ratings, so every stakeholder gets the "
                    "same ranking from fidelity and parsimony alone. Turn persona ratings on in Configure & Run for "
                    "per-stakeholder recommendations.", icon=":material/engineering:")
+    elif recs.get("basis") != "questions":
+        st.caption(":material/history: This run was recommended with the older score (fidelity and ratings, before "
+                   "HEXEval measured each method on the questions stakeholders ask). Run it again for the "
+                   "per-question evidence.")
+    elif source_of(run).kind == "people":
+        pass  # the header's sentence says whose ratings these are
     elif is_simulated(run):
-        st.caption(":material/smart_toy: The persona part of these scores comes from **simulated** ratings: use them "
-                   "to see how HEXEval weighs the evidence; rate with an LLM (or real people) before acting on a "
-                   "recommendation.")
+        st.caption(":material/smart_toy: The ratings in this run are **simulated**: they show how each persona might "
+                   "perceive the explanations and never decide a recommendation. The picks come from measuring how "
+                   "well each method answers the questions each stakeholder asks.")
     for item in recs.get("excluded_methods") or []:
         st.caption(f":material/remove_circle: **{item['method']}** is not a candidate: {item['reason']}.")
     if not stakeholders:
@@ -55,8 +63,9 @@ def render_recommendations(run) -> None:
     for i, entry in enumerate(stakeholders):
         with cols[i % 2].container(border=True):
             _card(entry, run)
-    section("Scores across stakeholders", "Combined score (0–1, higher is better) of every method for every stakeholder; "
-                                         "★ marks the recommended method.")
+    section("Scores across stakeholders", "Measured skill over no explanation (0 = no help, higher is better) of "
+                                         "every method for every stakeholder's questions; ★ marks the recommended "
+                                         "method.")
     fig = score_heatmap(recs)
     if fig is None:
         st.info("No scores to draw.", icon=":material/info:")
@@ -66,13 +75,15 @@ def render_recommendations(run) -> None:
 
 
 def _weights_caption(recs: dict) -> str:
-    parts = weights_text(recs.get("weights") or {})
     n = recs.get("n_shared_cases")
-    return (f"Score = weighted mean of fidelity (the same measure for every method) and the stakeholder's trust and "
-            f"satisfaction ratings, on a 0–1 scale, with weights {parts}. The interval is the "
+    if recs.get("basis") != "questions":
+        return "Scores from the older recommendation (see the note above)."
+    return ("Each stakeholder asks four questions (why, what if, will it hold, how to change it) with the weights its "
+            "persona declares. A method's score is its measured skill on those questions over a reader who saw no "
+            "explanation (0 = no help), weighed by them, with its "
             f"{recs.get('confidence_level', 0.95):.0%} bootstrap interval. Methods are compared case by case"
             + (f" on the {n} cases every method explained" if n else "")
-            + ", and must beat a random explainer to be recommended.")
+            + ", at equal size, and must beat random explanations to be recommended.")
 
 
 def method_chip(method: str | None, size: str = "1.6rem") -> str:
@@ -84,24 +95,31 @@ def method_chip(method: str | None, size: str = "1.6rem") -> str:
 
 
 def _card(entry: dict, run) -> None:
-    names = ", ".join(entry.get("persona_names") or [])
     st.markdown(f"#### {entry['title']}")
-    if names:
-        st.caption(f"Persona: {names} · {entry.get('n_ratings', 0)} ratings"
-                   + (" (simulated)" if is_simulated(run) and entry.get("n_ratings") else ""))
+    who = card_source(entry, source_of(run))
+    if who:
+        st.caption(who)
     label, color, icon, help_ = LEAD_BADGES.get(entry.get("lead", "none"), LEAD_BADGES["none"])
     left, right = st.columns([3, 2], vertical_alignment="center")
     left.markdown(method_chip(entry.get("recommended_method")), unsafe_allow_html=True)
-    if entry.get("recommended_method") and entry.get("recommended_format"):
-        left.caption(f"In {entry['recommended_format']} wording")
-    right.metric("Combined score", number(entry.get("score")),
-                 help="0–1, higher is better; interval in the line below.")
+    if entry.get("recommended_method") and entry.get("recommended_format") == "narrative":
+        left.caption("Told as a narrative")
+    right.metric("Skill over no explanation", number(entry.get("score"), signed=True),
+                 help="The measured answer to this stakeholder's questions: 0 means no better than no explanation; "
+                      "interval in the line below.")
     st.badge(label, icon=icon, color=color, help=help_)
-    why = [n for n in (entry.get("notes") or []) if "clear lead" in str(n) or "paired units" in str(n)]
-    if entry.get("lead") == "close_call" and why:
-        st.caption(f"Why a close call: {'; '.join(str(n) for n in why)}.")
+    if entry.get("decided_by"):
+        st.markdown(f"**Decided by** {entry['decided_by']}.")
+    if entry.get("gap"):
+        st.info(f"**Perceived and measured disagree.** {entry['gap']}.", icon=":material/compare_arrows:")
+    questions = entry.get("questions") or {}
+    if questions:
+        declared = entry.get("questions_reason") if entry.get("questions_declared") else \
+            "the persona declares no questions, so all four weigh the same"
+        st.caption(f"Questions: {questions_text(questions)} — {declared}.")
     if entry.get("score") is not None:
-        st.caption(f"Score {with_interval(entry['score'], entry.get('score_ci_low'), entry.get('score_ci_high'))}"
+        st.caption(f"Skill {with_interval(entry['score'], entry.get('score_ci_low'), entry.get('score_ci_high'))}"
+                   f" · {plural(int(entry.get('n_cases') or 0), 'shared case')}"
                    + (f" · runner-up {entry['runner_up']}" if entry.get("runner_up") else ""))
     if not entry.get("recommended_method") and entry.get("reason"):
         st.warning(entry["reason"], icon=":material/block:")
@@ -112,13 +130,26 @@ def _card(entry: dict, run) -> None:
         st.markdown("**Strengths**\n" + "\n".join(f"- :green[:material/check:] {s}" for s in strengths))
     if concerns:
         st.markdown("**Concerns**\n" + "\n".join(f"- :orange[:material/warning:] {c}" for c in concerns))
-    # the entry's notes are already sentences of its reasoning ("Note: …"), above the lists
     render_comparisons(entry)
-    with st.expander("Alternatives and score components"):
+    _perceived(entry)
+    with st.expander("Alternatives and their answers per question"):
         # A wrapped list, not a wide table: it fits a card at 1440 px and a phone alike.
         st.markdown(alternatives_markdown(entry, cases_per_method(run)))
-        st.caption("Each component: value on the 0–1 scale × its effective weight. n: cases the method explained "
-                   "and persona ratings of it.")
+        st.caption("Each question: the method's skill over no explanation (0 = no help) × the question's weight. "
+                   "n: cases the method explained and ratings of it.")
+
+
+def _perceived(entry: dict) -> None:
+    """How the stakeholder's personas (or people) rated each method: perceived usefulness, beside the measured."""
+    perceived = entry.get("perceived") or {}
+    if not perceived:
+        return
+    source = entry.get("ratings_source") or "ratings"
+    names = ", ".join(entry.get("persona_names") or [])
+    rows = sorted(perceived.items(), key=lambda kv: -(kv[1].get("value") or 0))
+    text = " · ".join(f"{m} {number(v.get('on_five'))} of 5" for m, v in rows if v.get("on_five") is not None)
+    st.caption(f":material/groups: Perceived ({source}"
+               + (f", {names}" if names and source != "people's ratings" else "") + f"): {text}.")
 
 
 def reasoning_lead(reasoning: str) -> str:
@@ -149,6 +180,8 @@ def alternatives_markdown(entry: dict, cases: dict[str, int]) -> str:
     for alt in entry.get("alternatives") or []:
         method = str(alt.get("method", "?"))
         score = with_interval(alt.get("score"), alt.get("score_ci_low"), alt.get("score_ci_high"))
+        if alt.get("score") is not None and alt["score"] >= 0:
+            score = "+" + score
         counts = []
         n_cases = alt.get("n_cases", cases.get(method))
         if n_cases is not None:
@@ -162,12 +195,14 @@ def alternatives_markdown(entry: dict, cases: dict[str, int]) -> str:
         parts = []
         for c in COMPONENTS:
             comp = (alt.get("components") or {}).get(c)
-            if comp and comp.get("value") is not None:
+            if comp and comp.get("value") is not None and c != "measured":
                 label = component_label(c)
-                parts.append(f"{label[:1].upper() + label[1:]} {number(comp.get('value'))} × {number(comp.get('weight'), 3)}")
+                value = (f"{number(comp.get('on_five'), 1)} of 5" if c == "perceived" and comp.get("on_five") is not None
+                         else number(comp.get("value"), signed=True))
+                parts.append(f"{label[:1].upper() + label[1:]} {value} × {number(comp.get('weight'), 3)}")
         n_text = f" · n: {', '.join(x for x in counts if x)}" if any(counts) else ""
         status = f" — *{alt['status']}*" if alt.get("status") else ""
-        line = f"{alt.get('rank', '–')}. **{method}**{status} — score {score}{n_text}"
+        line = f"{alt.get('rank', '–')}. **{method}**{status} — skill {score}{n_text}"
         if parts:
             line += "  \n" + " · ".join(parts)
         notes = "; ".join(alt.get("notes") or [])

@@ -7,11 +7,17 @@ import streamlit as st
 from hexeval_engine.charts import DIMENSIONS
 from hexeval_engine.explanation import ALL_METHODS
 from hexeval_engine.plain_values import show_time
+from hexeval_engine.recommend.ratings_source import RatingsSource, ratings_source
 from hexeval_engine.vocabulary import plural
 
 
 def is_simulated(run) -> bool:
     return (run.manifest.get("rater") or {}).get("kind") == "simulated"
+
+
+def source_of(run) -> RatingsSource:
+    """Who rated the explanations behind the run's recommendations (people after a study, else the personas)."""
+    return ratings_source(run.manifest, getattr(run, "recommendations", None))
 
 
 #: Columns of persona_ratings.csv the pages read.
@@ -33,7 +39,11 @@ def has_ratings(run) -> bool:
 
 def rater_badge(run) -> None:
     """Say prominently who produced the persona ratings; simulated ratings are never unlabelled."""
-    if not has_ratings(run):
+    source = source_of(run)
+    if source.kind == "people":
+        st.badge(source.label, icon=":material/groups:", color="green",
+                 help="The recommendations use the ratings of the people who took this run's study.")
+    elif not has_ratings(run):
         st.badge("No persona ratings", icon=":material/group_off:", color="gray")
     elif is_simulated(run):
         st.badge("Simulated ratings", icon=":material/smart_toy:", color="orange",
@@ -48,9 +58,9 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     sample = (m.get("counts") or {}).get("sample_size", "?")
     title = m.get("usecase_title") or m.get("usecase", "?")
     st.markdown(f"**{title}** · run `{run.run_id}` · {show_time(m.get('created', ''))} · "
-                f"{sample} instances sampled · {run.rater_label}")
+                f"{sample} instances sampled · {_who_rated(run)}")
     integrity = getattr(run, "integrity", None)
-    if integrity is not None and integrity.edited:
+    if integrity is not None and integrity.warning:  # edited, or not verifiable: said where "as written" would be
         st.warning(integrity.warning, icon=":material/gpp_maybe:")
     counts = cases_per_method(run)
     shared = (getattr(run, "recommendations", None) or {}).get("n_shared_cases")
@@ -66,9 +76,20 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
                    f"({', '.join(task.get('class_names', []))}): each case is explained for the class the model "
                    "predicts, against its strongest rival.")
     rater_badge(run)
-    if explain_simulated and has_ratings(run) and is_simulated(run):
+    source = source_of(run)
+    if source.kind == "people":
+        st.caption(source.sentence)
+    elif explain_simulated and has_ratings(run) and is_simulated(run):
         st.caption("Persona ratings in this run come from the **simulated** rater, not from an LLM or real people: "
                    "read them as a demonstration of the method, not as evidence about real stakeholders.")
+
+
+def _who_rated(run) -> str:
+    """The header's word on the ratings: people's (with the personas beside them) or the personas'."""
+    source = source_of(run)
+    if source.kind == "people":
+        return f"{source.label}; personas: {run.rater_label}"
+    return run.rater_label
 
 
 def cases_per_method(run) -> dict[str, int]:

@@ -51,8 +51,11 @@ def run_label(info, *, with_title: bool | None = None) -> str:
     size = plural(info.sample_size, "case") if info.sample_size else ""  # words, not the statistician's "n="
     title = getattr(info, "title", "") if (with_title or (with_title is None and info.usecase.startswith(CUSTOM_PREFIX))) \
         else ""
-    edited = "edited after the run" if getattr(info, "edited_files", None) else ""
-    return " · ".join(p for p in (title, created, info.rater, size, info.run_id[-6:], edited) if p)
+    state = getattr(getattr(info, "integrity", None), "state", "")
+    edited = ("edited after the run" if getattr(info, "edited_files", None)
+              else "not verifiable" if state == "not verifiable" else "")
+    study = "with a study" if getattr(info, "study", "") else ""
+    return " · ".join(p for p in (title, created, info.rater, size, info.run_id[-6:], study, edited) if p)
 
 
 #: Characters of use-case name and time in a run picker's label. A picker's value is one line that cannot wrap;

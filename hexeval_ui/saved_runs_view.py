@@ -21,14 +21,15 @@ from .runs_view import run_label, scan
 from hexeval_engine.plain_values import show_time
 from hexeval_engine.vocabulary import plural
 
-COLUMNS = ["name", "date", "run", "rater", "sample size", "status", "failed methods"]
+COLUMNS = ["name", "date", "run", "rater", "sample size", "status", "failed methods", "study"]
 
 
 def runs_table(infos, *, names: bool = False) -> pd.DataFrame:
     """One row per run; ``names`` adds the run's name (for uploads: the typed name or the files)."""
     table = pd.DataFrame([{"name": getattr(r, "title", r.usecase), "date": show_time(r.created) if r.created else "",
                            "run": r.run_id, "rater": r.rater, "sample size": r.sample_size, "status": r.status,
-                           "failed methods": ", ".join(m for m in r.methods_failed if m) or ""} for r in infos],
+                           "failed methods": ", ".join(m for m in r.methods_failed if m) or "",
+                           "study": getattr(r, "study", "")} for r in infos],
                          columns=COLUMNS)
     return table if names else table.drop(columns="name")
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 import streamlit as st
 
 from hexeval_engine.config.loader import deep_merge, validate_config
-from hexeval_engine.explanation import BASELINE_METHOD, METHODS, NARRATIVE_METHOD
+from hexeval_engine.explainers.registry import method_specs
+from hexeval_engine.explanation import BASELINE_METHOD, NARRATIVE_METHOD
 from hexeval_engine.raters.run import MIN_CASES_PER_CELL, persona_plan
 
 from .components import section
 from .rater import RaterChoice
 
-_BLURB = {"SHAP": "feature attributions (Shapley values)", "LIME": "local surrogate attributions",
-          "Anchor": "if-then rules with precision and coverage", "DiCE": "counterfactuals: what would change the outcome"}
 
 
 def render_settings(scope: str, config, *, max_sample: int, n_personas: int, rater: RaterChoice) -> dict:
@@ -31,13 +30,16 @@ def render_settings(scope: str, config, *, max_sample: int, n_personas: int, rat
                        value=min(ev.sample_size, max_sample), key=key("sample_size"), persist_state="session",
                        help="Test rows drawn for the technical metrics. More rows: tighter confidence intervals, longer runs.")
     explainers = {}
-    cols = st.columns(4)
-    for col, method in zip(cols, METHODS):
-        settings = ex.settings_for(method)
-        with col.container(border=True):
-            enabled = st.toggle(method, value=settings.enabled, key=key(f"{method}:enabled"), persist_state="session",
-                                help=_BLURB[method])
-            explainers[ex.KEYS[method]] = {"enabled": enabled, **_method_params(method, settings, key, not enabled)}
+    specs = [s for s in method_specs(config) if s.recommendable and s.settings_key]
+    for row in range(0, len(specs), 4):
+        cols = st.columns(4)
+        for col, spec in zip(cols, specs[row:row + 4]):
+            settings = spec.settings(config)
+            with col.container(border=True):
+                enabled = st.toggle(spec.name, value=settings.enabled, key=key(f"{spec.name}:enabled"),
+                                    persist_state="session", help=spec.blurb)
+                explainers[spec.settings_key] = {"enabled": enabled,
+                                                 **_method_params(spec.name, settings, key, not enabled)}
     section("Persona ratings", "Stakeholder personas rate a few cases' explanations on six 1–5 dimensions.")
     left, middle, right = st.columns(3)
     personas_on = left.toggle("Rate with personas", value=pe.enabled, key=key("personas:enabled"), persist_state="session")
@@ -78,6 +80,8 @@ def _method_params(method: str, s, key, disabled: bool) -> dict:
                                                  step=0.05, disabled=disabled, key=key("anchor:prec"), persist_state="session"),
                 "max_instances": st.number_input("Max instances", 1, 100, value=s.max_instances, disabled=disabled,
                                                  key=key("anchor:max"), persist_state="session")}
+    if method != "DiCE":  # a plugin or a method without widgets here: its config settings apply as they are
+        return {}
     return {"num_counterfactuals": st.number_input("Counterfactuals per case", 1, 10, value=s.num_counterfactuals,
                                                    disabled=disabled, key=key("dice:n"), persist_state="session"),
             "max_instances": st.number_input("Max instances", 1, 100, value=s.max_instances, disabled=disabled,

@@ -17,6 +17,7 @@ from hexeval_engine.study.calibration import estimate_text, signed_text
 from hexeval_engine.errors import HexevalError
 from hexeval_engine.study.evidence import evidence_state, read_calibration, refresh_evidence, state_sentence
 from hexeval_engine.study.storage import has_study
+from hexeval_engine.recommend.ratings_source import people_count_text
 from hexeval_engine.vocabulary import dimension_label, plural
 
 from .components import show_error
@@ -27,6 +28,16 @@ MEASURES = {"spearman": "Personas vs people over cases (Spearman)", "kendall_tau
             "alpha_personas_humans": "Personas with people (Krippendorff's α)"}
 
 NO_INTERVAL = " (too few cases for an interval)"
+
+
+def shows_study(run) -> bool:
+    """Whether the run has a study with answers or a calibration (so Results gives it a tab)."""
+    if not has_study(run.path):
+        return False
+    try:
+        return bool(evidence_state(run.path)["n_ratings"] or read_calibration(run.path))
+    except HexevalError:
+        return True  # the tab shows the problem
 
 
 def render_study(run) -> None:
@@ -41,12 +52,18 @@ def render_study(run) -> None:
     calibration = read_calibration(run.path)
     if not state["n_ratings"] and not calibration:
         return
-    st.header("Real people: study answers and calibration")
+    st.subheader("Real people: study answers and calibration")
     _recompute(run, state)
     if not calibration or not calibration.get("roles"):
         return
     st.caption("Intervals are 95% bootstrap intervals over cases. Krippendorff's α among people is the ceiling: "
                "personas cannot be expected to agree with people better than people agree with each other.")
+    people = (run.recommendations or {}).get("people") or {}
+    if people.get("too_few"):
+        st.info("Roles with too few people to calibrate or to use as a stakeholder yet (the calibration needs "
+                f"{people.get('min_people', 2)} people per role): "
+                + escape_markdown(people_count_text(people["too_few"])) + ". Their answers are kept and count once "
+                "more people answer in the same role.", icon=":material/group_add:")
     for role, block in calibration["roles"].items():
         st.subheader(escape_markdown(role))
         st.markdown(escape_markdown(f"{plural(block['n_people'], 'person', 'people')}, "

@@ -46,7 +46,7 @@ def render_technical(run) -> None:
     if table.any_derived:
         st.caption(f"{DERIVED_MARK} computed on a *derived* importance vector (Anchor: the features in its rule; "
                    "DiCE: the features its counterfactuals change), for reference only: methods of different kinds are "
-                   "compared on what each explanation claims (the first table).")
+                   "compared on the answers to the stakeholders' questions (the first table).")
     metrics = run.technical_metrics_long if len(run.technical_metrics_long) else run.technical_metrics
     _chart(fidelity_chart(metrics), "No fidelity values in this run.", "fidelity")
     fig = parsimony_chart(metrics)

@@ -7,7 +7,7 @@ import streamlit as st
 from hexeval_engine.recommend.verdict import clear_lead_rule, verdict_line
 
 from .components import RECOMMENDATIONS_PAGE
-from .run_summary import is_simulated
+from .run_summary import source_of
 
 VERDICT_KEY = "verdict_line"
 
@@ -22,7 +22,8 @@ def render_verdict(run, *, link: bool = False) -> None:
         return
     level = (recs.get("confidence_level") or 0.95)
     with st.container(border=True, key=VERDICT_KEY):
-        st.markdown(f"**Verdict:** {verdict_line(recs, simulated=is_simulated(run))}",
+        source = source_of(run)
+        st.markdown(f"**Verdict:** {verdict_line(recs, simulated=source.simulated, note=source.verdict_note)}",
                     help=clear_lead_rule(float(level)))
         if link:
             st.page_link(RECOMMENDATIONS_PAGE, label="Why, and the alternatives", icon=":material/recommend:")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,10 @@ from hexeval_engine.data.usecase_data import load_data_for_config
 
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# One run-signing key for the whole session, in a temporary folder (never the developer's ~/.config/hexeval):
+# set before any fixture runs, so session fixtures' subprocesses, in-process runs and servers sign alike.
+os.environ["HEXEVAL_SIGNING_KEY"] = str(Path(tempfile.mkdtemp(prefix="hexeval-test-key-")) / "run-signing.key")
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from concurrent.futures import Future
 
 import pytest
 
-from hexeval_engine.explainers import helper_pool
+from hexeval_engine.runtime import helper_pool
 
 #: Skips a module on a machine where the helper would never be used (fewer than 2 usable cores).
 needs_two_cores = pytest.mark.skipif(helper_pool.helper_cores() < 2, reason="the helper needs 2 usable cores")

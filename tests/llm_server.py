@@ -27,7 +27,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 DIMENSIONS = ("interpretability", "completeness", "actionability", "trust", "satisfaction", "decision_support")
 ACTIONS = ("status", "malformed", "out_of_range", "missing_field", "slow", "prose", "hang", "echo_key",
            "html", "invalid_json", "deep_nesting", "huge_body", "huge_content", "wrong_types", "content_not_text",
-           "reset_mid_body", "headers_then_silence", "trickle", "echo_key_everywhere")
+           "reset_mid_body", "headers_then_silence", "trickle", "echo_key_everywhere", "truncate")
 
 # Raw HTTP 200 bodies of the hostile reply kinds: (content type, body)
 HOSTILE_BODIES = {
@@ -49,8 +49,10 @@ class Behaviour:
         then answer normally), "prose" (JSON inside prose even with response_format), "hang"
         (never answer until the server stops), "echo_key" (a valid rating whose comment repeats the
         request's Authorization header), "huge_content" (a valid completion whose message is
-        100,000 characters of JSON-looking text), or one of :data:`HOSTILE_BODIES` (that raw
-        body with status 200).
+        100,000 characters of JSON-looking text), "truncate" (the answer cut off in the middle of its JSON
+        with ``finish_reason: "length"``, as a server does at the completion-token limit; with
+        ``needs_tokens`` only when the request's ``max_tokens``/``max_completion_tokens`` is below it), or
+        one of :data:`HOSTILE_BODIES` (that raw body with status 200).
     match : only requests whose message text contains this string (``None``: all).
     times : how many matching requests it applies to (``None``: forever).
     message : error message of a "status" answer; ``{authorization}`` is replaced by the request's
@@ -64,6 +66,7 @@ class Behaviour:
     headers: dict = field(default_factory=dict)
     delay: float = 0.0
     message: str = "scripted HTTP {status}"
+    needs_tokens: int = 0
     used: int = 0
 
     def __post_init__(self):
@@ -268,7 +271,13 @@ def _handler_for(server: FakeLLMServer):
                 content = "{" * 50_000 + "}" * 50_000
             elif not structured or (b is not None and b.action == "prose"):
                 content = f"Here is my rating as the persona:\n```json\n{content}\n```\nThank you."
+            limit = body.get("max_tokens", body.get("max_completion_tokens", 0)) or 0
+            cut = b is not None and b.action == "truncate" and (not b.needs_tokens or limit < b.needs_tokens)
+            if cut:
+                content = content[:len(content) // 2]
             payload = self._completion(body, text, content)
+            if cut:
+                payload["choices"][0]["finish_reason"] = "length"
             if b is not None and b.action == "trickle":
                 data = json.dumps(payload).encode("utf-8")
                 self.send_response(200)

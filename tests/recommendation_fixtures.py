@@ -121,7 +121,33 @@ FIXTURE_FIDELITY = {"SHAP": [0.74, 0.78, 0.71, 0.80, 0.76, 0.73], "LIME": [0.66,
                     "Random": [0.45, 0.52, 0.40, 0.50, 0.47, 0.43]}
 
 
+#: Mean skill on each question (why, what if, will it hold, how to change) per method, over no explanation:
+#: SHAP answers why and what if best, Anchor will it hold, DiCE how to change it; Random none.
+FIXTURE_SKILLS = {"SHAP": (0.30, 0.20, 0.05, 0.02), "LIME": (0.22, 0.15, 0.04, 0.01),
+                  "Anchor": (0.12, 0.10, 0.40, 0.00), "DiCE": (0.02, 0.01, 0.00, 0.35),
+                  "Random": (0.00, 0.00, 0.00, 0.00)}
+QUESTIONS = ("why", "what_if", "will_it_hold", "how_to_change")
+#: Per-case wobble added to every mean (sums to 0 over the 6 cases, so the means stay as given).
+WOBBLE = (0.03, -0.02, 0.01, -0.03, 0.02, -0.01)
+
+
+def skill_rows(skills: dict | None = None, *, cases: int = 6, wobble=WOBBLE) -> dict:
+    """``extra`` for :func:`per_instance_table`: per-case ``skill_<q>_common`` (mean + wobble) and the
+    supporting columns the card's sentences read."""
+    extra = {}
+    for method, means in (skills or FIXTURE_SKILLS).items():
+        for q, mean in zip(QUESTIONS, means):
+            extra[(method, f"skill_{q}_common")] = [mean + wobble[i % len(wobble)] for i in range(cases)]
+        extra[(method, "why_move_common")] = [0.1 + means[0]] * cases
+        extra[(method, "what_if_balanced_accuracy_common")] = [0.5 + means[1]] * cases
+        extra[(method, "will_it_hold_precision_common")] = [0.6 + means[2]] * cases
+        extra[(method, "will_it_hold_coverage_common")] = [0.5] * cases
+        extra[(method, "how_to_change_success_common")] = [1.0 if i < round(means[3] * 2 * cases) else 0.0
+                                                           for i in range(cases)]
+    return extra
+
+
 def fixture_per_instance() -> pd.DataFrame:
-    """Per-case rows matching :data:`FIXTURE_FIDELITY` (and 4/5/2/3/5 features relied on)."""
+    """Per-case rows matching :data:`FIXTURE_FIDELITY` (and 4/5/2/3/5 features relied on) and :data:`FIXTURE_SKILLS`."""
     sizes = {m: [s] * 6 for m, s in zip(FIXTURE_FIDELITY, (4, 5, 2, 3, 5))}
-    return per_instance_table(FIXTURE_FIDELITY, sizes=sizes)
+    return per_instance_table(FIXTURE_FIDELITY, sizes=sizes, extra=skill_rows())

@@ -8,7 +8,7 @@ import pytest
 
 from hexeval_engine.config.loader import validate_config
 from hexeval_engine.errors import ConfigError
-from hexeval_engine.explainers import explain_instances
+from hexeval_engine.runtime.explain import explain_instances
 from hexeval_engine.explainers.actionability import (declares_limits, feature_actionability, features_to_vary,
                                                     forbidden_changes)
 from hexeval_engine.metrics.compute import compute_instance_metrics

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from app_helpers import ROOT, app, button, chart_titles, frame_with, open_page, texts
-from hexeval_engine.charts.labels import METRIC_HELP
+from hexeval_engine.metrics.registry import METRICS
 from hexeval_engine import get_usecase
 from hexeval_ui.compare_view import BETTER, WORSE, change_style
 from hexeval_engine.runs import store as runs
@@ -38,7 +38,7 @@ def test_results_show_metrics_with_directions_intervals_and_failures(outputs):
     assert "LIME" not in fidelity.index  # it has no values; its failure is shown instead
     rules = _frame_element(at, "Conditions in the rule ↓")
     assert rules.value["method"].tolist() == ["Anchor"]
-    assert json.loads(rules.proto.columns)["Conditions in the rule ↓"]["help"] == METRIC_HELP["rule_length"] + " Lower is better."
+    assert json.loads(rules.proto.columns)["Conditions in the rule ↓"]["help"] == METRICS["rule_length"].help + " Lower is better."
     overview = frame_with(at, "Algorithm").set_index("Method")
     assert overview.loc["LIME", "Status"] == "failed: LIME exploded on purpose"
     assert overview.loc["SHAP", "Status"] == "ok" and overview.loc["SHAP", "Gives"] == "feature weights"
@@ -125,24 +125,25 @@ def test_recommendations_show_a_card_per_stakeholder_and_the_heatmap(outputs):
     headings = [m.value for m in at.markdown if m.value.startswith("#### ")]
     assert headings == ["#### Lead Cardiologist", "#### Patient"]
     page = texts(at)
-    # Simulated ratings can illustrate but never establish a clear lead.
+    # six shared cases can never make a clear lead; the card says which question decided the pick, in numbers
     assert "Close call" in page and "Clear lead" not in page and "Strengths" in page
-    assert "called clear" in page or "cannot establish a clear lead" in page  # said once, in the card's reasoning
+    assert f"**Decided by** {saved['Patient']['decided_by']}." in page
     assert ">SHAP</span>" in page and ">DiCE</span>" in page  # the recommended methods, in their colours
-    assert "simulated" in page
-    assert any(t.startswith("Combined score per stakeholder") for t in chart_titles(at))
+    assert "simulated" in page and "never decide a recommendation" in page
+    assert any(t.startswith("Skill on each stakeholder's questions") for t in chart_titles(at))
     # the alternatives as a wrapped list (fits a card and a phone), each with its own case and rating counts
     alternatives = next(m.value for m in at.markdown if m.value.startswith("1. **"))
-    assert alternatives.startswith("1. **SHAP** — score") and "Fidelity" in alternatives and "×" in alternatives
-    assert "n: 2 cases, 2 rated cases" in alternatives
-    assert "Cases explained per method: SHAP 2 · LIME 2 · Anchor 2 · DiCE 2" in page
-    assert [m.value for m in at.metric] == [f"{saved[k]['score']:.2f}" for k in ("Lead Cardiologist", "Patient")]
+    first = saved["Lead Cardiologist"]["alternatives"][0]
+    assert alternatives.startswith(f"1. **{first['method']}** — skill +") and "Why skill" in alternatives
+    assert f"n: {first['n_cases']} cases, {first['n_ratings']} ratings" in alternatives
+    assert [m.value for m in at.metric] == [f"{saved[k]['score']:+.2f}" for k in ("Lead Cardiologist", "Patient")]
 
 
-def test_recommendations_without_ratings_are_labelled_technical_only(outputs):
+def test_recommendations_without_ratings_still_give_each_stakeholder_a_measured_pick(outputs):
     at = open_page(app(viewed_run=str(save_fixture_run(outputs, with_ratings=False))), RECS)
-    assert any("Technical-only ranking" in w.value for w in at.warning)
-    assert "No persona ratings" in texts(at)
+    page = texts(at)
+    assert "No persona ratings" in page and "Perceived" not in page
+    assert "#### Lead Cardiologist" in [m.value for m in at.markdown]
 
 
 def test_saved_runs_table_lists_runs_and_damaged_folders_as_warnings(outputs):
@@ -260,10 +261,10 @@ def test_warnings_and_the_random_baseline_are_shown_where_results_are_read(outpu
         at = open_page(app(viewed_run=str(run)), page)
         assert any("no usable signal" in e.value for e in at.error), page
     at = open_page(app(viewed_run=str(run)), RESULTS)
-    baseline = next(f.value for f in at.dataframe if "Beats random" in f.value.columns)
-    rows = baseline.set_index("Method")
-    assert rows.at["Random", "Difference from random"] == "reference"
-    assert rows.at["SHAP", "Beats random"] in ("yes", "no")
+    evidence = next(f.value for f in at.dataframe if "How to change it" in f.value.columns)
+    rows = evidence.set_index("Method")
+    assert "Random" in rows.index and not rows.loc["Random"].astype(str).str.contains("✓").any()
+    assert rows.at["SHAP", "Why"].startswith("+")
     assert (rows["Cases"] > 0).all()
 
 

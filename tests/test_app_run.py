@@ -64,7 +64,7 @@ def test_run_heart_with_the_simulated_rater_shows_results_and_recommendations(tm
     assert sorted(m.value for m in at.markdown if m.value.startswith("#### ")) == [
         "#### Hospital Administrator", "#### Lead Cardiologist", "#### Medical Researcher and Data Scientist",
         "#### Patient"]
-    assert any(t.startswith("Combined score per stakeholder") for t in chart_titles(at))
+    assert any(t.startswith("Skill on each stakeholder's questions") for t in chart_titles(at))
     # Switching pages never re-runs the evaluation: still exactly one run on disk.
     open_page(at, "app_pages/configure_run.py")
     open_page(at, "app_pages/results.py")

@@ -5,7 +5,7 @@ import threading
 import numpy as np
 from threadpoolctl import threadpool_info
 
-from hexeval_engine.models.blas_threads import one_blas_thread
+from hexeval_engine.runtime.blas_threads import one_blas_thread
 
 
 def _blas_threads() -> set[int]:

@@ -8,9 +8,10 @@ import numpy as np
 import pytest
 
 from hexeval_engine.config.loader import deep_merge, validate_config
-from hexeval_engine.explainers import base, explain_instances
+from hexeval_engine.explainers import base
+from hexeval_engine.runtime.explain import explain_instances
 from hexeval_engine.explainers.base import CodedPredictor, ExplainerSpace, TimeBudgetExceeded
-from hexeval_engine.explainers.lockstep import run_lockstep
+from hexeval_engine.runtime.lockstep import run_lockstep
 from hexeval_engine.explainers.shap_explainer import ShapExplainer
 from hexeval_engine.models.model_wrapper import HexevalModel
 

@@ -29,7 +29,8 @@ def test_one_distinct_colour_per_method_readable_on_light_and_dark():
         on_white = 1.05 / (_luminance(color) + 0.05)
         on_dark = (_luminance(color) + 0.05) / (_luminance("#0E1117") + 0.05)
         assert on_white >= 1.9 and on_dark >= 4.5, color
-    assert method_color("unknown") == "#999999"
+    # a method without a known spec (a plugin named only in a run's config) keeps one spare colour everywhere
+    assert method_color("unknown") == method_color("unknown") and method_color("unknown") not in METHOD_COLORS.values()
 
 
 def test_fidelity_chart_bars_colours_and_error_bars():
@@ -112,16 +113,17 @@ def test_score_heatmap_marks_the_recommended_method():
     [heat] = fig.data
     assert list(heat.x) == ["SHAP", "LIME", "Anchor", "DiCE"]
     assert list(fig.layout.yaxis.ticktext) == ["Applicant", "Loan officer"]
-    assert heat.text[0][3].endswith("★") and heat.text[1][2].endswith("★")
-    assert sum(cell.endswith("★") for row in heat.text for cell in row) == 2
+    for row, title in zip(heat.text, ["Applicant", "Loan officer"]):
+        picked = rec["stakeholders"][title]["recommended_method"]
+        assert [c.endswith("★") for c in row] == [m == picked for m in heat.x]
     scores = [v for row in heat.z for v in row if v == v]
-    assert (heat.zmin, heat.zmax) == (0.0, 1.0)  # the score's whole scale: 0.80 and 0.82 look alike
-    assert "colour scale 0 to 1" in fig.layout.title.text  # and says so
-    # each number in black or white, whichever contrasts with its cell: the lowest white, the highest black
+    assert (heat.zmin, heat.zmax) == (-0.5, 0.5)  # a skill over no explanation, 0 in the middle
+    assert "colour scale −0.5 to +0.5" in fig.layout.title.text  # and says so
+    assert all(c.startswith(("+", "-")) for row in heat.text for c in row if c)  # signed: 0 means no help
+    # each number in black or white, whichever contrasts with its cell: the highest (bright yellow) black
     inks = {a.text: a.font.color for a in fig.layout.annotations}
-    low_cell = next(c for row, zr in zip(heat.text, heat.z) for c, v in zip(row, zr) if v == min(scores))
     high_cell = next(c for row, zr in zip(heat.text, heat.z) for c, v in zip(row, zr) if v == max(scores))
-    assert inks[low_cell] == "#FFFFFF" and inks[high_cell] == "#111111"
+    assert inks[high_cell] == "#111111" and set(inks.values()) <= {"#111111", "#FFFFFF"}
 
 
 def test_score_heatmap_leaves_excluded_methods_out():
@@ -129,7 +131,7 @@ def test_score_heatmap_leaves_excluded_methods_out():
                                    per_instance=fixture_per_instance())
     fig = score_heatmap(rec)
     assert list(fig.data[0].x) == ["SHAP", "Anchor", "DiCE"]
-    assert "technical only" in fig.layout.title.text
+    assert "Skill on each stakeholder's questions" in fig.layout.title.text
 
 
 @pytest.mark.parametrize("empty", [None, pd.DataFrame()])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 import threading
 
-from hexeval_engine.counted_switch import CountedSwitch
+from hexeval_engine.runtime.counted_switch import CountedSwitch
 from hexeval_engine.explainers.base import silenced
 
 

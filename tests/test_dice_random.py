@@ -17,7 +17,8 @@ import pandas as pd
 import pytest
 
 from hexeval_engine.config.loader import deep_merge, validate_config
-from hexeval_engine.explainers import dice_explainer, dice_random, explain_instances
+from hexeval_engine.explainers import dice_explainer, dice_random
+from hexeval_engine.runtime.explain import explain_instances
 from hexeval_engine.explainers.base import explained_classes, silenced
 from hexeval_engine.explainers.dice_explainer import DiceExplainer, _categoricals_as_text
 

@@ -39,6 +39,6 @@ def test_comparisons_read_as_wrapped_lines_with_every_number_and_the_words_expla
         {"method": "LIME", "vs": "SHAP", "diff": 0.1, "ci_low": 0.07, "ci_high": 0.14, "n": 8, "p_holm": 0.002}]}
     text = comparisons_markdown(entry)
     assert text.startswith("- vs **LIME**: difference +0.10 (95% interval")
-    assert "8 paired units" in text and "corrected p = 0.002" in text
-    for word in ("Paired unit:", "Corrected p:", "95% interval:"):
+    assert "8 paired cases" in text and "corrected p = 0.002" in text
+    for word in ("Paired case:", "Corrected p:", "95% interval:"):
         assert word in COMPARISON_WORDS

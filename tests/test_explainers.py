@@ -8,7 +8,7 @@ import pytest
 
 from hexeval_engine.config.loader import deep_merge, validate_config
 from hexeval_engine.errors import ConfigError, DataError
-from hexeval_engine.explainers import explain_instances
+from hexeval_engine.runtime.explain import explain_instances
 from hexeval_engine.explainers.anchor_explainer import AnchorExplainer
 from hexeval_engine.explainers.base import explained_classes, instance_seed
 from hexeval_engine.explainers.feature_mapping import output_to_raw
@@ -239,7 +239,7 @@ def test_tree_shap_stays_exact_when_the_positive_label_sorts_first(tmp_path):
     from sklearn.preprocessing import OneHotEncoder
 
     from hexeval_engine import load_config, load_data, load_model
-    from hexeval_engine.explainers import explain_instances
+    from hexeval_engine.runtime.explain import explain_instances
 
     rng = np.random.default_rng(3)
     n = 300

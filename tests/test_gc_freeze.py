@@ -12,7 +12,7 @@ import threading
 import pytest
 
 from hexeval_engine import evaluate
-from hexeval_engine.technical.gc_freeze import old_objects_frozen
+from hexeval_engine.runtime.gc_freeze import old_objects_frozen
 from small_runs import QUICK
 
 

@@ -12,8 +12,8 @@ from helper_fixtures import gone_within, needs_two_cores, no_helper_left  # noqa
 from test_helper_process import _auto, _sequential, runners  # noqa: F401 (fixture)
 from test_technical import _signature
 
-from hexeval_engine.explainers import helper_pool
-from hexeval_engine.models.forkserver_start import ensure_forkserver
+from hexeval_engine.runtime import helper_pool
+from hexeval_engine.runtime.forkserver_start import ensure_forkserver
 from hexeval_engine.technical.run import run_technical_evaluation
 
 pytestmark = needs_two_cores
@@ -49,7 +49,7 @@ def test_jobs_announced_while_the_helper_starts_go_to_it_once_it_is_up(usecase_b
             assert helper_pool._STATE["helper"].launched.wait(60)
 
     runners.clear()
-    with caplog.at_level(logging.INFO, logger="hexeval_engine.explainers"):
+    with caplog.at_level(logging.INFO, logger="hexeval_engine.runtime"):
         late = run_technical_evaluation(model, data, _auto(config), on_progress=progress)
     assert gate.is_set(), "the run never explained a case before asking for the helper"
     assert "came up during a run" in caplog.text

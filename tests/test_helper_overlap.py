@@ -11,14 +11,17 @@ import pytest
 from helper_fixtures import needs_two_cores, no_helper_left, settled, wait_pid, warm_helper  # noqa: F401 (fixtures)
 from test_helper_process import _auto, _sequential
 
-from hexeval_engine.explainers import helper_pool
-from hexeval_engine.explainers.parallel import ExplainRunner
+from hexeval_engine.runtime import helper_pool
+from hexeval_engine.runtime.parallel import ExplainRunner
 from hexeval_engine.technical.run import run_technical_evaluation
 from hexeval_engine.explainers.lime_explainer import LimeExplainer
 from hexeval_engine.technical import measuring, overlap
 from hexeval_engine.technical import run as run_module
 from hexeval_engine.technical import sanity
-from hexeval_engine.technical.sanity import HELPER_RERUNS, run_sanity_checks
+from hexeval_engine.technical.sanity import run_sanity_checks
+
+#: The methods whose re-explanations the check queues to the helper (every randomisable method but the baseline).
+HELPER_RERUNS = ("SHAP", "LIME", "Anchor", "DiCE")
 
 pytestmark = needs_two_cores
 

@@ -20,10 +20,11 @@ from helper_fixtures import gone_within, needs_two_cores, no_helper_left, settle
 from test_technical import _signature, fast
 
 from hexeval_engine.config.loader import deep_merge
-from hexeval_engine.explainers import ExplainRunner, helper_pool
+from hexeval_engine.runtime import helper_pool
+from hexeval_engine.runtime.parallel import ExplainRunner
 from hexeval_engine.explainers.base import instance_seed
 from hexeval_engine.explainers.lime_explainer import LimeExplainer
-from hexeval_engine.explainers.parallel import ExplainJob
+from hexeval_engine.runtime.parallel import ExplainJob
 from hexeval_engine.models.model_wrapper import HexevalModel
 from hexeval_engine.technical.run import run_technical_evaluation
 
@@ -188,7 +189,7 @@ def test_a_model_that_cannot_be_sent_stays_in_process(usecase_bundle, warm_helpe
     odd = HexevalModel(estimator=types.SimpleNamespace(predict_proba=estimator.predict_proba,
                                                        handle=threading.Lock()), **fields)
     job = _lime_job(model, data, config)
-    with caplog.at_level("INFO", logger="hexeval_engine.explainers.helper_pool"):
+    with caplog.at_level("INFO", logger="hexeval_engine.runtime.helper_pool"):
         with ExplainRunner(odd, data, _auto(config)) as runner:
             runner.prefetch([job])
             assert not runner.uses_helper
@@ -219,7 +220,7 @@ def test_the_helper_never_runs_the_main_script_again(tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text("import os, time\n"
                       f"open({str(marker)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
-                      "from hexeval_engine.explainers import helper_pool\n"
+                      "from hexeval_engine.runtime import helper_pool\n"
                       "if __name__ in ('__main__', '__mp_main__'):\n"
                       "    helper_pool.start_helper(background=False)\n"
                       "    while helper_pool.helper_pid() is None:\n"
@@ -234,7 +235,7 @@ def test_the_helper_never_runs_the_main_script_again(tmp_path):
 def test_the_helper_ends_when_its_main_process_is_killed(tmp_path):
     script = tmp_path / "start_and_wait.py"
     script.write_text("import sys, time\n"
-                      "from hexeval_engine.explainers import helper_pool\n"
+                      "from hexeval_engine.runtime import helper_pool\n"
                       "if __name__ == '__main__':\n"
                       "    helper_pool.start_helper(background=False)\n"
                       "    while helper_pool.helper_pid() is None:\n"
@@ -290,7 +291,7 @@ def test_ctrl_c_while_the_helper_explains_exits_at_once_and_leaves_no_process(tm
     script.write_text(
         "import sys\n"
         "from hexeval_engine import evaluate\n"
-        "from hexeval_engine.explainers import helper_pool\n"
+        "from hexeval_engine.runtime import helper_pool\n"
         "if __name__ == '__main__':\n"
         "    helper_pool.start_helper(background=False)\n"
         "    while helper_pool.helper_pid() is None:\n"

@@ -11,7 +11,8 @@ from helper_fixtures import needs_two_cores, no_helper_left, wait_pid, warm_help
 from test_helper_process import _auto, _lime_job, _sequential
 from test_technical import _signature
 
-from hexeval_engine.explainers import ExplainRunner, helper_pool
+from hexeval_engine.runtime import helper_pool
+from hexeval_engine.runtime.parallel import ExplainRunner
 from hexeval_engine.models.model_wrapper import HexevalModel
 from hexeval_engine.technical.run import run_technical_evaluation
 
@@ -49,7 +50,7 @@ def test_any_error_while_pickling_the_model_keeps_the_run_in_process(usecase_bun
     job = _lime_job(model, data, config)
     with ExplainRunner(odd, data, _sequential(config)) as runner:
         expected = runner.explain(job.method, job.X_raw, job.ids, job.classes, job.probabilities, job.seeds)
-    with caplog.at_level("INFO", logger="hexeval_engine.explainers.helper_pool"):
+    with caplog.at_level("INFO", logger="hexeval_engine.runtime.helper_pool"):
         with ExplainRunner(odd, data, _auto(config)) as runner:
             runner.prefetch([job])
             assert not runner.uses_helper

@@ -19,8 +19,8 @@ PACKAGE = ENGINE.name
 RANK = {
     "errors": 0,
     "safe_yaml": 1, "paths": 1, "vocabulary": 1, "plain_values": 1, "explanation": 1, "progress": 1,
-    "paired_stats": 1, "ratings_summary": 1, "counted_switch": 1,
-    "config": 2, "usecases": 3, "data": 4, "models": 5, "explainers": 6, "metrics": 7,
+    "paired_stats": 1, "ratings_summary": 1,
+    "config": 2, "usecases": 3, "data": 4, "models": 5, "explainers": 6, "runtime": 6, "metrics": 7,
     "technical": 8, "personas": 8, "llm": 8, "narratives": 9, "raters": 10,
     "recommend": 11, "charts": 11, "runs": 11, "report": 12, "evaluate": 13, "study": 13, "cli": 14,
     "__main__": 15,

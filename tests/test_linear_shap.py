@@ -12,7 +12,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import FunctionTransformer, OneHotEncoder, StandardScaler
 
 from hexeval_engine import load_config
-from hexeval_engine.explainers import explain_instances
+from hexeval_engine.runtime.explain import explain_instances
 from hexeval_engine.explainers.shap_explainer import ShapExplainer
 from hexeval_engine.models.model_wrapper import HexevalModel
 from metrics_synthetic import linear_case, true_attributions

@@ -6,7 +6,7 @@ import random
 
 import numpy as np
 
-from hexeval_engine.explainers.lockstep import run_lockstep
+from hexeval_engine.runtime.lockstep import run_lockstep
 
 
 def test_searches_start_from_fresh_generators_whatever_the_global_state_held():

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hexeval_engine.explanation import METHOD_FAMILY
+from hexeval_engine.explainers.spec import FAMILIES
 from hexeval_engine.metrics import ALIASES, METRICS, bootstrap_ci, get_spec, summarise
 
 
@@ -83,7 +83,7 @@ def test_summarise_rejects_a_wrong_frame():
 def test_registry_is_complete_and_aliases_resolve():
     for spec in METRICS.values():
         assert spec.direction in {"higher", "lower"} and spec.meaning and spec.source and spec.families
-        assert set(spec.families) <= set(METHOD_FAMILY.values())
+        assert set(spec.families) <= set(FAMILIES)
     assert get_spec("rule_accuracy").alias_of == "rule_precision"
     assert get_spec("counterfactual_success").direction == "higher"
     with pytest.raises(KeyError, match="Known"):

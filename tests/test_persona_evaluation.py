@@ -69,7 +69,7 @@ def test_failed_and_missing_explanations_are_failed_ratings_not_shown(heart, mon
         calls.append((list(instance_ids), list(methods)))
         return []  # the explainer could not produce it either
 
-    monkeypatch.setattr("hexeval_engine.explainers.explain_instances", explain_instances, raising=False)
+    monkeypatch.setattr("hexeval_engine.runtime.explain.explain_instances", explain_instances, raising=False)
     table = run_persona_evaluation(model, data, tech, config(sample_instances=2), rater=make_rater("simulated"))
     assert calls == [([9], ["DiCE"])]  # only the missing one is generated; the rest are reused
     lime = table.query("explanation_type == 'LIME' and instance_index == 9")

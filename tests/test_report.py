@@ -93,7 +93,7 @@ def test_llm_rater_note_names_the_model():
 
 def test_no_ratings_note_and_technical_only_recommendations():
     html = render_report(make_run(rater={"kind": "none"}, ratings=None))
-    assert "No persona ratings." in html and "Technical-only ranking." in html
+    assert "No persona ratings." in html and "how well each method answers the questions that stakeholder asks" in html
     assert "No persona ratings in this run." in html
 
 

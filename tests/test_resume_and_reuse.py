@@ -26,7 +26,7 @@ from small_runs import QUICK
 from hexeval_engine import get_usecase
 from hexeval_engine.evaluate import evaluate, extend_run
 from hexeval_engine.explainers.registry import EXPLAINERS
-from hexeval_engine.runs.explanation_store import PieceStore, root_secret, store_folder
+from hexeval_engine.runs.explanation_store import PieceStore, store_folder, store_secret
 from hexeval_engine.runs.resumable import resumable_runs
 from hexeval_engine.runs.store import list_runs, load_run, scan_runs
 
@@ -227,7 +227,7 @@ def test_a_damaged_or_foreign_store_entry_is_ignored_and_recomputed(tmp_path, mo
     store = store_folder(tmp_path)
     entries = sorted(store.glob("*.piece"), key=lambda p: p.stat().st_size)
     stage = entries[-1]  # the whole stage's result is the largest entry
-    ours = PieceStore(store, root_secret(tmp_path))
+    ours = PieceStore(store, store_secret())
     small = next(p for p in entries if isinstance(piece := ours.get(p.name[:-len(".piece")]), list)
                  and piece and piece[0].text)  # one explanation call of the cases (not of noisy copies)
     data = bytearray(stage.read_bytes())

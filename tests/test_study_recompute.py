@@ -64,7 +64,7 @@ def test_results_page_recomputes_on_the_operators_button_and_says_what_it_covers
     links = create_study(run_copy, cases=1, participants=2)
     n = _answer(run_copy, _token(links["p1"]))
     at = open_page(app(viewed_run=str(run_copy)), "app_pages/results.py")
-    assert any(h.value == "Real people: study answers and calibration" for h in at.header)
+    assert any(h.value == "Real people: study answers and calibration" for h in at.subheader)
     assert f"The study has {n} ratings by 1 person; the calibration and the recommendations with human evidence " \
            "have not been computed yet." in texts(at)
     assert not [d for d in at.dataframe if "People among themselves (Krippendorff's α)" in d.value.columns]

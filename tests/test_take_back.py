@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from concurrent.futures import Future
 
-from hexeval_engine.explainers.parallel import take_back
+from hexeval_engine.runtime.parallel import take_back
 
 
 def _started() -> Future:

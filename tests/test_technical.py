@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
 import numpy as np
@@ -166,7 +167,8 @@ class _Broken:
 
 def test_one_failing_method_does_not_sink_the_others(usecase_bundle, monkeypatch, caplog):
     _, config, data, model = usecase_bundle("heart")
-    monkeypatch.setitem(registry.EXPLAINERS, "LIME", _Broken)
+    specs = tuple(dataclasses.replace(s, factory=_Broken) if s.name == "LIME" else s for s in registry.builtin_specs())
+    monkeypatch.setattr(registry, "builtin_specs", lambda: specs)
     result = run_technical_evaluation(model, data, fast(config, {"evaluation": {"explainers": {
         "anchor": {"enabled": False}, "dice": {"enabled": False}}}}))
     m = result.metrics.set_index("method")

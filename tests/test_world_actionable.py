@@ -47,13 +47,19 @@ def test_dice_changes_only_what_the_person_can_change(runs):
         assert {"savings", "hours_trained"} & r["changed"]
 
 
-def test_dice_qualifies_and_leads_for_the_stakeholder_who_must_act_when_its_counterfactuals_are_valid(runs):
+def test_the_stakeholder_who_must_act_gets_the_method_whose_suggested_action_works_best(runs):
+    # In this world any change of savings or hours flips the answer, so every method's suggested action works
+    # (DiCE's, SHAP's and Anchor's alike): the pick is decided by measured skill on *how to change it*, not by
+    # the family's name. DiCE's valid counterfactuals still qualify it.
     _, rows = runs
     valid = [r for r in rows if r["validity"] == 1.0]
     assert len(valid) >= 4, [r["validity"] for r in rows]
     for r in valid:
         assert r["dice_qualifies"] is True, r
-        assert r["pick"] == "DiCE", r
+        assert r["pick"] is not None and r["pick"] != "Random", r
+        # its suggested action works at least as well as any other method's, less a margin of what 40 cases resolve
+        best = max(v for v in r["how_to_change"].values() if v is not None)
+        assert r["how_to_change"][r["pick"]] >= best - 0.1, r
 
 
 def test_random_is_below_every_real_method(runs):

@@ -67,6 +67,15 @@ def _ratings(shift: int, failed: str | None, rater: str, model: str) -> pd.DataF
     return pd.DataFrame(rows)
 
 
+#: The fixture roles' declared questions: the cardiologist asks why and what if, the patient how to change it.
+FIXTURE_QUESTIONS = {
+    "Dr. Fixture": {"role": "Lead Cardiologist", "reason": "refers or reassures", "declared": True,
+                    "weights": {"why": 0.5, "what_if": 0.3, "will_it_hold": 0.1, "how_to_change": 0.1}},
+    "Alex Fixture": {"role": "Patient", "reason": "wants to lower the risk", "declared": True,
+                     "weights": {"why": 0.1, "what_if": 0.1, "will_it_hold": 0.1, "how_to_change": 0.7}},
+}
+
+
 def save_fixture_run(root: Path, *, shift: int = 0, created: str = "2026-01-02T03:04:05+00:00",
                      failed: str | None = None, rater: str = "simulated", with_ratings: bool = True,
                      model_sha256: str = "ab" * 32) -> Path:
@@ -99,7 +108,7 @@ def save_fixture_run(root: Path, *, shift: int = 0, created: str = "2026-01-02T0
                 "counts": {"sample_size": 12},
                 "failures": [{"method": failed, "error": errors[failed]}] if failed else []}
     recommendations = generate_recommendations(long, ratings, config, per_instance=fixture_per_instance(),
-                                               rater_kind="simulated")
+                                               rater_kind="simulated", persona_questions=FIXTURE_QUESTIONS)
     tables = {"technical_metrics": wide, "technical_metrics_long": long, "persona_ratings": ratings}
     return runs.save_run(root, "heart", manifest=manifest, tables=tables, recommendations=recommendations,
                          explanations=_explanations(failed))

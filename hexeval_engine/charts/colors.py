@@ -8,24 +8,34 @@ lines, so they sit on either theme without restyling.
 
 from __future__ import annotations
 
+import zlib
+
 import plotly.graph_objects as go
 
-METHOD_COLORS = {
-    "SHAP": "#E69F00",  # orange
-    "LIME": "#56B4E9",  # sky blue
-    "Anchor": "#009E73",  # bluish green
-    "DiCE": "#CC79A7",  # reddish purple
-    "Narrative": "#8C7CFF",  # blue violet: far from SHAP's orange (vermillion beside it read as the same hue)
-    "Random": "#8C8C8C",  # grey: the baseline is a reference, never a contender
-}
+from ..explainers.registry import builtin_specs
+from ..explanation import NARRATIVE_METHOD
+
+#: Narratives are told by their own stage, not an explainer: their look is set here.
+_NARRATIVE_LOOK = ("#8C7CFF", "longdashdot", "star")  # blue violet: far from SHAP's orange
+#: Colours for methods whose spec is not known here (a plugin named only in a run's config): Okabe & Ito's
+#: remaining hues and two of Tol's, picked by the name so a method keeps its colour across charts.
+_SPARE_COLORS = ("#0072B2", "#D55E00", "#882255", "#44AA99", "#332288", "#999933")
+
+
+def _looks() -> dict[str, tuple[str, str, str]]:
+    looks = {s.name: (s.color, s.dash, s.symbol) for s in builtin_specs()}
+    looks[NARRATIVE_METHOD] = _NARRATIVE_LOOK
+    return looks
+
+
+_LOOKS = _looks()
+#: Colour, line dash and marker symbol per method (from the methods' specs), so traces with identical values
+#: stay distinguishable (one hides the other otherwise) and the charts read without colour; the baseline is dashed.
+METHOD_COLORS = {m: look[0] for m, look in _LOOKS.items()}
+METHOD_DASH = {m: look[1] for m, look in _LOOKS.items()}
+METHOD_SYMBOL = {m: look[2] for m, look in _LOOKS.items()}
+BASELINE_METHODS = frozenset(s.name for s in builtin_specs() if s.family == "baseline")
 UNKNOWN_COLOR = "#999999"
-#: Line dash and marker symbol per method, so traces with identical values stay distinguishable
-#: (one hides the other otherwise) and the charts read without colour; the baseline is dashed.
-METHOD_DASH = {"SHAP": "solid", "LIME": "dot", "Anchor": "dashdot", "DiCE": "longdash", "Narrative": "longdashdot",
-               "Random": "dash"}
-METHOD_SYMBOL = {"SHAP": "circle", "LIME": "square", "Anchor": "diamond", "DiCE": "triangle-up",
-                 "Narrative": "star", "Random": "x"}
-BASELINE_METHODS = frozenset({"Random"})
 TEXT_COLOR = "#808080"
 GRID_COLOR = "rgba(128, 128, 128, 0.25)"
 #: Sequential colour scale for scores: perceptually uniform and colour-blind safe.
@@ -33,8 +43,12 @@ SCORE_COLORSCALE = "Viridis"
 
 
 def method_color(method: str) -> str:
-    """The colour of ``method``; grey for a name that is not one of the four methods."""
-    return METHOD_COLORS.get(method, UNKNOWN_COLOR)
+    """The colour of ``method``; a plugin's method without a known spec gets a spare colour chosen by its name."""
+    if method in METHOD_COLORS:
+        return METHOD_COLORS[method]
+    if not method:
+        return UNKNOWN_COLOR
+    return _SPARE_COLORS[zlib.crc32(method.encode()) % len(_SPARE_COLORS)]
 
 
 def method_dash(method: str) -> str:

@@ -40,20 +40,25 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
         with one annotation per cell; ``None`` when no score exists.
     """
     stakeholders = list(((recommendations or {}).get("stakeholders") or {}).values())
-    methods = [m for m in ALL_METHODS if m in (recommendations or {}).get("methods", [])]
+    listed = list((recommendations or {}).get("methods", []))
+    methods = [m for m in ALL_METHODS if m in listed] + [m for m in listed if m not in ALL_METHODS]
     if not stakeholders or not methods:
         return None
     z, text = [], []
+    measured = (recommendations or {}).get("basis") == "questions"
+    sign = "+" if measured else ""
     for s in stakeholders:
         scores = {a.get("method"): a.get("score") for a in s.get("alternatives") or []}
         marks = {a.get("method"): EXCLUDED_MARK for a in s.get("alternatives") or [] if a.get("status")}
         row = [scores.get(m) if scores.get(m) is not None else math.nan for m in methods]
         z.append(row)
-        text.append(["" if math.isnan(v) else f"{v:.2f}" + (f" {RECOMMENDED_MARK}" if m == s.get("recommended_method")
+        text.append(["" if math.isnan(v) else f"{v:{sign}.2f}" + (f" {RECOMMENDED_MARK}" if m == s.get("recommended_method")
                                                            else marks.get(m, "")) for m, v in zip(methods, row)])
     if all(math.isnan(v) for row in z for v in row):
         return None
-    low, high = 0.0, 1.0  # the score's own scale: small differences stay small in colour too
+    # the score's own scale, so small differences stay small in colour too: a skill over no explanation runs from
+    # -0.5 (worse than none) to 0.5 here; the older combined score from 0 to 1
+    low, high = (-0.5, 0.5) if measured else (0.0, 1.0)
     fig = go.Figure(go.Heatmap(
         z=z, x=methods, y=[s.get("title", "") for s in stakeholders], text=text,
         colorscale=SCORE_COLORSCALE, zmin=low, zmax=high, xgap=2, ygap=2,
@@ -66,15 +71,21 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
         for j, v in enumerate(row):
             if not math.isnan(v):
                 fig.add_annotation(x=methods[j], y=i, text=text[i][j], showarrow=False,
-                                   font={"size": 14, "color": _ink((v - low) / (high - low))})
+                                   font={"size": 14, "color": _ink(min(max((v - low) / (high - low), 0), 1))})
     fig.update_yaxes(autorange="reversed", tickmode="array", tickvals=list(range(len(stakeholders))),
                      ticktext=[_wrap(s.get("title", "")) for s in stakeholders])
     fig.update_traces(y=list(range(len(stakeholders))))
     fig.update_layout(height=200 + 56 * len(stakeholders))
-    mode = " (technical only)" if recommendations.get("mode") == "technical_only" else ""
-    fig = style(fig, f"Combined score per stakeholder{mode}<br><sup>{RECOMMENDED_MARK} recommended · "
-                     f"{EXCLUDED_MARK.strip()} excluded (does not beat random) · colour scale "
-                     f"0 to 1,<br>the score's whole range</sup>")
+    if measured:
+        title = (f"Skill on each stakeholder's questions<br><sup>{RECOMMENDED_MARK} recommended · "
+                 f"{EXCLUDED_MARK.strip()} excluded (does not beat random) · 0 = no better than<br>no explanation; "
+                 "colour scale −0.5 to +0.5</sup>")
+    else:
+        mode = " (technical only)" if recommendations.get("mode") == "technical_only" else ""
+        title = (f"Combined score per stakeholder{mode}<br><sup>{RECOMMENDED_MARK} recommended · "
+                 f"{EXCLUDED_MARK.strip()} excluded (does not beat random) · colour scale "
+                 f"0 to 1,<br>the score's whole range</sup>")
+    fig = style(fig, title)
     fig.update_layout(margin={"t": 100, "b": 100}, showlegend=False)
     return fig
 

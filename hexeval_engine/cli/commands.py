@@ -24,8 +24,9 @@ def prepare(args: argparse.Namespace) -> int:
 
 
 def validate(args: argparse.Namespace) -> int:
-    _, model_path, data_path, target, config_path = resolve_inputs(args)
-    config = load_config(config_path)
+    uc, model_path, data_path, target, config_path = resolve_inputs(args)
+    overlaid = uc is not None and args.config  # --config with --usecase overlays the use case's config
+    config = load_config(config_path, base=uc.config_path if overlaid else None)
     data = load_data_for_config(data_path, config, target)
     print_quality(data)
     # The CLI reads the operator's own files, so pickles are allowed here (never for dashboard uploads).

@@ -1,4 +1,4 @@
-"""``hexeval evaluate``, ``hexeval runs list|show|compare|delete|clean`` and ``hexeval report``."""
+"""``hexeval evaluate``, ``hexeval runs list|show|verify|compare|delete|clean`` and ``hexeval report``."""
 
 from __future__ import annotations
 
@@ -16,11 +16,13 @@ from ..llm.failures import all_failed
 from ..plain_values import show_time
 from ..paths import NAME_PATTERN, default_outputs_root, generic_personas_path, shown
 from ..raters.run import uses_generic_personas
+from ..recommend.ratings_source import ratings_source
 from ..recommend.wording import LEAD_LABELS
 from ..report.html import write_report
 from ..runs.folders import is_orphan_run_folder, remove_orphan_run_folders, remove_stale_temp_folders, temp_folders
 from ..runs.compare import compare_runs
-from ..runs.store import delete_run, list_runs, load_run
+from ..runs.integrity import check_integrity, expected_hashes
+from ..runs.store import delete_run, list_runs, load_run, read_manifest
 from ..vocabulary import plural
 from .inputs import UsageError, check_inputs
 from .reuse_commands import check_resume_args, clean_resumable, print_resumable, register_extend, reuse_line
@@ -63,6 +65,11 @@ def register(sub, add_inputs) -> None:
     r.add_argument("run", help="run folder or run id")
     r.add_argument("--output")
     r.set_defaults(func=runs_show)
+    r = runs_sub.add_parser("verify", help="check a run's signature and every file's hash: exit 0 only when it is "
+                                           "verified as HEXEval wrote it")
+    r.add_argument("run", help="run folder or run id")
+    r.add_argument("--output")
+    r.set_defaults(func=runs_verify)
     r = runs_sub.add_parser("compare", help="differences between two runs of the same use case")
     r.add_argument("run_a")
     r.add_argument("run_b")
@@ -140,11 +147,11 @@ def runs_list(args) -> int:
     else:
         table = pd.DataFrame([{"run_id": r.run_id, "usecase": r.usecase, "created": show_time(r.created, short=True) if r.created else "", "rater": r.rater,
                                "sample": r.sample_size, "failed methods": ", ".join(r.methods_failed) or "-",
-                               "files": _files_state(r.integrity)}
+                               "files": _files_state(r.integrity), "study": r.study or "-"}
                               for r in complete])
         print(table.to_string(index=False))
         for r in complete:
-            if r.integrity.edited:
+            if r.integrity.warning:  # edited, or not verifiable: said as loudly as an edit
                 print(f"warning: run {r.run_id}: {r.integrity.warning}")
     for r in infos:
         if r.status != "complete":
@@ -180,11 +187,39 @@ def runs_show(args) -> int:
     run = load_run(_find(args.run, args))
     m = run.manifest
     print(f"Run {run.run_id} ({m['usecase']}), created {show_time(m.get('created', ''))}; {run.rater_label}")
+    source = ratings_source(m, run.recommendations)
+    if source.kind == "people":  # the recommendations below rest on a study's people, not on the personas
+        print(source.sentence)
     print(f"Folder: {run.path}")
     if run.integrity.warning:
         print(f"warning: {run.integrity.warning}")
     _print_tables(run.technical_metrics, run.recommendations)
     return 0
+
+
+def runs_verify(args) -> int:
+    """Say whether a run is verified as written (exit 0), edited or not verifiable (exit 1), and why."""
+    path = _find(args.run, args)
+    manifest = read_manifest(path)
+    integrity = check_integrity(path, manifest)
+    files = expected_hashes(manifest) or {}
+    amendments = manifest.get("amendments") if isinstance(manifest.get("amendments"), list) else []
+    print(f"Run {shown(path.name)} ({shown(manifest['usecase'])}): {integrity.state.upper()}")
+    print(f"Signature: {_SIGNATURE_WORDS.get(integrity.signature, integrity.signature)}"
+          + (f" (key {integrity.signer})" if integrity.signer else ""))
+    print(f"Files: {plural(len(files), 'file')} recorded, {plural(len(amendments), 'amendment')} by HEXEval; "
+          + (f"edited: {', '.join(integrity.edited)}" if integrity.edited else "none differs from its hash"
+             if files else "no hashes recorded"))
+    if integrity.warning:
+        print(f"warning: {integrity.warning}")
+    return 0 if integrity.state == "as written" else 1
+
+
+_SIGNATURE_WORDS = {"valid": "valid, made with this installation's key", "invalid": "FAILS",
+                    "unsigned": "none (saved before HEXEval signed runs)",
+                    "other_key": "made by another installation's key: cannot be checked here",
+                    "no_key": "cannot be checked: this installation has no key yet",
+                    "no_hashes": "none (saved before HEXEval recorded hashes)"}
 
 
 def runs_compare(args) -> int:
@@ -231,10 +266,8 @@ def report_cmd(args) -> int:
 
 
 def _files_state(integrity) -> str:
-    """The listing's word for a run's files: as written, edited after the run, or not verifiable."""
-    if not integrity.verifiable:
-        return "not verifiable"
-    return "EDITED" if integrity.edited else "as written"
+    """The listing's word for a run's files: as written (signature and hashes verified), EDITED, or NOT VERIFIABLE."""
+    return integrity.state if integrity.state == "as written" else integrity.state.upper()
 
 
 def _root(args) -> Path:
@@ -242,7 +275,10 @@ def _root(args) -> Path:
 
 
 def _find(ref: str, args) -> Path:
-    """The run folder ``ref`` names: a path to a folder, or a run id (or its unique start) under the root."""
+    """The run folder ``ref`` names: a path to a folder, or a run id (or its unique start) under the root.
+
+    A whole run id wins over longer ids that start with it; only a partial id can be ambiguous.
+    """
     path = Path(ref)
     if path.is_dir():
         return path
@@ -251,6 +287,9 @@ def _find(ref: str, args) -> Path:
                        "List runs with `hexeval runs list`.")
     root = _root(args)
     matches = [p for p in root.glob("*/*") if p.is_dir() and p.name.startswith(ref) and not p.name.startswith(".")]
+    exact = [p for p in matches if p.name == ref]
+    if exact:  # a whole id names its run even when a longer id starts with it
+        matches = exact
     if len(matches) == 1:
         return matches[0]
     if not matches:
@@ -298,14 +337,20 @@ def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
     if recommendations.get("mode") == "disabled":
         print("\n" + " ".join(recommendations.get("notes", [])))
     if stakeholders:
-        label = " (technical only — no persona ratings)" if recommendations.get("mode") == "technical_only" else ""
+        label = (" (measured on the questions each stakeholder asks)" if recommendations.get("basis") == "questions"
+                 else "")
         print(f"\nRecommendations{label}:")
         for role, rec in stakeholders.items():
-            if rec.get("score") is None:
-                print(f"  {role}: no method could be scored ({'; '.join(rec.get('notes', [])) or 'see the run'})")
+            if rec.get("recommended_method") is None:
+                print(f"  {role}: no recommendation ({rec.get('reason') or 'see the run'})")
                 continue
             lead = LEAD_LABELS.get(rec.get("lead"), LEAD_LABELS["none"])
-            print(f"  {role}: {rec.get('recommended_method')} (score {rec['score']:.2f}, {lead})")
+            skill = f"skill {rec['score']:+.2f} over no explanation, " if rec.get("score") is not None else ""
+            print(f"  {role}: {rec.get('recommended_method')} ({skill}{lead})")
+            if rec.get("decided_by"):
+                print(f"    decided by {rec['decided_by'].replace('*', '')}")
+            if rec.get("gap"):
+                print(f"    perceived and measured disagree: {rec['gap']}")
 
 
 class _ProgressBar:

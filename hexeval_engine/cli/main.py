@@ -9,10 +9,12 @@ import argparse
 import atexit
 import logging
 import os
+import signal
 import sys
+from contextlib import contextmanager
 
 from ..errors import HexevalError
-from ..models.forkserver_start import start_forkserver
+from ..runtime.forkserver_start import start_forkserver
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 _EXIT_UNFLUSHED = 120  # CPython's exit status when flushing the output fails at exit
@@ -45,12 +47,18 @@ def _add_inputs(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", nargs="?", help="CSV file with the features and the target")
     p.add_argument("--usecase", help="a bundled use case instead of MODEL DATA (heart, credit_risk)")
     p.add_argument("--target", help="target column (required with MODEL DATA unless unambiguous)")
-    p.add_argument("--config", help="evaluation config YAML")
+    p.add_argument("--config", help="evaluation config YAML (with --usecase it overlays the use case's config: "
+                   "settings it leaves out keep the use case's values)")
 
 
 def main(argv: list[str] | None = None) -> int:
     if _command(sys.argv[1:] if argv is None else argv) == "evaluate":
-        start_forkserver(background=True)  # its imports overlap the engine's below (see forkserver_start)
+        # Its imports overlap the engine's below (see forkserver_start). Spawning takes ~10 ms; with SIGINT
+        # ignored meanwhile the forkserver inherits that through exec, so a Ctrl-C while it imports its
+        # preload prints no traceback from it (it ignores SIGINT afterwards anyway, as do the helpers it forks:
+        # the command stops its helper itself).
+        with _sigint_ignored():
+            start_forkserver(background=False)
     from .inputs import UsageError  # imports the engine: after the forkserver's start
 
     parser = build_parser()
@@ -59,6 +67,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 on --help
         return int(exc.code or 0)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # from here a command cleans up after itself
     try:
         return args.func(args)
     except UsageError as err:
@@ -81,6 +91,46 @@ def _resume_hint(err: BaseException) -> str:
             "--output), or remove it with `hexeval runs clean`.")
 
 
+def _interrupted_while_starting(signum, frame) -> None:
+    """SIGINT before a command runs (the engine's imports take seconds): nothing was started, so exit at once.
+
+    Exits with 130 (128 + SIGINT, as a shell reports it) and one line, without a traceback and without the
+    interpreter's teardown of half-imported libraries. The forkserver, if started, is still importing its
+    preload (with SIGINT ignored) and would hold the terminal's output open until done: it is ended too.
+    """
+    try:
+        _end_forkserver()
+        os.write(2, b"hexeval: interrupted while starting; nothing was done.\n")
+    finally:
+        os._exit(130)
+
+
+def _end_forkserver() -> None:
+    """SIGTERM to the forkserver this process started, if any (it has forked nothing yet at start-up)."""
+    from multiprocessing import forkserver  # already imported by forkserver_start
+
+    pid = getattr(getattr(forkserver, "_forkserver", None), "_forkserver_pid", None)
+    if isinstance(pid, int) and pid > 0:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except OSError:  # it has ended already
+            pass
+
+
+@contextmanager
+def _sigint_ignored():
+    """SIGINT ignored for the ``with`` block (the main thread only may change it; elsewhere nothing changes)."""
+    try:
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread (main() called from a worker thread)
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def _command(argv: list[str]) -> str | None:
     """The subcommand ``argv`` names (its first word that is not an option), without parsing the rest."""
     return next((word for word in argv if not word.startswith("-")), None)
@@ -95,7 +145,12 @@ def run() -> None:
     functions run (the helper process is stopped, logs flushed, temporary folders removed) and the output
     streams are flushed. Runs are complete before :func:`main` returns (written under a temporary name, then
     renamed), so nothing saved depends on the teardown.
+
+    Ctrl-C before the command itself runs (while the engine is imported) exits at once with 130 and one line
+    (:func:`_interrupted_while_starting`); once it runs, the command's own handling applies.
     """
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:  # not when started with SIGINT ignored
+        signal.signal(signal.SIGINT, _interrupted_while_starting)
     code = main()
     atexit._run_exitfuncs()  # what a normal exit runs first; os._exit below would skip it
     for stream in (sys.stdout, sys.stderr):

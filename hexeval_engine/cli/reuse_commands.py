@@ -9,7 +9,7 @@ from pathlib import Path
 from ..evaluate import extend_run
 from ..paths import default_outputs_root, shown
 from ..plain_values import show_time
-from ..runs.explanation_store import PieceStore, root_secret, store_folder, store_limit
+from ..runs.explanation_store import PieceStore, store_folder, store_limit, store_secret
 from ..runs.resumable import remove_resumable, resumable_runs
 from ..vocabulary import plural
 from .inputs import UsageError
@@ -85,7 +85,7 @@ def clean_resumable(root: Path) -> None:
     if not folder.is_dir():
         print(f"Removed {plural(len(removed), 'interrupted run')}; no explanation store under {root}.")
         return
-    store = PieceStore(folder, root_secret(root))
+    store = PieceStore(folder, store_secret())
     entries, freed = store.prune()
     print(f"Removed {plural(len(removed), 'interrupted run')}. The explanation store holds "
           f"{plural(len(store.keys()), 'entry', 'entries')} ({store.size() / 1e6:.1f} MB, limit "

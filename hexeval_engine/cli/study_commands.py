@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 from ..errors import RunError
+from .child_process import run_forwarding_signals
 from ..paths import NAME_PATTERN, default_outputs_root, shown
+from ..plain_values import describe_error
 from ..ratings_summary import DIMENSIONS
 from ..study import (ImportProblems, add_participants, close_study, create_study, import_ratings,
                      refresh_evidence, template)
@@ -34,10 +35,14 @@ def register(sub) -> None:
     p.add_argument("--cases", type=int, default=3, help="cases to show (each with every rated method; default 3)")
     p.add_argument("--participants", type=int, default=2, help="participant links to make (default 2)")
     p.add_argument("--url", default="http://localhost:8502", help="address participants reach `hexeval study serve` at")
+    p.add_argument("--intro", help="a text file with the introduction and consent text participants read first "
+                                   "(default: a short neutral introduction; the item count and time are added)")
+    _role_option(p)
     p.set_defaults(func=create_cmd)
     p = s.add_parser("add", help="make more participant links for an open study")
     _run(p)
     p.add_argument("--participants", type=int, default=1)
+    _role_option(p)
     p.set_defaults(func=add_cmd)
     p = s.add_parser("serve", help="serve only the study pages (nothing else of the dashboard)")
     _run(p)
@@ -57,6 +62,21 @@ def register(sub) -> None:
     _run(p)
     p.add_argument("file", help="the CSV")
     p.set_defaults(func=import_cmd)
+
+
+def _role_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--role", help="fix the participants' role in these links (they then do not choose one), e.g. "
+                                  "\"Patient\"")
+
+
+def _intro_text(path: str | None) -> str | None:
+    if not path:
+        return None
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise RunError(f"The introduction file '{shown(path)}' cannot be read ({describe_error(err)}). "
+                       "Give a UTF-8 text file.") from err
 
 
 def _run(p: argparse.ArgumentParser) -> None:
@@ -83,14 +103,15 @@ def create_cmd(args) -> int:
     run = find_run(args.run, args.output)
     print("Creating the study; the run's personas answer its what-if questions (an LLM run asks its LLM now, and "
           "re-rates the items with their labels swapped) ...", flush=True)
-    links = create_study(run, cases=args.cases, participants=args.participants, base_url=args.url)
+    links = create_study(run, cases=args.cases, participants=args.participants, base_url=args.url,
+                         intro=_intro_text(args.intro), role=args.role)
     _print_links(links)
     print(f"Serve the study with: hexeval study serve {run}")
     return 0
 
 
 def add_cmd(args) -> int:
-    _print_links(add_participants(find_run(args.run, args.output), args.participants))
+    _print_links(add_participants(find_run(args.run, args.output), args.participants, role=args.role))
     return 0
 
 
@@ -109,8 +130,8 @@ def serve_cmd(args) -> int:
     command = [sys.executable, "-m", "streamlit", "run", str(APP), "--server.port", str(args.port),
                "--server.address", args.address, "--server.headless", "true", "--browser.gatherUsageStats", "false",
                "--client.showSidebarNavigation", "false", "--client.toolbarMode", "minimal"]
-    print(f"Serving the study of run {run.name} on http://{args.address}:{args.port}/ (Ctrl-C stops it).")
-    return subprocess.call(command, env=env)
+    print(f"Serving the study of run {run.name} on http://{args.address}:{args.port}/ (Ctrl-C stops it).", flush=True)
+    return run_forwarding_signals(command, env=env)
 
 
 def status_cmd(args) -> int:
@@ -119,9 +140,11 @@ def status_cmd(args) -> int:
     humans = human_ratings(run, study)
     n_items = len(study["items"])
     print(f"Study of run {run.name}: {study['status']}, {plural(n_items, 'item')} per participant.")
-    for pid in study["participants"]:
+    roles = dict(zip(humans["participant_id"], humans["role"]))
+    for pid, link in study["participants"].items():
         done = int((humans["participant_id"] == pid).sum())
-        print(f"  {pid}: {done} of {n_items} answered")
+        role = roles.get(pid) or link.get("role")
+        print(f"  {pid}{f' ({role})' if role else ''}: {done} of {n_items} answered")
     imported = len(study.get("imported", []))
     if imported:
         print(f"  imported: {plural(imported, 'rating')}")

@@ -14,17 +14,23 @@ from ..safe_yaml import short_repr
 from .schema import HexevalConfig
 
 
-def load_config(path=None, overrides: dict | None = None) -> HexevalConfig:
+def load_config(path=None, overrides: dict | None = None, *, base=None) -> HexevalConfig:
     """Load and validate a config.
 
     Parameters
     ----------
     path : str or Path, optional
-        YAML file. ``None`` gives the built-in defaults.
+        YAML file. ``None`` gives the built-in defaults (or ``base``).
     overrides : dict, optional
         Nested values merged over the file, e.g. ``{"evaluation": {"sample_size": 50}}``.
+    base : str or Path, optional
+        A config that ``path`` overlays (a bundled use case's, when ``--config`` names a file with only
+        a few settings): every key ``path`` leaves out keeps ``base``'s value, never the built-in default.
+        Persona files are found beside the file that names them.
     """
-    raw = read_yaml(path) if path is not None else {}
+    raw = _resolve_persona_path(read_yaml(base), Path(base)) if base is not None else {}
+    if path is not None:
+        raw = deep_merge(raw, read_yaml(path))
     if overrides:
         if not isinstance(overrides, dict):
             raise ConfigError(f"config_overrides must be a nested dict such as {{'evaluation': {{'sample_size': 50}}}}; "
@@ -32,8 +38,11 @@ def load_config(path=None, overrides: dict | None = None) -> HexevalConfig:
         raw = deep_merge(raw, overrides)
     if path is not None:
         raw = _resolve_persona_path(raw, Path(path))
-        raw["source"] = str(path)
-    return validate_config(raw, where=str(path) if path else "config")
+        raw["source"] = str(path) if base is None else f"{path} over {base}"
+    elif base is not None:
+        raw["source"] = str(base)
+    where = str(path or base) if (path or base) else "config"
+    return validate_config(raw, where=where)
 
 
 def read_yaml(path) -> dict:

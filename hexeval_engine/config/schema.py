@@ -163,10 +163,21 @@ class DiceSettings(Section):
 
 
 class Explainers(Section):
+    """The built-in explainers' settings, the plugins to load, and each plugin's settings under its own key.
+
+    Keys other than the built-in ones are kept as given and checked when the methods are resolved
+    (``explainers.registry``): a key no loaded plugin claims is an error that names it.
+    """
+
+    model_config = ConfigDict(extra="allow", validate_assignment=True)
+
     shap: ShapSettings = Field(default_factory=ShapSettings)
     lime: LimeSettings = Field(default_factory=LimeSettings)
     anchor: AnchorSettings = Field(default_factory=AnchorSettings)
     dice: DiceSettings = Field(default_factory=DiceSettings)
+    plugins: list[str] = Field(default_factory=list, description="explainer plugins of the operator's own packages, "
+                               "as 'package.module:Class' (docs/plugins.md); packages declaring the entry-point "
+                               "group 'hexeval.explainers' are loaded too. Uploads never bring code.")
 
     #: Canonical method name -> the key of its settings, in the canonical method order.
     KEYS: ClassVar[dict[str, str]] = {"SHAP": "shap", "LIME": "lime", "Anchor": "anchor", "DiCE": "dice"}
@@ -174,6 +185,17 @@ class Explainers(Section):
     def settings_for(self, method: str):
         """The settings section of ``method`` (``"SHAP"``, ``"LIME"``, ``"Anchor"`` or ``"DiCE"``)."""
         return getattr(self, self.KEYS[method])
+
+    def section(self, key: str, model: type | None = None):
+        """The settings under ``key``: a built-in section, or a plugin's raw settings validated by ``model``."""
+        if key in type(self).model_fields:
+            return getattr(self, key)
+        raw = dict((self.model_extra or {}).get(key) or {})
+        return model.model_validate(raw) if model is not None else raw
+
+    def extra_keys(self) -> list[str]:
+        """Settings keys beyond the built-in ones (plugins' settings, or typos)."""
+        return sorted(self.model_extra or {})
 
     def enabled_methods(self) -> list[str]:
         """The methods switched on, in the canonical order."""

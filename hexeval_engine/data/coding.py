@@ -74,6 +74,8 @@ class FeatureCoder:
         """
         M = np.atleast_2d(np.asarray(M, dtype=float))
         missing = np.isnan(M)
+        if self._all_numeric:
+            return self._decode_numeric(M, missing)
         cols = {}
         for j, (col, values, dtype) in enumerate(self._decode_plan):
             if values is not None:
@@ -89,6 +91,22 @@ class FeatureCoder:
             else:
                 cols[col] = M[:, j].copy()
         return pd.DataFrame(cols, columns=self.feature_names)
+
+    @cached_property
+    def _all_numeric(self) -> bool:
+        return not any(values is not None for _, values, _ in self._decode_plan)
+
+    def _decode_numeric(self, M: np.ndarray, missing: np.ndarray) -> pd.DataFrame:
+        """:meth:`decode` without categoricals: one float block (a frame of 300 columns built column by column
+        cost ~5 ms a call, most of a wide model call), integer columns rounded and restored where complete."""
+        block = M.copy()
+        ints = {}
+        for j, (col, _, dtype) in enumerate(self._decode_plan):
+            if dtype is not None and not missing[:, j].any():
+                block[:, j] = np.rint(block[:, j])
+                ints[col] = dtype
+        frame = pd.DataFrame(block, columns=self.feature_names, copy=False)
+        return frame.astype(ints) if ints else frame
 
     @cached_property
     def _decode_plan(self) -> list[tuple[str, np.ndarray | None, str | None]]:

@@ -31,12 +31,14 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Condition, Explanation, Rule
+from ..config.schema import AnchorSettings
+from .spec import MethodSpec
 from ..models.class_view import view_probability
 from .anchor_sampling import AnchorSampler
 from .anchor_search import anchor_beam
 from .base import (GLOBAL_RNG_LOCK, CodedPredictor, ExplainerSpace, TimeBudgetExceeded, budget_setting,
                    failure_text, log_failure, rows_per_call)
-from .lockstep import MAX_TOGETHER, run_lockstep
+from ..runtime.lockstep import MAX_TOGETHER, run_lockstep
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +117,7 @@ class AnchorExplainer:
 
     method = "Anchor"
 
-    def __init__(self, model, data, config):
+    def __init__(self, model, data, config, *, seed: int | None = None):  # seed: the uniform factory (unused)
         from anchor.anchor_tabular import AnchorTabularExplainer  # heavy library: loaded only when Anchor runs
 
         self.model, self.data, self.config = model, data, config
@@ -285,3 +287,12 @@ def _sample_rows(train: np.ndarray, random_state: int) -> np.ndarray:
         return train
     keep = np.random.default_rng(random_state).choice(len(train), MAX_SAMPLE_ROWS, replace=False)
     return train[np.sort(keep)]
+
+
+SPEC = MethodSpec(
+    "Anchor", "rule", "if-then rules with precision and coverage",
+    "An if-then rule: while these conditions hold, the model keeps its answer (with the rule's precision).",
+    factory=AnchorExplainer, settings_key="anchor", settings_model=AnchorSettings,
+    color="#009E73", dash="dashdot", symbol="diamond",  # bluish green
+    runs_in_helper=True, pools_model_calls=True, pooled_over_classes=True, bounded_reruns=True,
+    instance_cap="max_instances")

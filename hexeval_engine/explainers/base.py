@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..counted_switch import CountedSwitch
+from ..runtime.counted_switch import CountedSwitch
 from ..plain_values import describe_error
 
 #: Anchor, DiCE and SHAP's permutation explainer draw from numpy's (and Python's) global RNG.

@@ -42,11 +42,13 @@ import pandas as pd
 
 from ..errors import ConfigError
 from ..explanation import Counterfactual, Explanation
+from ..config.schema import DiceSettings
+from .spec import MethodSpec
 from ..vocabulary import noun, plural
 from . import dice_random
 from .actionability import feature_actionability, features_to_vary, forbidden_changes, one_way_range
 from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, silenced
-from .lockstep import run_lockstep
+from ..runtime.lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +70,7 @@ class DiceExplainer:
 
     method = "DiCE"
 
-    def __init__(self, model, data, config):
+    def __init__(self, model, data, config, *, seed: int | None = None):  # seed: the uniform factory (unused)
         import dice_ml  # heavy library: loaded only when DiCE runs
 
         self.model, self.data, self.config = model, data, config
@@ -444,3 +446,11 @@ def _plain(value):
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+SPEC = MethodSpec(
+    "DiCE", "counterfactual", "counterfactuals: what would change the outcome",
+    "Counterfactuals: small changes to this case's inputs that would change the model's answer.",
+    factory=DiceExplainer, settings_key="dice", settings_model=DiceSettings,
+    color="#CC79A7", dash="longdash", symbol="triangle-up",  # reddish purple
+    runs_in_helper=True, pools_model_calls=True, aims_at_target=True, instance_cap="max_instances")

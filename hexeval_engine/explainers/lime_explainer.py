@@ -17,10 +17,12 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Explanation
+from ..config.schema import LimeSettings
+from .spec import MethodSpec
 from .base import CodedPredictor, ExplainerSpace, budget_setting, failure_text, log_failure, rows_per_call
 from .lime_regression import VectorisedLimeBase
 from .lime_sampling import batched_undiscretize
-from .lockstep import run_lockstep
+from ..runtime.lockstep import run_lockstep
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +43,7 @@ class LimeExplainer:
 
     method = "LIME"
 
-    def __init__(self, model, data, config):
+    def __init__(self, model, data, config, *, seed: int | None = None):  # seed: the uniform factory (unused)
         from lime.lime_tabular import LimeTabularExplainer  # heavy library: loaded only when LIME runs
 
         self.model, self.data, self.config = model, data, config
@@ -124,3 +126,11 @@ def _condition_texts(result, cls):
     if names is None:
         return []
     return [(j, str(names[j])) for j, _ in result.as_map()[cls]]
+
+
+SPEC = MethodSpec(
+    "LIME", "attribution", "local surrogate attributions",
+    "A small linear model fitted around this case: each input's weight in that local fit.",
+    factory=LimeExplainer, settings_key="lime", settings_model=LimeSettings,
+    color="#56B4E9", dash="dot", symbol="square",  # sky blue
+    runs_in_helper=True, has_stability=True, seed_reruns=True, linear_in_output=True)

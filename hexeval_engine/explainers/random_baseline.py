@@ -23,6 +23,7 @@ import time
 import numpy as np
 
 from ..explanation import BASELINE_METHOD, Explanation
+from .spec import MethodSpec
 
 #: Sum of absolute random attributions per instance.
 ATTRIBUTION_MASS = 0.5
@@ -39,7 +40,7 @@ class RandomExplainer:
 
     method = BASELINE_METHOD
 
-    def __init__(self, model, data, config):
+    def __init__(self, model, data, config, *, seed: int | None = None):  # seed: the uniform factory (unused)
         self.features = list(data.feature_names)
 
     def explain(self, X_raw, instance_ids, classes, probabilities, seeds, *, on_instance=None) -> list[Explanation]:
@@ -59,3 +60,10 @@ class RandomExplainer:
             if on_instance is not None:
                 on_instance()
         return out
+
+
+SPEC = MethodSpec(
+    BASELINE_METHOD, "baseline", "random attributions (a sanity baseline)",
+    "Attributions drawn at random, ignoring the model: every method must beat it.",
+    factory=RandomExplainer, color="#8C8C8C", dash="dash", symbol="x",  # grey: a reference, never a contender
+    has_stability=True, recommendable=False)

@@ -40,6 +40,8 @@ import numpy as np
 import pandas as pd
 
 from ..explanation import Explanation
+from ..config.schema import ShapSettings
+from .spec import MethodSpec
 from .base import GLOBAL_RNG_LOCK, TimeBudgetExceeded, budget_setting
 from .feature_mapping import dense_matrix, output_to_raw, sum_to_raw
 from .linear_shap import ALGORITHM as LINEAR_ALGORITHM
@@ -286,3 +288,11 @@ def _tree_shap(explainer, Xt, positive_index: int = 1):
     if positive_index == 0:
         return -values, np.full(values.shape[0], 1.0 - expected[-1])
     return values, np.full(values.shape[0], expected[-1])
+
+
+SPEC = MethodSpec(
+    "SHAP", "attribution", "feature attributions (Shapley values)",
+    "Shapley values: how much each of this case's inputs pushed the prediction up or down.",
+    factory=ShapExplainer, settings_key="shap", settings_model=ShapSettings,
+    color="#E69F00", dash="solid", symbol="circle",  # orange
+    in_process_only=True, has_stability=True, linear_in_output=True)

@@ -46,6 +46,7 @@ from .cache import CachedAnswer, ResponseCache, cache_key
 from .credentials import is_official_endpoint, public_url, redact, resolve_api_key
 from .limits import estimate_prompt_tokens
 from .reply import ReplyError, read_reply
+from .truncation import cut_off_reason, with_more_room
 from .workers import run_all
 
 if TYPE_CHECKING:
@@ -252,21 +253,30 @@ class LLMClient:
         self._local.requests, self._local.retries, self._local.downgrades, self._local.stop = 0, 0, 0, stop
         start = time.monotonic()
         self._local.call_end = start + self.call_deadline
-        try:
-            reply, mode = self._negotiate(request)
-        except (_sdk().OpenAIError, ReplyError) as err:
-            return ChatAnswer(error=self._describe(err), calls=self._local.requests, retries=self._local.retries,
-                              latency_s=time.monotonic() - start)
-        # Whatever the server sent is redacted before it is checked, cached, shown or saved.
-        content = self._redact(reply.content)
-        answer = ChatAnswer(content, calls=self._local.requests, retries=self._local.retries,
-                            prompt_tokens=reply.prompt_tokens, completion_tokens=reply.completion_tokens,
-                            latency_s=time.monotonic() - start, mode=mode)
-        try:
-            check(content)
-        except ValueError as err:
-            answer.error = self._redact(f"unusable answer from {self.model}: {err}")
-            return answer
+        sent, retried_for_length, used = request, False, (0, 0)
+        while True:
+            try:
+                reply, mode = self._negotiate(sent)
+            except (_sdk().OpenAIError, ReplyError) as err:
+                return ChatAnswer(error=self._describe(err), calls=self._local.requests,
+                                  retries=self._local.retries, latency_s=time.monotonic() - start)
+            used = (used[0] + reply.prompt_tokens, used[1] + reply.completion_tokens)
+            # Whatever the server sent is redacted before it is checked, cached, shown or saved.
+            content = self._redact(reply.content)
+            answer = ChatAnswer(content, calls=self._local.requests, retries=self._local.retries,
+                                prompt_tokens=used[0], completion_tokens=used[1],
+                                latency_s=time.monotonic() - start, mode=mode)
+            try:
+                check(content)
+            except ValueError as err:
+                if reply.finish_reason == "length" and not retried_for_length:
+                    sent, retried_for_length = with_more_room(request), True  # once, with room and a shorter ask
+                    continue
+                answer.error = self._redact(f"unusable answer from {self.model}: "
+                                            + (cut_off_reason(sent, retried_for_length, self.setting)
+                                               if reply.finish_reason == "length" else str(err)))
+                return answer
+            break
         if self._cache is not None:
             try:
                 self._cache.put(key, self.model, CachedAnswer(content, answer.prompt_tokens, answer.completion_tokens))

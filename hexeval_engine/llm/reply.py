@@ -31,6 +31,7 @@ class Reply:
     content: str
     prompt_tokens: int
     completion_tokens: int
+    finish_reason: str = ""  # "length": the server cut the answer off at the completion-token limit
 
 
 def read_reply(response, *, deadline: float) -> Reply:
@@ -88,7 +89,9 @@ def parse_completion(body: bytes, content_type: str = "") -> Reply:
     if content is not None and not isinstance(content, str):
         raise ReplyError(f"the reply's message content is {kind_of(content)}, not text")
     usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-    return Reply(content or "", _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")))
+    finish = choices[0].get("finish_reason")
+    return Reply(content or "", _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens")),
+                 finish if isinstance(finish, str) else "")
 
 
 def _reason(err: Exception) -> str:

@@ -68,6 +68,11 @@ def _claims(explanations, features, top_k):
     return claims, sizes
 
 
+def claim_pass(model, data, explanations, config, *, shared, **_) -> list:
+    """The paired pass (``metrics.registry.PASSES``): :func:`claim_rows` with the default neighbourhood."""
+    return claim_rows(model, data, explanations, config, shared=shared)
+
+
 def claim_rows(model, data, explanations, config, *, neighbours: int = 200, replace_share: float = 0.3,
                shared: SharedInputs | None = None) -> list:
     """Per-instance rows ``(method, instance_id, metric, value, derived=False)`` for the metrics above.

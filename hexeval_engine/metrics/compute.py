@@ -41,6 +41,7 @@ from .fidelity import FidelityCurves
 from .masking import MaskedRows
 from .parsimony import entropy_complexity, gini_sparseness, num_important_features
 from .plausibility import plausibility_table
+from .registry import method_rows
 from ..explainers.actionability import FIXED, declares_limits, feature_actionability, forbidden_changes
 from .rules import held_out_rule_metrics, rule_coverage, rule_length, rule_precision
 from .sensitivity import local_lipschitz, max_sensitivity, standardised_distances
@@ -90,19 +91,43 @@ def compute_instance_metrics(model, data, explanations, config, *, perturbed=Non
     ok = [e for e in explanations if e.error is None]
     if shared is None or not shared.belongs_to(model, data):
         shared = SharedInputs(model, data)
-    rows: list[tuple] = []
-    rows += _vector_rows(model, data, [e for e in ok if _has_vector(e)], config, shared)
-    rows += _rule_rows(model, data, [e for e in ok if e.rule is not None])
-    rows += _counterfactual_rows(data, [e for e in ok if e.counterfactuals is not None], config, shared)
-    by_key = {(e.method, e.instance_id): e for e in ok}
-    rows += _stability_rows(data, by_key, perturbed or {}, config, shared)
-    for (method, iid), runs in (seed_runs or {}).items():
+    rows = method_rows(model, data, ok, config, shared=shared, perturbed=perturbed, seed_runs=seed_runs)
+    frame = pd.DataFrame(rows, columns=INSTANCE_COLUMNS)
+    return frame.astype({"value": float, "derived": bool})
+
+
+# The method-scope passes (``metrics.registry.PASSES``), each with the pass signature.
+
+def vector_pass(model, data, explanations, config, *, shared, **_) -> list[tuple]:
+    """Fidelity, soft removal and parsimony of every explanation with an importance vector."""
+    return _vector_rows(model, data, [e for e in explanations if _has_vector(e)], config, shared)
+
+
+def rule_pass(model, data, explanations, config, **_) -> list[tuple]:
+    """Rule metrics of every explanation with a rule (search estimates and held out)."""
+    return _rule_rows(model, data, [e for e in explanations if e.rule is not None])
+
+
+def counterfactual_pass(model, data, explanations, config, *, shared, **_) -> list[tuple]:
+    """Counterfactual metrics of every explanation with counterfactuals."""
+    return _counterfactual_rows(data, [e for e in explanations if e.counterfactuals is not None], config, shared)
+
+
+def stability_pass(model, data, explanations, config, *, shared, perturbed, **_) -> list[tuple]:
+    """Stability on noisy copies (``perturbed``)."""
+    return _stability_rows(data, {(e.method, e.instance_id): e for e in explanations}, perturbed, config, shared)
+
+
+def seed_agreement_pass(model, data, explanations, config, *, seed_runs, **_) -> list[tuple]:
+    """Agreement of a method with itself across seeds (``seed_runs``: LIME's re-runs)."""
+    by_key = {(e.method, e.instance_id): e for e in explanations}
+    rows = []
+    for (method, iid), runs in seed_runs.items():
         runs = list(runs)
         if (method, iid) in by_key and not any(r is by_key[(method, iid)] for r in runs):
             runs = [by_key[(method, iid)], *runs]
         rows.append((method, iid, "lime_seed_agreement", seed_agreement(runs, data.feature_names), False))
-    frame = pd.DataFrame(rows, columns=INSTANCE_COLUMNS)
-    return frame.astype({"value": float, "derived": bool})
+    return rows
 
 
 def _has_vector(e) -> bool:

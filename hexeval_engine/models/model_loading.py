@@ -2,7 +2,8 @@
 
 Safe formats are always accepted: skops (``.skops``, checked against a fixed allow-list of trusted
 types), XGBoost's native ``.json``/``.ubj`` and ONNX (``.onnx``, without external data files or
-custom-operator domains; see ``onnx_model``). Pickle/joblib files execute code when loaded, so
+custom-operator domains; see ``onnx_model``). Every safe format is first bounded by what it declares (what
+it expands to, its parts, its arrays' and trees' sizes; see ``file_bounds``). Pickle/joblib files execute code when loaded, so
 they are opened only when the caller passes ``allow_pickle=True`` (the operator's own files: the
 CLI and the bundled use cases), never because a remote user asked.
 """
@@ -17,6 +18,7 @@ import pickle
 from pathlib import Path
 
 from ..errors import ModelError
+from .file_bounds import check_skops_archive, check_xgboost_file
 from .model_wrapper import HexevalModel, describe_target
 from .onnx_model import load_onnx
 
@@ -113,6 +115,7 @@ def is_trusted_skops_type(name: str) -> bool:
 def _load_skops(path: Path):
     import skops.io as sio  # loaded only for .skops files
 
+    check_skops_archive(path)  # what it expands to, its parts, its arrays' declared sizes: before skops reads it
     try:
         requested = sio.get_untrusted_types(file=path)
     except Exception as err:  # skops raises many types for a corrupt archive
@@ -184,6 +187,7 @@ def _looks_like(path: Path) -> str:
 def _load_xgboost(path: Path, target_note: str = "", *, regression: bool = False):
     import xgboost as xgb  # loaded only for XGBoost's own model files
 
+    check_xgboost_file(path)  # declared tree sizes and counts: XGBoost reserves them before checking
     booster = xgb.Booster()
     try:
         booster.load_model(path)

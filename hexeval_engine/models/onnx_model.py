@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ModelError
+from .file_bounds import MEMORY_ENV, check_onnx_sizes, memory_ceiling
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +54,10 @@ def load_onnx(path, *, regression: bool = False) -> "OnnxClassifier":
     import onnx  # heavy; imported only when an ONNX file is opened
 
     path = Path(path)
+    if 3 * path.stat().st_size > memory_ceiling():  # the bytes, the parsed graph and onnxruntime's copy
+        raise ModelError(f"'{path.name}' is {path.stat().st_size / 1024 / 1024:,.0f} MiB: loading it would take more "
+                         f"than the {memory_ceiling() / 1024 / 1024:,.0f} MiB a model may take on this server, so it "
+                         f"was not loaded. Use a smaller model, or ask the operator to raise the limit ({MEMORY_ENV}).")
     raw = path.read_bytes()
     try:
         proto = onnx.load_model_from_string(raw)
@@ -61,6 +66,7 @@ def load_onnx(path, *, regression: bool = False) -> "OnnxClassifier":
         raise ModelError(f"'{path.name}' is not a readable ONNX model. Export it again, e.g. with "
                          "skl2onnx.to_onnx(model, X[:1]) or torch.onnx.export(...).") from err
     check_onnx_safety(proto, path.name)
+    check_onnx_sizes(proto, path.name, _all_tensors(proto))  # declared shapes vs data; constants it would fold
     return (OnnxRegressor if regression else OnnxClassifier)(proto, raw, name=path.name)
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ..config.schema import HexevalConfig
 from ..errors import ConfigError
+from ..explainers.registry import enabled_methods
 from ..paths import configured_outputs_root
 from .offline_extractor import OfflineExtractor
 from .template import TemplateNarrator
@@ -26,7 +27,7 @@ class NarrativeTools:
 def check_narratives_config(config: HexevalConfig) -> None:
     """``ConfigError`` when narratives are on but their source method is switched off."""
     n = config.narratives
-    if n.enabled and n.source not in config.evaluation.explainers.enabled_methods():
+    if n.enabled and n.source not in enabled_methods(config):
         raise ConfigError(f"narratives.source is {n.source}, but {n.source} is switched off "
                           f"(evaluation.explainers.{n.source.lower()}.enabled: false). Enable it, set "
                           "narratives.source to an enabled attribution method (SHAP or LIME), or turn narratives "

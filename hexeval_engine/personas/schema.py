@@ -21,7 +21,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 
 class Level(str, Enum):
@@ -59,6 +59,43 @@ actionability, decision support), and is not the one who audits completeness. Se
 ``docs/simulated_rater.md``.
 """
 
+QUESTION_NAMES = ("why", "what_if", "will_it_hold", "how_to_change")
+"""The four questions a stakeholder asks of an explanation (``docs/metrics.md``, "Evidence per question")."""
+
+QUESTION_TEXT = {"why": "why did the model say this", "what_if": "what will the model say for a similar case",
+                 "will_it_hold": "when does this answer stay the same", "how_to_change": "what can be done to change it"}
+"""Each question as a person asks it."""
+
+
+class QuestionWeights(BaseModel):
+    """How much a stakeholder needs each question answered, and why (the reason is shown on their card).
+
+    The weights are 0 or more, at least one positive; they are normalised to sum to 1. A persona file without
+    ``questions`` weighs the four questions equally and the card says the persona declared none.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    why: float = Field(0.0, ge=0)
+    what_if: float = Field(0.0, ge=0)
+    will_it_hold: float = Field(0.0, ge=0)
+    how_to_change: float = Field(0.0, ge=0)
+    reason: str = Field(min_length=1, description="why this stakeholder asks these questions, in one sentence")
+
+    @model_validator(mode="after")
+    def _some_weight(self):
+        if sum(getattr(self, q) for q in QUESTION_NAMES) <= 0:
+            raise ValueError("at least one question needs a positive weight (e.g. why: 1)")
+        return self
+
+    def normalised(self) -> dict[str, float]:
+        total = sum(getattr(self, q) for q in QUESTION_NAMES)
+        return {q: float(getattr(self, q)) / total for q in QUESTION_NAMES}
+
+
+EQUAL_QUESTIONS = {q: 1 / len(QUESTION_NAMES) for q in QUESTION_NAMES}
+
+
 LEVEL_FIELDS = ("ai_comfort", "technical_background", "need_to_justify", "need_to_act", "time_pressure",
                 "risk_aversion")
 
@@ -87,6 +124,10 @@ class Persona(BaseModel):
         ``{dimension: weight >= 0}`` over the six rated dimensions (:data:`DIMENSION_NAMES`): how
         much each counts in this stakeholder's score in the recommendation. A dimension left out
         weighs 0; omitted altogether, the audience's default (:data:`DEFAULT_DIMENSION_WEIGHTS`).
+    questions : QuestionWeights, optional
+        How much this stakeholder needs each of the four questions answered (:data:`QUESTION_NAMES`) and why.
+        The measured verdict for the stakeholder weighs each question's skill by it; omitted, the questions
+        weigh equally (the card says so).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -108,6 +149,7 @@ class Persona(BaseModel):
     time_pressure: Level
     risk_aversion: Level
     dimension_weights: dict[Literal[DIMENSION_NAMES], float] | None = None
+    questions: QuestionWeights | None = None
 
     @field_validator("dimension_weights")
     @classmethod
@@ -137,6 +179,10 @@ class Persona(BaseModel):
         given = self.dimension_weights or DEFAULT_DIMENSION_WEIGHTS[self.audience]
         total = sum(given.values())
         return {d: float(given.get(d, 0.0)) / total for d in DIMENSION_NAMES}
+
+    def question_weights(self) -> dict[str, float]:
+        """The four question weights, summing to 1 (equal when the persona declares none)."""
+        return self.questions.normalised() if self.questions is not None else dict(EQUAL_QUESTIONS)
 
     def level(self, name: str) -> float:
         """The numeric value in [0, 1] of one of :data:`LEVEL_FIELDS`."""

@@ -127,15 +127,33 @@ def _mentioned(explanation) -> list[str]:
     return names
 
 
-def render_prediction(case: Case, domain: Domain) -> str:
-    """The model's prediction and probability in words."""
+def predicted_outcome(case: Case, domain: Domain) -> tuple[str, float]:
+    """The predicted outcome in the domain's words and the model's probability *of that outcome*.
+
+    The one place that pairs them: a binary case's ``probability_positive`` is the positive class's, so
+    a case predicted negative shows ``1 - probability_positive`` beside the negative outcome's words.
+    A multi-class case's probability is already its predicted class's; a regressor has none (NaN).
+    """
     if case.value is not None:
-        return f"The system's prediction: {case.outcome}."
+        return case.outcome, float("nan")
     if case.classes:
-        return (f"The system's prediction: {case.outcome} (estimated probability {case.probability_positive:.0%}). "
-                f"It chooses the most probable of {len(case.classes)} classes: {join_words(case.classes)}.")
-    return (f"The system's prediction: {case.outcome}. Estimated probability of {domain.prediction_task}: "
-            f"{case.probability_positive:.0%} (the system predicts positive at {case.threshold:.0%} or above).")
+        return case.outcome, float(case.probability_positive)
+    positive = bool(case.predicted_class == 1)  # ``case.outcome`` words this class (raters.case.build_cases)
+    return case.outcome, float(case.probability_positive if positive else 1.0 - case.probability_positive)
+
+
+def render_prediction(case: Case, domain: Domain) -> str:
+    """The model's prediction and the probability of that same outcome, in words (:func:`predicted_outcome`)."""
+    outcome, probability = predicted_outcome(case, domain)
+    if case.value is not None:
+        return f"The system's prediction: {outcome}."
+    text = f"The system's prediction: {outcome}, with an estimated probability of {probability:.0%}."
+    if case.classes:
+        return text + f" It chooses the most probable of {len(case.classes)} classes: {join_words(case.classes)}."
+    if abs(case.threshold - 0.5) > 1e-9:
+        text += (f" It predicts {domain.positive_outcome} whenever the probability of that outcome is "
+                 f"{case.threshold:.0%} or more.")
+    return text
 
 
 def _question(dimension: str, domain: Domain) -> str:

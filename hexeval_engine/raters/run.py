@@ -46,6 +46,7 @@ import pandas as pd
 
 from ..config.schema import HexevalConfig
 from ..errors import ConfigError, LLMError
+from ..explainers.registry import enabled_methods, spec_of
 from ..explanation import BASELINE_METHOD, NARRATIVE_METHOD, Explanation
 from ..narratives.run import narrative_for
 from ..paths import generic_personas_path, project_root
@@ -229,7 +230,7 @@ def persona_plan(config: HexevalConfig, *, n_personas: int) -> dict:
         (= ratings for the ``openai`` rater, 0 for ``simulated``).
     """
     settings = config.personas
-    methods = config.evaluation.explainers.enabled_methods()
+    methods = [m for m in enabled_methods(config) if m != BASELINE_METHOD]
     if config.narratives.enabled and config.narratives.source in methods:
         methods = [*methods, NARRATIVE_METHOD]  # the narratives of the source's explanations are rated too
     if methods and settings.include_baseline:
@@ -242,17 +243,15 @@ def persona_plan(config: HexevalConfig, *, n_personas: int) -> dict:
 
 
 def shared_case_cap(config: HexevalConfig) -> int:
-    """Cases every enabled method explains: the sample size, capped by Anchor's and DiCE's ``max_instances``."""
-    ex = config.evaluation.explainers
-    caps = [config.evaluation.sample_size]
-    caps += [ex.settings_for(m).max_instances for m in ("Anchor", "DiCE") if ex.settings_for(m).enabled]
-    return min(caps)
+    """Cases every enabled method explains: the sample size, capped by each method's case cap (``max_instances``)."""
+    n = config.evaluation.sample_size
+    return min([n] + [spec_of(m, config).cap(config, n) for m in enabled_methods(config)])
 
 
 def rated_methods(config: HexevalConfig, technical_result=None) -> list[str]:
     """The methods personas rate: the enabled explainers, then the ``Random`` baseline when
     ``personas.include_baseline`` and the technical stage produced Random explanations."""
-    methods = config.evaluation.explainers.enabled_methods()
+    methods = [m for m in enabled_methods(config) if m != BASELINE_METHOD]
     produced = {e.method for e in getattr(technical_result, "explanations", None) or []}
     if methods and config.personas.include_baseline and BASELINE_METHOD in produced:
         methods = [*methods, BASELINE_METHOD]
@@ -391,7 +390,7 @@ def _gather(model, data, config, technical_result, ids, methods) -> dict[tuple[s
     # The Random baseline comes only from the technical stage (the explainers cannot make it).
     missing = [(m, i) for m in methods if m != BASELINE_METHOD for i in ids if (m, i) not in found]
     if missing:
-        from ..explainers import explain_instances  # lazy: the explainers pull in heavy libraries
+        from ..runtime.explain import explain_instances  # lazy: the explainers pull in heavy libraries
 
         need_ids = sorted({i for _, i in missing})
         need_methods = [m for m in methods if any(mm == m for mm, _ in missing)]

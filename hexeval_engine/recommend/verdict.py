@@ -19,13 +19,14 @@ STRENGTH_WORDS = {"clear": ("clear lead", "clear leads"), "close_call": ("close 
 def clear_lead_rule(confidence_level: float = 0.95) -> str:
     """The recommender's clear-lead test with every condition, in words (see :func:`.recommender._decide`)."""
     alpha = 1 - confidence_level
-    return (f"A pick is a **clear lead** only when all four hold: (1) the persona ratings come from an LLM or real "
-            f"people, never the simulator; (2) on the same cases the winner beats the runner-up with a "
-            f"Holm-corrected p-value below {alpha:.2g} (the chance of a difference this large if the two were "
-            f"equally good, corrected because several methods are compared at once); (3) the "
-            f"{confidence_level:.0%} interval of the paired difference lies entirely above 0; (4) at least "
-            f"{MIN_UNITS_FOR_CLEAR} paired units stand behind it (cases both methods explained, each compared "
-            f"method against method). Otherwise it is a **close call**: either method is defensible.")
+    return (f"A pick is a **clear lead** only when all three hold, on the measured answers to this stakeholder's "
+            f"questions (each question's skill weighed by the persona's declared questions): (1) on the same cases "
+            f"the winner beats the runner-up with a Holm-corrected p-value below {alpha:.2g} (the chance of a "
+            f"difference this large if the two were equally good, corrected because several methods are compared "
+            f"at once); (2) the {confidence_level:.0%} interval of the paired difference lies entirely above 0; "
+            f"(3) at least {MIN_UNITS_FOR_CLEAR} shared cases stand behind it. Otherwise it is a **close call**: "
+            f"the card lists the methods the evidence cannot separate. Ratings never make a lead: they are shown "
+            f"beside the measured answer.")
 
 
 def verdict_groups(recommendations: dict) -> list[dict]:
@@ -45,10 +46,12 @@ def verdict_groups(recommendations: dict) -> list[dict]:
     return list(groups.values())
 
 
-def verdict_line(recommendations: dict, *, simulated: bool) -> str:
+def verdict_line(recommendations: dict, *, simulated: bool, note: str | None = None) -> str:
     """One sentence naming each stakeholder's pick and its strength.
 
-    Examples: ``SHAP for all 4 stakeholders — close calls; the ratings are simulated.`` or
+    ``note`` (:attr:`.ratings_source.RatingsSource.verdict_note`) names who rated ("ratings by 4 real people").
+
+    Examples: ``SHAP for all 4 stakeholders — close calls; measured on the questions each stakeholder asks.`` or
     ``SHAP for Lead Cardiologist and Patient (close calls); Anchor for Hospital Administrator (clear lead).``
     """
     recs = recommendations or {}
@@ -73,8 +76,13 @@ def verdict_line(recommendations: dict, *, simulated: bool) -> str:
     line = line[0].upper() + line[1:]
     if recs.get("mode") == "technical_only":
         line += "; technical evidence only, the same for everyone"
-    elif simulated:
-        line += "; the ratings are simulated"
+    else:
+        if recs.get("basis") == "questions":
+            line += "; measured on the questions each stakeholder asks"
+        if note:
+            line += f"; {note}"
+        elif simulated and recs.get("basis") != "questions":
+            line += "; the ratings are simulated"
     return line + "."
 
 

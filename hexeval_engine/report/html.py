@@ -18,6 +18,7 @@ from plotly.offline import get_plotlyjs
 
 from .. import charts
 from ..plain_values import show_time
+from ..recommend.ratings_source import ratings_source
 from ..recommend.verdict import clear_lead_rule, verdict_line
 from .calibration import calibration_section
 from .narratives import narratives_section
@@ -47,6 +48,7 @@ h1 { margin-bottom: 4px; } h2 { border-bottom: 1px solid var(--line); padding-bo
 table { border-collapse: collapse; margin: 8px 0 16px; width: 100%; }
 th, td { border: 1px solid var(--line); padding: 6px 8px; text-align: left; vertical-align: top;
          overflow-wrap: anywhere; }
+th { overflow-wrap: normal; word-break: normal; hyphens: manual; }  /* a header wraps between words, never inside one */
 caption { text-align: left; color: var(--muted); }
 .kv th { width: 28%; font-weight: 600; }
 .muted, .meaning, .ci { color: var(--muted); } .meaning { font-size: 12px; font-weight: normal; }
@@ -62,6 +64,7 @@ caption { text-align: left; color: var(--muted); }
 .lead.clear { border-color: #009E73; } .lead.close_call { border-color: var(--warn-line); }
 .rater-note { background: var(--warn-bg); border: 2px solid var(--warn-line); border-radius: 8px;
               padding: 12px 16px; margin: 16px 0; font-size: 16px; }
+.rater-note.people { background: var(--card); border-color: #009E73; }
 .error { color: var(--err); }
 .warnings { border-left: 4px solid var(--warn-line); padding: 2px 12px; margin: 12px 0; }
 .warnings ul { margin: 4px 0; }
@@ -73,7 +76,8 @@ details.comments > summary, details.fold > summary { cursor: pointer; color: var
 h2 { font-size: 1.5em; } h3 { margin-top: 28px; }
 nav.toc { color: var(--muted); } nav.toc a { color: inherit; margin-right: 12px; }
 .table-wrap { overflow-x: auto; }
-@media (max-width: 700px) { body { padding: 12px; font-size: 14px; } th, td { padding: 4px; } }
+@media (max-width: 700px) { body { padding: 12px; font-size: 14px; } th, td { padding: 4px; }
+  table { display: block; overflow-x: auto; } }  /* a table wider than a phone scrolls instead of squeezing words */
 @media print {
   :root { --bg: #ffffff; --fg: #000000; --muted: #444444; --line: #999999; --card: #ffffff; --warn-bg: #ffffff; }
   body { max-width: none; padding: 0; font-size: 11pt; }
@@ -121,18 +125,25 @@ def _folded(title: str, html_part: str) -> str:
 def _verdict(run) -> str:
     """The answer on the first screen: each stakeholder's pick and its strength, and what "clear lead" means."""
     recs = run.recommendations or {}
-    simulated = ((run.manifest or {}).get("rater") or {}).get("kind") == "simulated"
+    source = ratings_source(run.manifest or {}, recs)
     rule = clear_lead_rule(float(recs.get("confidence_level") or 0.95)).replace("**", "")
-    return (f"<p class='verdict'><strong>Verdict:</strong> {esc(verdict_line(recs, simulated=simulated))}</p>"
+    line = verdict_line(recs, simulated=source.simulated, note=source.verdict_note)
+    return (f"<p class='verdict'><strong>Verdict:</strong> {esc(line)}</p>"
             f"<p class='meaning'>{esc(rule)}</p>")
 
 
 def _integrity_note(run) -> str:
-    """A warning when the run's files changed since HEXEval wrote them (see runs.integrity); "" otherwise."""
+    """A warning when the run's files changed since HEXEval wrote them, or when that cannot be verified (see
+    runs.integrity and runs.signing); "" only for a run verified as written."""
     integrity = getattr(run, "integrity", None)
-    if integrity is None or not integrity.edited:
+    if integrity is None or not integrity.warning:
         return ""
-    return f"<p class='rater-note' role='alert'><strong>Warning.</strong> {esc(integrity.warning)}</p>"
+    if integrity.edited:
+        head, text = "Warning.", integrity.warning
+    else:
+        head, text = "Not verifiable.", integrity.warning.removeprefix("Not verifiable: ")
+        text = text[:1].upper() + text[1:]
+    return f"<p class='rater-note' role='alert'><strong>{head}</strong> {esc(text)}</p>"
 
 
 def render_report(run) -> str:
@@ -163,8 +174,8 @@ def render_report(run) -> str:
         _integrity_note(run),  # before the verdict: an edited run's verdict cannot be trusted
         _verdict(run),
         warnings_section(manifest, run.recommendations),  # what the dashboard shows above the results
-        rater_note(manifest, run.persona_ratings),
-        f"<div id='verdicts'>{recommendations_section(run.recommendations)}</div>",
+        rater_note(manifest, run.persona_ratings, run.recommendations),
+        f"<div id='verdicts'>{recommendations_section(run.recommendations, manifest)}</div>",
         "<section id='evidence'><h2>Evidence</h2>",
         _folded("Charts", _charts_section(run)),
         _folded("Technical metrics", metrics_section(run.technical_metrics, run.technical_metrics_long)),

@@ -15,6 +15,7 @@ import pandas as pd
 from ..explanation import ALL_METHODS as METHODS
 from ..ratings_summary import comment_groups
 from ..vocabulary import dimension_label, format_number, humanise, plural
+from ..recommend.ratings_source import card_source, ratings_source
 from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
 from ..metrics.table import as_long, canonical_method, method_errors
 from ..models.model_words import model_words
@@ -106,8 +107,13 @@ def method_badge(method: str) -> str:
     return f"<span class='badge' style='border-color:{method_color(method)}'>{esc(method)}</span>"
 
 
-def rater_note(manifest: dict, ratings: pd.DataFrame | None) -> str:
-    """The prominent statement of who rated the explanations (simulated ratings say so)."""
+def rater_note(manifest: dict, ratings: pd.DataFrame | None, recommendations: dict | None = None) -> str:
+    """The prominent statement of who rated the explanations (simulated ratings say so; a run whose
+    recommendations use a study's people says that, and who made the persona ratings beside them)."""
+    source = ratings_source(manifest, recommendations)
+    if source.kind == "people":
+        return (f"<div class='rater-note people' role='note'><strong>Ratings by real people.</strong> "
+                f"{esc(source.sentence)}</div>")
     rater = manifest.get("rater") or {}
     kind = rater.get("kind")
     kinds = set(ratings["rater"].dropna().astype(str)) if ratings is not None and "rater" in getattr(
@@ -219,33 +225,42 @@ def metrics_section(wide: pd.DataFrame | None, long: pd.DataFrame | None) -> str
 
 
 def _alternatives_table(stakeholder: dict, technical: dict) -> str:
-    """Every method's rank, score and components; technical components name their raw metrics."""
+    """Every method's rank, measured score and its skill on each question (× the question's weight)."""
     components = ALL_COMPONENTS
     head = "".join(f"<th>{esc(component_label(c))}</th>" for c in components)
     rows = []
     for alt in stakeholder["alternatives"]:
         cells = []
         for c in components:
-            comp = alt["components"][c]
-            if comp["value"] is None:
+            comp = (alt.get("components") or {}).get(c)
+            if not comp or comp.get("value") is None:
                 cells.append("<td class='na'>–</td>")
-            else:
-                metrics = ((technical.get(alt["method"]) or {}).get("components", {}).get(c) or {}).get("metrics")
-                detail = "; ".join(m["text"] for m in metrics) if metrics else comp["detail"]
-                cells.append(f"<td>{comp['value']:.2f} <span class='ci'>× {format_number(comp['weight'], digits=3)}</span>"
-                             f"<div class='meaning'>{esc(detail)}</div></td>")
+                continue
+            value = f"{comp['on_five']:.1f} of 5" if c == "perceived" and comp.get("on_five") is not None \
+                else f"{comp['value']:+.2f}"
+            cells.append(f"<td>{value} <span class='ci'>× {format_number(comp.get('weight') or 0, digits=3)}</span>"
+                         f"<div class='meaning'>n = {int(comp.get('n') or 0)}</div></td>")
         interval = ("" if alt["score_ci_low"] is None or alt["score_ci_high"] is None else
-                    f" <span class='ci'>[{alt['score_ci_low']:.2f}, {alt['score_ci_high']:.2f}]</span>")
-        score = "–" if alt["score"] is None else f"{alt['score']:.2f}{interval}"
+                    f" <span class='ci'>[{alt['score_ci_low']:+.2f}, {alt['score_ci_high']:+.2f}]</span>")
+        score = "–" if alt["score"] is None else f"{alt['score']:+.2f}{interval}"
         notes = "".join(f"<div class='meaning'>{esc(n)}</div>"
                         for n in ([alt["status"]] if alt.get("status") else []) + alt["notes"])
         rows.append(f"<tr><td>{alt['rank']}</td><td>{method_badge(alt['method'])}{notes}</td><td>{score}</td>"
                     f"{''.join(cells)}</tr>")
-    return (f"<table class='alts'><thead><tr><th>#</th><th>Method</th><th>Score [interval]</th>{head}</tr></thead>"
+    return (f"<table class='alts'><thead><tr><th>#</th><th>Method</th><th>Skill [interval]</th>{head}</tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
 
 
-def recommendations_section(recs: dict | None) -> str:
+#: Starts of notes addressed to whoever wrote the config (a key to rename), not to the report's reader.
+OPERATOR_NOTES = ("recommendations.weights uses the older keys",)
+
+
+def reader_notes(notes: list) -> list[str]:
+    """The recommendation notes a report's reader should see: config housekeeping (:data:`OPERATOR_NOTES`) left out."""
+    return [str(n) for n in notes if not str(n).startswith(OPERATOR_NOTES)]
+
+
+def recommendations_section(recs: dict | None, manifest: dict | None = None) -> str:
     if not recs or not recs.get("stakeholders"):
         return ("<section><h2>Who should see what</h2><p class='muted'>No recommendations were recorded.</p>"
                 "</section>")
@@ -253,24 +268,40 @@ def recommendations_section(recs: dict | None) -> str:
     if recs.get("mode") == "technical_only":
         parts.append("<p class='rater-note none'><strong>Technical-only ranking.</strong> No persona ratings were "
                      "available, so these recommendations reflect the technical metrics alone.</p>")
-    weights = recs.get("weights") or {}
-    parts.append("<p class='muted'>Weights: " + esc(weights_text(weights)) + "</p>")
+    source = ratings_source(manifest or {}, recs)
+    if recs.get("basis") == "questions":
+        parts.append("<p class='muted'>Each stakeholder's pick is measured: how well each method answers the "
+                     "questions that stakeholder asks (why, what if, will it hold, how to change it), as skill over a "
+                     "reader who saw no explanation (0 = no help), weighed by the questions the persona declares. "
+                     "Ratings are shown as perceived usefulness beside it.</p>")
+    else:
+        parts.append("<p class='muted'>This run was recommended with the older score (fidelity and ratings); run it "
+                     "again for the per-question evidence.</p>")
     for stakeholder in recs["stakeholders"].values():
         lead = LEAD_LABELS.get(stakeholder["lead"], LEAD_LABELS["none"])
         method = stakeholder["recommended_method"]
-        headline = (f"{method_badge(method)} <span class='score'>{stakeholder['score']:.2f}</span> "
+        headline = (f"{method_badge(method)} <span class='score'>{stakeholder['score']:+.2f}</span> "
                     f"<span class='lead {esc(stakeholder['lead'])}'>{esc(lead)}</span>") if method else ""
-        names = ", ".join(stakeholder.get("persona_names") or [])
+        extra = ""
+        if stakeholder.get("decided_by"):
+            extra += f"<p><strong>Decided by</strong> {esc(stakeholder['decided_by'])}.</p>"
+        if stakeholder.get("gap"):
+            extra += f"<p class='rater-note'><strong>Perceived and measured disagree.</strong> {esc(stakeholder['gap'])}.</p>"
+        if stakeholder.get("questions"):
+            why = (stakeholder.get("questions_reason") if stakeholder.get("questions_declared")
+                   else "the persona declares no questions, so all four weigh the same")
+            extra += f"<p class='muted'>Questions: {esc(weights_text({'questions': stakeholder['questions']}))} — {esc(why)}.</p>"
+        names = card_source(stakeholder, source)  # people counted by role, never named by their link's id
         parts.append(f"<div class='card'><h3>{esc(stakeholder['title'])}</h3>"
                      + (f"<p class='muted'>{esc(names)}</p>" if names else "")
-                     + f"<p>{headline}</p><p>{esc(stakeholder['reasoning'])}</p>"
-                     + "<details class='fold'><summary>Every method's score and its parts (click to open)</summary>"
+                     + f"<p>{headline}</p>{extra}<p>{esc(stakeholder['reasoning'])}</p>"
+                     + "<details class='fold'><summary>Every method's answers per question (click to open)</summary>"
                      + _alternatives_table(stakeholder, recs.get("technical") or {}) + "</details>"
                      + "".join(f"<p class='meaning'>{esc(n)}</p>" for n in stakeholder.get("notes", []))
                      + "</div>")
     for item in recs.get("excluded_methods") or []:
         parts.append(f"<p class='error'>Excluded: {esc(item['reason'])}</p>")
-    for note in recs.get("notes") or []:
+    for note in reader_notes(recs.get("notes") or []):
         parts.append(f"<p class='meaning'>{esc(note)}</p>")
     normalisation = recs.get("normalisation") or {}
     rows = []

@@ -1,7 +1,7 @@
 """Never compute the same thing twice: keys of what determines a piece of work, and where pieces are looked up.
 
 A *piece* is either one explanation call of the technical stage (a method on a list of cases, or on noisy copies
-of them: :class:`~hexeval_engine.explainers.parallel.ExplainJob`'s arguments), or the technical stage's whole
+of them: :class:`~hexeval_engine.runtime.parallel.ExplainJob`'s arguments), or the technical stage's whole
 result together with the sanity checks and the held-out scores. Its key is a SHA-256 of everything that
 determines it:
 
@@ -21,7 +21,7 @@ determines it:
 run's checkpoints as soon as it is finished, and into the shared store when the run completes. It counts the
 explanations reused and computed for the manifest's ``reuse`` section.
 
-:meth:`Pieces.wrap` puts a :class:`StoredRunner` around an :class:`~hexeval_engine.explainers.parallel.ExplainRunner`:
+:meth:`Pieces.wrap` puts a :class:`StoredRunner` around an :class:`~hexeval_engine.runtime.parallel.ExplainRunner`:
 the technical stage calls it as it calls the runner; a stored call is answered from the store (same objects for
 ``ready`` and ``explain``, so what was measured early still counts), the others go to the runner (and its helper
 process) and are stored as they come back.
@@ -38,8 +38,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..explainers.parallel import ExplainJob
-from .explanation_store import PieceStore, root_secret, store_folder
+from ..runtime.parallel import ExplainJob
+from .explanation_store import PieceStore, store_folder, store_secret
 from .manifest import library_versions
 
 log = logging.getLogger(__name__)
@@ -114,10 +114,13 @@ def open_pieces(working, root, model, data) -> "Pieces":
     """The pieces of one evaluation: its working folder's checkpoints (``working``: a
     :class:`~hexeval_engine.runs.resumable.WorkingFolder`, or None for a run that is not saved) and the shared store
     of the runs root ``root`` (None: no reuse across runs)."""
-    any_root = root if root is not None else (working.path.parent.parent if working is not None else None)
-    if any_root is None:
+    if root is None and working is None:
         return Pieces(None, None, model, data)
-    secret = root_secret(any_root)
+    try:
+        secret = store_secret()
+    except OSError as err:  # no signing key: nothing stored could be trusted, so nothing is stored
+        log.warning("Finished pieces are not kept or reused: the run-signing key cannot be read (%s).", err)
+        return Pieces(None, None, model, data)
     own = PieceStore(working.pieces, secret) if working is not None else None
     shared = PieceStore(store_folder(root), secret) if root is not None else None
     return Pieces(own, shared, model, data, run_id=working.run_id if working is not None else "")
@@ -212,7 +215,7 @@ class Pieces:
 
 
 class StoredRunner:
-    """An :class:`~hexeval_engine.explainers.parallel.ExplainRunner` whose calls already stored are answered from
+    """An :class:`~hexeval_engine.runtime.parallel.ExplainRunner` whose calls already stored are answered from
     the store; every other attribute is the runner's."""
 
     def __init__(self, runner, pieces: Pieces):

@@ -5,8 +5,8 @@ Two kinds of folders use it: a run's own checkpoints (``<root>/<use-case>/.resum
 for later runs (:mod:`.checkpoints` says what a key holds).
 
 An entry is one file ``<key>.piece``: a header line (format, the key, the payload's length and a keyed
-HMAC-SHA256 of key and payload), then the payload (a pickle). The HMAC's secret is made once per runs root
-(``<root>/.store/secret``, readable by its owner only), so an entry is trusted only if this installation wrote
+HMAC-SHA256 of key and payload), then the payload (a pickle). The HMAC's secret is derived from this
+installation's run-signing key (:func:`store_secret`), so an entry is trusted only if this installation wrote
 it for that key: a damaged file, an entry copied in from elsewhere or renamed to another key is ignored with a
 warning, removed, and its piece computed again. The payload is unpickled only after the check passes.
 Entries are written atomically (temporary file, then rename): a reader sees a whole entry or none.
@@ -22,17 +22,17 @@ import hmac
 import logging
 import os
 import pickle
-import secrets
 import tempfile
 import time
 from pathlib import Path
+
+from .signing import installation_key
 
 log = logging.getLogger(__name__)
 
 FORMAT = b"hexeval-piece-1"
 SUFFIX = ".piece"
 STORE_DIR = ".store"
-SECRET = "secret"
 STORE_LIMIT_BYTES = 512 * 1024 * 1024
 """Default size limit of a runs root's shared store (``HEXEVAL_STORE_LIMIT_MB`` overrides it)."""
 
@@ -53,30 +53,16 @@ def store_limit() -> int:
         return STORE_LIMIT_BYTES
 
 
-def root_secret(root) -> bytes:
-    """The runs root's HMAC secret, made on first use (``<root>/.store/secret``, mode 0600)."""
-    folder = store_folder(root)
-    path = folder / SECRET
-    try:
-        data = path.read_bytes()
-        if len(data) >= 32:
-            return data
-    except FileNotFoundError:
-        pass
-    folder.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".secret.")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(secrets.token_bytes(32))
-            fh.flush()
-            os.fsync(fh.fileno())
-        try:
-            os.link(tmp, path)  # the first writer wins; a second process reads that one
-        except FileExistsError:
-            pass
-    finally:
-        os.unlink(tmp)
-    return path.read_bytes()
+def store_secret() -> bytes:
+    """The HMAC secret of stored pieces: derived from this installation's run-signing key (kept outside every runs
+    folder, see :mod:`.signing`), so whoever can write a runs folder cannot forge an entry.
+
+    Raises
+    ------
+    OSError
+        The run-signing key cannot be created or read.
+    """
+    return hmac.new(installation_key(), b"hexeval explanation store v1", hashlib.sha256).digest()
 
 
 class PieceStore:
@@ -87,7 +73,7 @@ class PieceStore:
     folder : path
         Where the entries live (created on the first write).
     secret : bytes
-        The runs root's HMAC secret (:func:`root_secret`).
+        The HMAC secret (:func:`store_secret`).
     """
 
     def __init__(self, folder, secret: bytes):

@@ -134,8 +134,9 @@ def amend_with_extension(run_dir, result, *, words: list[str]) -> dict:
               "persona_stats": result.persona_stats, "config": result.manifest.get("config"),
               "warnings": result.warnings, "counts": result.manifest.get("counts")}
     files[f"{kept}/extension.json"] = json.dumps(record, indent=2, default=_json_default).encode("utf-8")
+    extra = {"tables": rows, **{key: result.manifest.get(key) for key in EXTENDED}}
     record_amendment(run_dir, what=f"extended with {what}", files=files,
-                     extra={"tables": rows, **{key: result.manifest.get(key) for key in EXTENDED}})
+                     extra=json.loads(json.dumps(extra, default=_json_default)))  # plain JSON: the entry is signed
     before = json.loads(files.get(f"{kept}/recommendations.json", b"{}") or b"{}")
     return {"changed": changed, "kept": kept, "what": what,
             "recommendation_changes": _changes(before, result.recommendations)}

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ConfigError
+from .signing import check_key_outside
 
 TMP_PREFIX = ".tmp-"
 _TMP_NAME = re.compile(r"\.tmp-(?P<run_id>.+)-(?P<pid>\d+)")
@@ -124,9 +125,11 @@ def check_output_root(root) -> Path:
     Raises
     ------
     ConfigError
-        ``root`` is a file, cannot be created, or is not writable; the message says how to fix it.
+        ``root`` is a file, cannot be created, or is not writable, or the run-signing key lies inside it;
+        the message says how to fix it.
     """
     root = Path(root)
+    check_key_outside(root)
     fix = "Choose another folder (--output on the command line, output.dir in the config) or fix its permissions."
     if root.exists() and not root.is_dir():
         raise ConfigError(f"Runs cannot be saved in {root}: it is a file, not a folder. {fix}")

@@ -35,6 +35,8 @@ from ..plain_values import describe_error
 from ..paths import default_outputs_root, is_valid_name, shown
 from .folders import TMP_PREFIX, is_orphan_run_folder
 from .integrity import Integrity, check_integrity, hash_folder
+from .signing import seal_new_run
+from .study_note import study_note
 from .tables import neutralise_cells, read_table, table_rows
 
 log = logging.getLogger(__name__)
@@ -122,6 +124,7 @@ class RunInfo:
     reason: str = ""
     title: str = ""  # the use case's title, or for an upload "<name> (<model> on <csv>)"
     integrity: Integrity = field(default_factory=lambda: Integrity(verifiable=False))
+    study: str = ""  # the run's study in a few words (runs.study_note), "" without one
 
     @property
     def edited_files(self) -> list[str]:
@@ -210,9 +213,13 @@ def save_run(root, usecase: str, *, manifest: dict, tables: dict[str, pd.DataFra
             final = folder / manifest["run_id"]
         manifest["files"] = hash_folder(tmp)  # tamper evidence: runs.integrity compares these on every load
         manifest.setdefault("amendments", [])
+        manifest.pop("signature", None)
+        signed = seal_new_run(json.loads(json.dumps(manifest, default=_json_default)))  # signed as it is read back
+        if "signature" in signed:
+            manifest["signature"] = signed["signature"]
         # The manifest goes last: a folder without it is never a run. (Should another process take the
         # id before the rename, os.rename fails on the non-empty folder instead of replacing it.)
-        _write_json(tmp / MANIFEST, manifest)
+        _write_json(tmp / MANIFEST, signed)
         _fsync_files(tmp)  # every file's bytes are on disk before the folder gets its final name
         _fsync_path(tmp)
         os.rename(tmp, final)
@@ -411,7 +418,8 @@ def _info(run_dir: Path, m: dict) -> RunInfo:
     size = counts.get("sample_size")
     return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
                    shown(label, 80), size if isinstance(size, int) else None, failed,
-                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, m))
+                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, m),
+                   study=study_note(run_dir))
 
 
 def _integrity(run_dir: Path, manifest: dict) -> Integrity:

@@ -56,7 +56,7 @@ def shown_item(study: dict, pid: str, record: dict, item: dict) -> dict:
     role = record.get("role") or ""
     what_if = item.get("what_if") or {}
     return {"item_id": item["item_id"], "label": study["participants"][pid]["labels"][item["method"]],
-            "case": item["case"], "prediction": item["prediction"],
+            "case": item["case"], "case_values": item.get("case_values"), "prediction": item["prediction"],
             "text": item["texts"].get(role, item["default_text"]),
             "question": what_if.get("question"), "options": list(study["outcomes"])}
 
@@ -67,6 +67,9 @@ def set_role(run_dir, token, role: str) -> dict:
     role = " ".join(str(role).split())[:MAX_ROLE]
     if not role:
         raise AnswerError("Choose or type your role before starting.")
+    fixed = study["participants"][pid].get("role")
+    if fixed and role != fixed:
+        raise AnswerError(f"Your link is for the role {fixed}; reload your link to start in that role.")
     record["role"] = role
     write_answers(run_dir, record)
     return record
@@ -85,8 +88,10 @@ def save_answer(run_dir, token, item_id: str, *, scores: dict, comment: str = ""
         if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= 5:
             raise AnswerError(f"Answer every question with a number from 1 to 5 ({d.replace('_', ' ')} is missing).")
         clean[d] = value
-    if simulation_answer not in (0, 1, None):
-        raise AnswerError("Choose one of the two predictions for the what-if question.")
+    asks = bool((items_by_id(study)[item_id].get("what_if") or {}).get("question"))
+    if simulation_answer not in ((0, 1) if asks else (None,)) or isinstance(simulation_answer, bool):
+        raise AnswerError("Choose one of the two predictions for the what-if question before continuing."
+                          if asks else "This item has no what-if question, so it takes no answer to one.")
     record.setdefault("answers", {})[item_id] = {**clean, "comment": str(comment or "")[:MAX_COMMENT],
                                                  "simulation_answer": simulation_answer,
                                                  "when": datetime.now(timezone.utc).isoformat(timespec="seconds")}

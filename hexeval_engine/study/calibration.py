@@ -27,6 +27,8 @@ from .krippendorff import resampled_alpha
 
 RESAMPLES = 1000
 LEVEL = 0.95
+#: People a role needs before its ratings are compared (agreement among people needs two) or used as evidence.
+MIN_PEOPLE = 2
 
 
 def _finite(x) -> float | None:
@@ -191,7 +193,7 @@ def sentence(role: str, n_people: int, block: dict) -> str:
     between = [block["dimensions"][d]["alpha_personas_humans"]["value"] for d in DIMENSIONS]
     pairs = [(a, b) for a, b in zip(among, between) if a is not None and b is not None]
     people = plural(n_people, "person", "people")
-    if n_people < 2:
+    if n_people < MIN_PEOPLE:
         return (f"For {role}, {people} answered: too few to measure how well people agree with each other, so "
                 "the personas cannot be compared with that ceiling yet.")
     if not pairs:

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..errors import RunError
 from ..paths import shown
 from ..plain_values import describe_error
-from ..runs.amendments import record_amendment
+from ..runs.amendments import finish_pending, record_amendment
 
 STUDY_FILE = "study/study.json"
 ANSWERS_DIR = "study/answers"
@@ -38,6 +38,8 @@ def read_study(run_dir) -> dict:
         The run has no study, or its study file is damaged.
     """
     path = study_path(run_dir)
+    if Path(run_dir).is_dir():
+        finish_pending(run_dir)  # an answer a killed server journaled is saved whole before anything is read
     if not path.is_file():
         raise RunError(f"Run {shown(Path(run_dir).name)} has no study. Create one with `hexeval study create RUN`.")
     try:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import ConfigError
+from ..explainers.registry import spec_of
 from ..explainers.render import render_into, row_dicts
 from ..models.band_view import band_view, range_view
 from ..models.class_view import class_view
@@ -79,7 +80,7 @@ class CaseGroup:
 
     def view_of(self, method: str) -> tuple:
         """``(model, config)`` that ``method`` explains and is measured with."""
-        if method == "DiCE":
+        if spec_of(method, self.config).aims_at_target:  # explains how to reach the class or range aimed for
             return self.counterfactual_model, self.counterfactual_config
         return self.model, self.config
 
@@ -134,7 +135,7 @@ def label_explanations(explanations, group: CaseGroup, X_raw: pd.DataFrame) -> N
             continue
         e.extra["class_view"] = {"class": str(plain(task.class_labels[c])), "name": task.name(c),
                                  "probability": float(probability[e.instance_id]), "rivals": task.rivals(c),
-                                 "target": task.name(group.reached) if e.method == "DiCE" else None}
+                                 "target": task.name(group.reached) if _aims(e.method, group) else None}
         if e.ok:
             render_into(e, rows[e.instance_id], group.data, group.view_of(e.method)[1])
 
@@ -183,8 +184,14 @@ def _value_groups(model, data, config, ids) -> list[CaseGroup]:
     return groups
 
 
-#: Methods whose explanation of a band view is an affine image of the explanation of the prediction.
-AFFINE_METHODS = ("SHAP", "LIME")
+def affine(method: str, config) -> bool:
+    """Whether ``method``'s explanation of a band view is an affine image of its explanation of the prediction
+    (its spec's ``linear_in_output``: SHAP, LIME)."""
+    return spec_of(method, config).linear_in_output
+
+
+def _aims(method: str, group: CaseGroup) -> bool:
+    return spec_of(method, group.config).aims_at_target
 
 
 def value_reference(groups: list[CaseGroup]) -> CaseGroup | None:
@@ -267,7 +274,7 @@ def _label_values(explanations, group: CaseGroup, X_raw: pd.DataFrame) -> None:
         if e.instance_id != iid:
             continue
         e.extra["value_view"] = dict(view)
-        if e.method == "DiCE":  # where its counterfactuals move the prediction, in the quantity's words
+        if _aims(e.method, group):  # where its counterfactuals move the prediction, in the quantity's words
             e.extra["value_view"]["counterfactual_aim"] = group.counterfactual_config.domain.negative_outcome
         if e.ok:
             render_into(e, row, group.data, group.view_of(e.method)[1])

@@ -1,4 +1,5 @@
-"""The technical stage's metric passes: one method's per-case metrics, and the claim-scoped metrics of all methods."""
+"""The technical stage's metric passes: one method's per-case metrics, and the paired passes over all methods
+(the question skills: ``metrics.registry.PASSES`` with scope ``paired``)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import time
 
 import pandas as pd
 
-from ..metrics.claim_evidence import claim_rows
 from ..metrics.compute import INSTANCE_COLUMNS, compute_instance_metrics
+from ..metrics.registry import paired_rows
 from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from .timing import MethodClock
@@ -39,10 +40,10 @@ def claim_frame(model, data, config, claimed: list, work: Work, shared: SharedIn
     is claimed), or the error that stopped them."""
     try:
         claim_start = time.perf_counter()
-        claims = claim_rows(model, data, claimed, config, shared=shared)
+        claims = paired_rows(model, data, claimed, config, shared=shared)
         charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
     except Exception as err:  # the other metrics still count; the failure is recorded where results are read
-        log.exception("Claim-scoped metrics failed")
+        log.exception("The paired metric passes (question skills) failed")
         return err
     return pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}) if claims else None
 
@@ -50,7 +51,7 @@ def claim_frame(model, data, config, claimed: list, work: Work, shared: SharedIn
 def record_claims(frame, ok_methods: list[str], work: Work) -> None:
     """Add :func:`claim_frame`'s answer to the run: its rows, or its error as a failure of the methods measured."""
     if isinstance(frame, Exception):
-        work.failures.append({"method": "/".join(ok_methods), "error": f"claim-scoped metrics: {describe_error(frame)}"})
+        work.failures.append({"method": "/".join(ok_methods), "error": f"question skills (measured on every method together): {describe_error(frame)}"})
     elif frame is not None:
         work.per_instance_parts.append(frame)
 

@@ -1,7 +1,7 @@
 """The technical stage with the helper process (backend ``auto``): announce every explanation call, let the helper
 start on them, and measure whatever is complete while the main process takes jobs back.
 
-See :mod:`hexeval_engine.explainers.parallel` for the runner's side (prefetch, work stealing, ``ready``).
+See :mod:`hexeval_engine.runtime.parallel` for the runner's side (prefetch, work stealing, ``ready``).
 """
 
 from __future__ import annotations
@@ -9,11 +9,12 @@ from __future__ import annotations
 import logging
 
 from ..explainers.base import instance_seed
-from ..explainers.parallel import HELPER_METHODS, ExplainJob
+from ..explainers.registry import spec_of
+from ..runtime.parallel import ExplainJob
 from ..metrics.compute import compute_instance_metrics
 from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
-from .class_groups import AFFINE_METHODS, CaseGroup
+from .class_groups import CaseGroup
 from .measuring import claim_frame
 from .sample_plan import Sample, shared_cases
 from .sanity import fitted_in_helper, queue_reruns
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 def announce(runner, group: CaseGroup, sample: Sample, config, work: Work, reference) -> list | None:
     """The ``auto`` backend: announce every explanation call of this group (its methods' cases, then the noisy
     copies and LIME's re-runs) and let the runner's helper process start on them; the main process then does
-    its own share (:meth:`~hexeval_engine.explainers.parallel.ExplainRunner.work_ahead`).
+    its own share (:meth:`~hexeval_engine.runtime.parallel.ExplainRunner.work_ahead`).
 
     Returns the stability runs' planned calls (``None``: planned when they run), so the copies are predicted once.
     """
@@ -34,8 +35,9 @@ def announce(runner, group: CaseGroup, sample: Sample, config, work: Work, refer
         return None
     jobs = []
     for method in sample.methods:
-        if reference is not None and method in AFFINE_METHODS or method == "Anchor" and any(
-                k[0] == method for k in work.reference) or method == "DiCE" and (
+        spec = spec_of(method, config)
+        if reference is not None and spec.linear_in_output or spec.pooled_over_classes and any(
+                k[0] == method for k in work.reference) or spec.aims_at_target and (
                 group.counterfactual_error is not None or group.counterfactual_model is not group.model):
             continue  # explained elsewhere (see _explain_group)
         n, ids = sample.counts[method], sample.ids
@@ -51,8 +53,8 @@ def announce(runner, group: CaseGroup, sample: Sample, config, work: Work, refer
     refit = (fitted_in_helper,) if group.task is None and group.config.evaluation.sanity.randomisation_check else ()
     work.randomised_fit = next(iter(runner.prefetch(jobs + plan, first=refit)), None)
     if runner.uses_helper or runner.awaits_helper:
-        here = [m for m in sample.methods if m not in HELPER_METHODS]
-        helper = ' and '.join(m for m in sample.methods if m in HELPER_METHODS)
+        here = [m for m in sample.methods if not runner.in_helper(m)]
+        helper = ' and '.join(m for m in sample.methods if runner.in_helper(m))
         work.progress.message(f"Explaining with {' and '.join(here) or 'nothing'} here while a helper process "
                               + (f"explains {helper}" if runner.uses_helper else f"starts to take {helper}"))
 

@@ -49,15 +49,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..explainers import ExplainRunner
+from ..runtime.parallel import ExplainRunner
 from ..explainers.base import instance_seed
-from ..explanation import METHOD_FAMILY, Explanation
+from ..explainers.registry import spec_of
+from ..explanation import Explanation
 from ..metrics.aggregate import summarise
 from ..metrics.compute import INSTANCE_COLUMNS
 from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
-from .class_groups import AFFINE_METHODS, CaseGroup, case_groups, label_explanations, map_to_group, value_reference
+from .class_groups import CaseGroup, affine, case_groups, label_explanations, map_to_group, value_reference
 from .measuring import claim_frame, measure_method, record_claims
 from .overlap import CLAIMS, announce, identities
 from .sample_plan import Sample, counterfactual_sample, group_sample, plan_sample, shared_cases
@@ -180,7 +181,8 @@ def run_technical_evaluation(model, data, config, *, on_progress=None, pieces=No
     reference = value_reference(groups)  # a regressor: SHAP and LIME explain the prediction once for all cases
     rows_in_workers, work.reference = _explain_reference(reference, sample, config, work) if reference else (0, {})
     if len(groups) > 1 and groups[0].task is not None and groups[0].task.is_multiclass:
-        work.reference.update(_explain_anchor_pooled(model, data, groups, parts, config, work))
+        for method in [m for m in sample.methods if spec_of(m, config).pooled_over_classes]:
+            work.reference.update(_explain_pooled(method, model, data, groups, parts, config, work))
     for group, part in zip(groups, parts):  # one group for a binary model (technical.class_groups)
         rows_in_workers += _explain_group(group, part, config, work, reference, whole=len(groups) == 1)
     for method in sample.methods:  # explained group by group: a method that failed on every case is left out
@@ -193,7 +195,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None, pieces=No
     shared, per_instance, unshared, wide, long = _summarise_shared(sample, config, work)
     work.progress.step("Metrics computed")
     timings = _timings(sample.methods, work.clock, time.perf_counter() - start_all)
-    metrics = _with_meta(wide, sample.methods, work.explanations, shared, timings, work.failed)
+    metrics = _with_meta(wide, sample.methods, work.explanations, shared, timings, work.failed, config)
     explained = {int(e.instance_id): e.extra["class_view"]["class"] for e in work.explanations
                  if "class_view" in e.extra}
     per_instance, unshared = (_with_explained_class(t, work.explanations) for t in (per_instance, unshared))
@@ -208,7 +210,7 @@ def _explain_reference(reference: CaseGroup, sample: Sample, config, work: Work)
     Returns the rows the workers evaluated and ``{(method, instance id): explanation}``; each case's group maps
     them onto its own view (:func:`hexeval_engine.technical.class_groups.map_to_group`).
     """
-    methods = [m for m in AFFINE_METHODS if m in sample.methods]
+    methods = [m for m in sample.methods if affine(m, config)]
     if not methods or not sample.ids:
         return 0, {}
     q0 = reference.model.predict_proba(sample.X)[:, 1]
@@ -223,43 +225,44 @@ def _explain_reference(reference: CaseGroup, sample: Sample, config, work: Work)
     return rows, {(e.method, e.instance_id): e for e in produced}
 
 
-def _explain_anchor_pooled(model, data, groups: list[CaseGroup], parts: list, config, work: Work) -> dict:
-    """A multi-class model: Anchor's searches for every class group run together, sharing each model call.
+def _explain_pooled(method: str, model, data, groups: list[CaseGroup], parts: list, config, work: Work) -> dict:
+    """A multi-class model: the searches of ``method`` (a spec with ``pooled_over_classes``: Anchor) for every class
+    group run together, sharing each model call.
 
     Each case's search classifies samples by its own one-class view (``AnchorExplainer.explain(explained=...)``),
     so its rule is the one a search on that view finds; run group by group, each group's few cases made
-    their own thousands of small model calls. Returns ``{("Anchor", instance id): explanation}``.
+    their own thousands of small model calls. Returns ``{(method, instance id): explanation}``.
     """
-    if "Anchor" not in parts[0].methods:
+    if method not in parts[0].methods:
         return {}
-    chosen = [(g, p, k) for g, p in zip(groups, parts) for k in range(p.counts["Anchor"])]
+    chosen = [(g, p, k) for g, p in zip(groups, parts) for k in range(p.counts[method])]
     if not chosen:
         return {}
     X = pd.concat([p.X.iloc[[k]] for _, p, k in chosen], ignore_index=True)
     ids = [p.ids[k] for _, p, k in chosen]
     n = len(ids)
-    seeds = [instance_seed(config.evaluation.random_state, i, "Anchor") for i in ids]
-    work.progress.message(f"Anchor: explaining {n} instances")
+    seeds = [instance_seed(config.evaluation.random_state, i, method) for i in ids]
+    work.progress.message(f"{method}: explaining {n} instances")
     start = len(work.explanations)
     try:
-        with work.clock.charge("Anchor"), ExplainRunner(model, data, config) as runner:
-            work.explanations += runner.explainer("Anchor").explain(
+        with work.clock.charge(method), ExplainRunner(model, data, config) as runner:
+            work.explanations += runner.explainer(method).explain(
                 X, ids, np.array([p.classes[k] for _, p, k in chosen]),
                 np.array([p.probabilities[k] for _, p, k in chosen]), seeds,
-                on_instance=lambda: work.progress.step("Anchor: instance explained"),
+                on_instance=lambda: work.progress.step(f"{method}: instance explained"),
                 explained=np.array([g.explained for g, _, _ in chosen]))
     except Exception as err:  # one failing method must not sink the others
-        log.exception("Anchor failed on the technical evaluation sample")
-        work.fail("Anchor", f"{type(err).__name__}: {err}")
-        work.progress.skip(n, "Anchor: failed")
+        log.exception("%s failed on the technical evaluation sample", method)
+        work.fail(method, f"{type(err).__name__}: {err}")
+        work.progress.skip(n, f"{method}: failed")
         return {}
     produced = work.explanations[start:]
     del work.explanations[start:]
     bad = [e for e in produced if not e.ok]
-    work.failures += [{"method": "Anchor", "instance_id": e.instance_id, "error": e.error} for e in bad]
+    work.failures += [{"method": method, "instance_id": e.instance_id, "error": e.error} for e in bad]
     if produced and len(bad) == len(produced):
-        work.fail("Anchor", f"all {len(bad)} instances failed; first error: {bad[0].error}")
-    return {("Anchor", e.instance_id): e for e in produced}
+        work.fail(method, f"all {len(bad)} instances failed; first error: {bad[0].error}")
+    return {(method, e.instance_id): e for e in produced}
 
 
 def _explain_group(group: CaseGroup, sample: Sample, config, work: Work, reference: CaseGroup | None, *,
@@ -275,15 +278,16 @@ def _explain_group(group: CaseGroup, sample: Sample, config, work: Work, referen
     with _runner(work, group.model, group.data, group.config) as runner:
         stability_plan = announce(runner, group, sample, config, work, reference)
         for method in sample.methods:
-            if reference is not None and method in AFFINE_METHODS:  # explained once: map onto this case's view
+            spec = spec_of(method, config)
+            if reference is not None and spec.linear_in_output:  # explained once: map onto this case's view
                 done = [work.reference.get((method, i)) for i in sample.ids[:sample.counts[method]]]
                 work.explanations += [map_to_group(e, reference, group) for e in done if e is not None]
-            elif method == "Anchor" and any(k[0] == method for k in work.reference):  # pooled over the groups
+            elif spec.pooled_over_classes and any(k[0] == method for k in work.reference):  # pooled over the groups
                 done = [work.reference.get((method, i)) for i in sample.ids[:sample.counts[method]]]
                 work.explanations += [e for e in done if e is not None]
-            elif method == "DiCE" and group.counterfactual_error is not None:  # already in the wanted range
-                _record_nothing_to_reach(group, sample, work)
-            elif group.counterfactual_model is not group.model and method == "DiCE":
+            elif spec.aims_at_target and group.counterfactual_error is not None:  # already in the wanted range
+                _record_nothing_to_reach(method, group, sample, work)
+            elif spec.aims_at_target and group.counterfactual_model is not group.model:
                 with _runner(work, group.counterfactual_model, group.data, group.counterfactual_config) as other:
                     _explain_method(other, method, counterfactual_sample(group, sample), config, work, whole=whole)
                     rows += other.worker_rows
@@ -318,14 +322,15 @@ def _explanation_of(work: Work, method: str, instance_id: int):
     return next((e for e in work.explanations if e.method == method and e.instance_id == instance_id), None)
 
 
-def _record_nothing_to_reach(group: CaseGroup, sample: Sample, work: Work) -> None:
-    """DiCE's failed explanation of a case whose prediction already lies in ``data.counterfactual_range``."""
-    for iid in sample.ids[:sample.counts["DiCE"]]:
-        e = Explanation(method="DiCE", instance_id=int(iid), predicted_class=0, probability=0.0,
+def _record_nothing_to_reach(method: str, group: CaseGroup, sample: Sample, work: Work) -> None:
+    """The failed explanation, by a method that aims at another outcome (DiCE), of a case whose prediction already
+    lies in ``data.counterfactual_range``."""
+    for iid in sample.ids[:sample.counts[method]]:
+        e = Explanation(method=method, instance_id=int(iid), predicted_class=0, probability=0.0,
                         error=group.counterfactual_error)
         work.explanations.append(e)
-        work.failures.append({"method": "DiCE", "instance_id": int(iid), "error": e.error})
-        work.progress.step("DiCE: instance explained")
+        work.failures.append({"method": method, "instance_id": int(iid), "error": e.error})
+        work.progress.step(f"{method}: instance explained")
 
 
 def _measure_group(group: CaseGroup, sample: Sample, work: Work) -> None:
@@ -382,11 +387,11 @@ def _explain_noisy_copies(runner, model, data, config, sample: Sample, work: Wor
     """Explain noisy copies of the stability cases (and LIME's re-runs) with the methods that did not fail
     (``jobs``: their calls as :func:`announce` planned them)."""
     ok_stab = [m for m in sample.stab_methods if m not in work.failed]
-    ok_reruns = sample.reruns and "LIME" not in work.failed
+    ok_reruns = sample.reruns if sample.reruns not in work.failed else None
     n_stab = sample.n_stab
     if not ((ok_stab or ok_reruns) and n_stab):
         return
-    work.progress.message(f"Stability: {', '.join(ok_stab or ['LIME re-runs'])} on {n_stab} instances")
+    work.progress.message(f"Stability: {', '.join(ok_stab or [f'{ok_reruns} re-runs'])} on {n_stab} instances")
     try:
         work.perturbed, work.seed_runs = stability_explanations(
             runner, model, data, config, sample.X.iloc[:n_stab], sample.ids[:n_stab], sample.classes[:n_stab],
@@ -394,7 +399,7 @@ def _explain_noisy_copies(runner, model, data, config, sample: Sample, work: Wor
             seed_reruns=ok_reruns, jobs=jobs)
     except Exception as err:  # stability is one metric; the others still count
         log.exception("Stability explanations failed")
-        work.failures.append({"method": "/".join(ok_stab or ["LIME"]),
+        work.failures.append({"method": "/".join(ok_stab or [ok_reruns]),
                               "error": f"stability: {describe_error(err)}"})
 
 
@@ -445,14 +450,14 @@ def _timings(methods, clock: MethodClock, total: float) -> dict:
     return timings
 
 
-def _with_meta(wide: pd.DataFrame, methods, explanations, shared, timings, failed) -> pd.DataFrame:
+def _with_meta(wide: pd.DataFrame, methods, explanations, shared, timings, failed, config) -> pd.DataFrame:
     meta = []
     shared = set(shared)
     for method in methods:
         mine = [e for e in explanations if e.method == method and e.ok]
         algorithms = sorted({e.algorithm for e in mine if e.algorithm})
         n_shared = sum(1 for e in mine if e.instance_id in shared)
-        meta.append({"method": method, "family": METHOD_FAMILY[method], "algorithm": "; ".join(algorithms),
+        meta.append({"method": method, "family": spec_of(method, config).family, "algorithm": "; ".join(algorithms),
                      "n_instances": n_shared if method not in failed else 0,
                      "n_explained": len(mine) if method not in failed else 0,
                      "seconds": float(timings.get(method, 0.0)), "error": failed.get(method, "")})

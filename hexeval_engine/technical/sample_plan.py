@@ -16,9 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..explainers import enabled_methods
+from ..explainers.registry import enabled_methods, spec_of
 from ..explainers.base import explained_classes
-from ..explanation import BASELINE_METHOD
 from .class_groups import CaseGroup
 
 
@@ -29,8 +28,6 @@ def sample_instance_ids(data, config) -> list[int]:
     return sorted(int(i) for i in rng.choice(len(data.X_test), size=n, replace=False))
 
 
-#: Methods whose explanations of noisy copies are cheap enough to measure stability on.
-STABILITY_METHODS = ("SHAP", "LIME", BASELINE_METHOD)
 
 
 @dataclass
@@ -51,8 +48,9 @@ class Sample:
         Cases each method explains (the first ``counts[method]`` of the sample).
     stab_methods : list of str
         Methods measured for stability on noisy copies.
-    reruns : bool
-        Whether LIME re-explains the stability cases with other seeds.
+    reruns : str or None
+        The method that re-explains the stability cases with other seeds (its spec's ``seed_reruns``: LIME), or
+        ``None``.
     n_stab : int
         Cases (from the start of the sample) the stability runs use.
     repeats : int
@@ -66,13 +64,13 @@ class Sample:
     probabilities: np.ndarray
     counts: dict
     stab_methods: list
-    reruns: bool
+    reruns: str | None
     n_stab: int
     repeats: int
 
     def progress_units(self) -> int:
         """Steps the progress bar counts: every explanation, every stability run and the metrics."""
-        stab_units = self.n_stab * self.repeats * (len(self.stab_methods) + self.reruns)
+        stab_units = self.n_stab * self.repeats * (len(self.stab_methods) + bool(self.reruns))
         return sum(self.counts.values()) + stab_units + 1
 
 
@@ -89,8 +87,10 @@ def plan_sample(data, config) -> Sample:
         cap = min(counts.values())
         counts = {m: min(n, cap) for m, n in counts.items()}
     testing = ev.explainers.lime.stability_test
-    stab_methods = [m for m in STABILITY_METHODS if m in methods and m in ev.stability.methods] if testing else []
-    reruns = testing and ev.explainers.lime.seed_reruns and "LIME" in methods
+    specs = {m: spec_of(m, config) for m in methods}
+    stab_methods = [m for m in methods if specs[m].has_stability and m in ev.stability.methods] if testing else []
+    rerun = next((m for m, s in specs.items() if s.seed_reruns), None)
+    reruns = rerun if testing and ev.explainers.lime.seed_reruns else None
     # the first ``stability_subset`` cases of the sample, as configured (not cut to Anchor's or DiCE's
     # cap); the shared cases are at the start of the sample (Anchor and DiCE explain its start)
     n_stab = min(ev.explainers.lime.stability_subset, max(counts.values(), default=0))
@@ -121,12 +121,8 @@ def counterfactual_sample(group: CaseGroup, sample: Sample) -> Sample:
 
 
 def instances_for(method: str, n: int, config) -> int:
-    explainers = config.evaluation.explainers
-    if method == "Anchor":
-        return min(n, explainers.anchor.max_instances)
-    if method == "DiCE":
-        return min(n, explainers.dice.max_instances)
-    return n
+    """How many of the sample's ``n`` cases ``method`` explains (its spec's case cap)."""
+    return spec_of(method, config).cap(config, n)
 
 
 def shared_cases(explanations, ids, methods) -> list[int]:

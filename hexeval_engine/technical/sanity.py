@@ -48,6 +48,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata, spearmanr
 
+from ..explainers.registry import enabled_methods, method_specs, spec_of
 from ..explanation import BASELINE_METHOD
 from ..paired_stats import mean_ci
 from ..plain_values import describe_error
@@ -56,12 +57,15 @@ from .class_groups import case_groups
 
 log = logging.getLogger(__name__)
 
-#: Methods re-run on the randomised model.
-RANDOMISATION_METHODS = ("SHAP", "LIME", "Anchor", "DiCE", BASELINE_METHOD)
-#: Cases Anchor and DiCE re-explain for the check (their searches cost seconds per case).
+#: Cases the search methods (specs that pool their model calls: Anchor, DiCE) re-explain for the check (their
+#: searches cost seconds per case).
 SEARCH_CASES = 3
-_SEARCH_METHODS = ("Anchor", "DiCE")
-_MEASURE = {"Anchor": "condition overlap", "DiCE": "changed-feature overlap"}
+#: How two explanations of one case are compared, by family (attributions: rank similarity).
+_MEASURE = {"rule": "condition overlap", "counterfactual": "changed-feature overlap", "example": "similar-case overlap"}
+
+
+def _searches(method: str, config) -> bool:
+    return spec_of(method, config).pools_model_calls
 _DIRECTION = {"<": "below", "<=": "below", ">": "above", ">=": "above", "=": "equal", "in": "equal", "!=": "not"}
 
 
@@ -233,22 +237,25 @@ def fitted_in_helper(token: str) -> tuple:
     re-fit overlaps the main process's work. The fitted estimator is the same as one fitted here (same
     data, labels and parameters; ``n_jobs`` is 1 either way). The helper keeps it for the re-explanations it
     is given later (:func:`reexplained_in_helper`); the main process gets a copy for SHAP and Random."""
-    from ..explainers.helper_pool import run_inputs, run_store  # helper side: the explainer stack is loaded there
+    from ..runtime.helper_pool import run_inputs, run_store  # helper side: the explainer stack is loaded there
 
     fitted = _fit_permuted(*run_inputs(token))
     run_store(token)["randomised_fit"] = fitted
     return fitted
 
 
-#: The check's re-explanations the technical stage queues to the helper process (SHAP too: its TreeExplainer's
-#: decoding of the randomised booster is ~0.1 s the main process would do alone); Random is redone here.
-HELPER_RERUNS = ("SHAP", "LIME", "Anchor", "DiCE")
+def _rerun_in_helper(method: str, config) -> bool:
+    """The check's re-explanations the technical stage queues to the helper process: every randomisable method but
+    the baseline (SHAP too: its TreeExplainer's decoding of the randomised booster is ~0.1 s the main process would
+    do alone); Random is redone here."""
+    spec = spec_of(method, config)
+    return spec.randomisable and spec.recommendable
 
 
 def reexplained_in_helper(token: str, *, method: str, ids: tuple, rows: tuple, caps: tuple | None) -> list:
     """Run in the helper process: :func:`_redone` on the randomised model the helper fitted (:func:`fitted_in_helper`,
     queued before; fitted again if it is gone), for a binary model's check cases ``ids``."""
-    from ..explainers.helper_pool import run_inputs, run_store  # helper side: the explainer stack is loaded there
+    from ..runtime.helper_pool import run_inputs, run_store  # helper side: the explainer stack is loaded there
 
     model, data, config = run_inputs(token)
     store = run_store(token)
@@ -273,8 +280,8 @@ def queue_reruns(runner, config, explanation, ids: list) -> dict:
     ids = [int(i) for i in ids[:config.evaluation.sanity.randomisation_cases]]
     searched = set(ids[:SEARCH_CASES])
     queued = {}
-    for method in HELPER_RERUNS:
-        plan = _rerun_plan(explanation, method, ids, searched)
+    for method in [m for m in enabled_methods(config) if _rerun_in_helper(m, config)]:
+        plan = _rerun_plan(explanation, method, ids, searched, config)
         if plan is None:
             continue
         rows, caps = plan
@@ -286,25 +293,26 @@ def queue_reruns(runner, config, explanation, ids: list) -> dict:
     return queued
 
 
-def _rerun_plan(explanation, method: str, group_ids: list, searched: set):
+def _rerun_plan(explanation, method: str, group_ids: list, searched: set, config):
     """Which of a group's check cases ``method`` re-explains: ``(rows, caps)`` (positions in ``group_ids``;
     Anchor's request caps, else ``None``), or ``None`` when it redoes none."""
-    n = sum(1 for i in group_ids if i in searched) if method in _SEARCH_METHODS else len(group_ids)
+    search = _searches(method, config)
+    n = sum(1 for i in group_ids if i in searched) if search else len(group_ids)
     if not n:
         return None
     real = {i: explanation(method, i) for i in group_ids[:n]}
     # a case whose real explanation failed cannot be compared: a search method does not redo it
-    rows = [k for k, i in enumerate(group_ids[:n]) if method not in _SEARCH_METHODS or _usable(real[i])]
+    rows = [k for k, i in enumerate(group_ids[:n]) if not search or _usable(real[i])]
     if not rows:
         return None
-    caps = tuple(request_cap(real[group_ids[k]]) for k in rows) if method == "Anchor" else None
+    caps = tuple(request_cap(real[group_ids[k]]) for k in rows) if spec_of(method, config).bounded_reruns else None
     return rows, caps
 
 
 def _redone(group, data, method: str, rows: list, caps, config) -> list:
     """The randomised model's explanations (unrendered) of the group's cases at positions ``rows``, by ``method``
     (Anchor bounded by ``caps``, :func:`request_cap`); one fresh sequential explainer, as in every process."""
-    from ..explainers import ExplainRunner  # the explainer stack loads only when the check runs
+    from ..runtime.parallel import ExplainRunner  # the explainer stack loads only when the check runs
     from ..explainers.base import explained_classes, instance_seed  # the explainer stack loads only when the check runs
 
     X = data.X_test.iloc[group.ids][list(data.feature_names)].reset_index(drop=True)
@@ -316,7 +324,7 @@ def _redone(group, data, method: str, rows: list, caps, config) -> list:
     seeds = [instance_seed(config.evaluation.random_state, i, method) for i in run_ids]
     args = (X.iloc[rows], run_ids, np.asarray(classes)[rows], np.asarray(probabilities)[rows], seeds)
     with ExplainRunner(view, group.data, seq) as runner:
-        if method == "Anchor":  # bounded by the real search's own model requests (request_cap)
+        if spec_of(method, config).bounded_reruns:  # bounded by the real search's own model requests (request_cap)
             return runner.explainer(method).explain(*args, request_caps=list(caps))
         return runner.explain(method, *args, render=False)
 
@@ -327,7 +335,7 @@ def _take_back(queued: dict, plans: list, redo) -> dict:
 
     ``plans`` are ``(method, key)``; ``redo(method)`` re-explains here. A job the helper failed on is redone here,
     so an error looks as it would without the helper."""
-    from ..explainers.parallel import take_back  # the explainer stack loads only when the check runs
+    from ..runtime.parallel import take_back  # the explainer stack loads only when the check runs
 
     done = {}
     for method, key in plans:
@@ -453,8 +461,9 @@ def randomisation_check(model, data, config, technical) -> dict:
 def _randomisation_check(model, data, config, technical, fitted, queued: dict) -> dict:
     settings = config.evaluation.sanity
     present = {e.method for e in technical.explanations}
-    methods = [m for m in RANDOMISATION_METHODS if m in present]
-    not_checked = sorted(present - set(RANDOMISATION_METHODS))
+    known = {s.name: s for s in method_specs(config)}
+    methods = [m for m in known if m in present and known[m].randomisable]
+    not_checked = sorted(m for m in present if m not in methods)
     out = {"status": "skipped", "reason": "", "n_cases": 0, "methods": {}, "not_checked": not_checked}
     if not settings.randomisation_check:
         out["reason"] = "switched off (evaluation.sanity.randomisation_check: false)"
@@ -470,10 +479,10 @@ def _randomisation_check(model, data, config, technical, fitted, queued: dict) -
     features = list(data.feature_names)
     searched = set(ids[:SEARCH_CASES])
     sims: dict = {m: [] for m in methods}
-    stopped = 0
+    stopped = dict.fromkeys(methods, 0)  # re-runs of a bounded search stopped at the real search's request cap
     # a multi-class model: the randomised model is explained for the class it predicts (technical.class_groups)
     for group in case_groups(randomised, data, config, ids):
-        plans = {m: _rerun_plan(technical.explanation, m, group.ids, searched) for m in methods}
+        plans = {m: _rerun_plan(technical.explanation, m, group.ids, searched, config) for m in methods}
         plans = {m: p for m, p in plans.items() if p is not None}
         keys = [(m, (m, tuple(group.ids), tuple(p[0]), p[1])) for m, p in plans.items()]
         answers = _take_back(queued, keys, lambda m: _redone(group, data, m, plans[m][0], plans[m][1], config))
@@ -485,19 +494,19 @@ def _randomisation_check(model, data, config, technical, fitted, queued: dict) -
                 if not _usable(real) or iid not in redone:
                     continue
                 sims[method].append(explanation_similarity(real, redone[iid], features))
-                if method == "Anchor" and (redone[iid].extra or {}).get("stopped_at_request_cap"):
-                    stopped += 1
+                if (redone[iid].extra or {}).get("stopped_at_request_cap"):
+                    stopped[method] += 1
     for method in methods:
         mean, low, high = mean_ci(sims[method], confidence=config.evaluation.confidence_level,
                                   seed=config.evaluation.random_state)
         out["methods"][method] = {"similarity": mean, "ci_low": low, "ci_high": high, "n": len(sims[method]),
-                                  "measure": _MEASURE.get(method, "rank similarity"),
+                                  "measure": _MEASURE.get(known[method].family, "rank similarity"),
                                   "ignores_model": bool(math.isfinite(mean) and mean >= settings.max_similarity)}
     notes = []
-    if "Anchor" in out["methods"]:
-        out["methods"]["Anchor"]["stopped_at_real_budget"] = stopped
-        if stopped:
-            notes.append(stopped_note(stopped, out["methods"]["Anchor"]["n"]))
+    for method in [m for m in methods if known[m].bounded_reruns]:
+        out["methods"][method]["stopped_at_real_budget"] = stopped[method]
+        if stopped[method]:
+            notes.append(stopped_note(stopped[method], out["methods"][method]["n"]))
     out.update(status="done", n_cases=len(ids), notes=notes)
     return out
 

@@ -4,10 +4,10 @@ Public interface
 ----------------
 ``noisy_copies`` (lives in :mod:`hexeval_engine.metrics.stability`, which rebuilds the same copies; re-exported here
 for the callers that knew it from this module)
-``stability_jobs(model, data, config, X_raw, ids, classes, methods, *, seed_reruns=False) -> list[ExplainJob]``
+``stability_jobs(model, data, config, X_raw, ids, classes, methods, *, seed_reruns=None) -> list[ExplainJob]``
 the explanation calls the stability runs make (so a run can announce them before explaining anything)
 ``stability_explanations(runner, model, data, config, X_raw, ids, classes, methods, *, on_instance=None,
-clock=None, seed_reruns=False, jobs=None) -> (perturbed, seed_runs)``  the dicts ``compute_instance_metrics`` takes
+clock=None, seed_reruns=None, jobs=None) -> (perturbed, seed_runs)``  the dicts ``compute_instance_metrics`` takes
 
 Noise (Alvarez-Melis & Jaakkola 2018): every numeric feature gets Gaussian noise with standard
 deviation ``evaluation.stability.noise_std`` times that feature's training standard deviation;
@@ -22,14 +22,15 @@ import numpy as np
 import pandas as pd
 
 from ..explainers.base import instance_seed
-from ..explainers.parallel import ExplainJob
+from ..runtime.parallel import ExplainJob
 from ..metrics.stability import noisy_copies
 from .timing import MethodClock
 
 
 def stability_jobs(model, data, config, X_raw: pd.DataFrame, ids, classes, methods, *,
-                   seed_reruns: bool = False) -> list[ExplainJob]:
-    """The explanation calls of the stability runs: noisy copies per method in ``methods``, then LIME's re-runs.
+                   seed_reruns: str | None = None) -> list[ExplainJob]:
+    """The explanation calls of the stability runs: noisy copies per method in ``methods``, then the re-runs of
+    the method ``seed_reruns`` names (LIME: its spec's ``seed_reruns``) with other seeds.
 
     Predicts the copies (one model call) and, with ``seed_reruns``, the cases (one more).
     """
@@ -55,16 +56,16 @@ def stability_jobs(model, data, config, X_raw: pd.DataFrame, ids, classes, metho
         rep_classes = np.tile(classes, settings.repeats)
         proba = model.predict_proba(X_raw)
         rep_prob = np.tile(proba[np.arange(len(ids)), classes], settings.repeats)
-        seeds = [instance_seed(rs, iid, f"LIME:rerun:{k // len(ids)}") for k, iid in enumerate(rep_ids)]
-        jobs.append(ExplainJob("LIME", X_rep, rep_ids, rep_classes, rep_prob, seeds, render=False, purpose="rerun"))
+        seeds = [instance_seed(rs, iid, f"{seed_reruns}:rerun:{k // len(ids)}") for k, iid in enumerate(rep_ids)]
+        jobs.append(ExplainJob(seed_reruns, X_rep, rep_ids, rep_classes, rep_prob, seeds, render=False, purpose="rerun"))
     return jobs
 
 
 def stability_explanations(runner, model, data, config, X_raw: pd.DataFrame, ids, classes, methods, *,
-                           on_instance=None, clock=None, seed_reruns: bool = False, jobs=None) -> tuple[dict, dict]:
-    """Explanations of noisy copies (``methods``) and LIME re-runs with other seeds.
+                           on_instance=None, clock=None, seed_reruns: str | None = None, jobs=None) -> tuple[dict, dict]:
+    """Explanations of noisy copies (``methods``) and re-runs with other seeds.
 
-    ``seed_reruns`` asks for the LIME re-runs (``explainers.lime.seed_reruns``). ``jobs``: the calls
+    ``seed_reruns`` names the method re-run with other seeds (LIME, when ``explainers.lime.seed_reruns``). ``jobs``: the calls
     :func:`stability_jobs` planned earlier (those of methods not in ``methods`` and, without ``seed_reruns``,
     the re-runs are skipped); planned here when not given.
 

@@ -52,17 +52,15 @@ import pandas as pd
 from ..errors import ConfigError
 from ..models.model_wrapper import HexevalModel
 from . import helper_pool
-from .base import instance_seed
-from .registry import build_explainer
-from .render import rendered
+from ..explainers.base import instance_seed
+from ..explainers.registry import build_explainer, enabled_methods, spec_of
+from ..explainers.render import rendered
 
 log = logging.getLogger(__name__)
 
-#: Methods the helper process takes: GIL-bound Python. SHAP's tree routine is fastest in-process, Random cheap.
-HELPER_METHODS = ("LIME", "Anchor", "DiCE")
-#: Rows per helper job of LIME (finer jobs balance the two processes better; Anchor and DiCE pool their
-#: model calls over a whole job, so they go whole).
-_LIME_CHUNK = 25
+#: Rows per helper job of a method that explains case by case (LIME; finer jobs balance the two processes
+#: better); methods that pool their model calls over a whole job (Anchor, DiCE) go whole.
+_CHUNK = 25
 
 
 @dataclass
@@ -98,6 +96,7 @@ class _Part:
     result: list | None = None
     error: Exception | None = None
     reported: bool = False
+    chunked: bool = False  # a slice of a job whose method explains case by case (LIME), not a whole pooled job
 
     @property
     def done(self) -> bool:
@@ -159,7 +158,7 @@ def _whole_jobs_first(parts: list) -> list:
     first, Anchor and DiCE are done while the main process explains its own share; with LIME's cases at the end,
     the main process takes them back first. Every method's cases are then explained early: the claim-scoped
     metrics are measured while the helper works, and the sanity check's re-explanations join its queue early."""
-    return sorted(parts, key=lambda p: (p.job.method == "LIME", p.job.method == "LIME" and not p.job.purpose))
+    return sorted(parts, key=lambda p: (p.chunked, p.chunked and not p.job.purpose))
 
 
 def _key(method, X_raw, ids, seeds, render) -> tuple:
@@ -261,6 +260,11 @@ class ExplainRunner:
             future.cancel()
         return True
 
+    def in_helper(self, method: str) -> bool:
+        """Whether ``method``'s jobs may go to the helper process (its spec's ``runs_in_helper``: GIL-bound
+        Python; SHAP's tree routine is fastest in-process, Random cheap)."""
+        return spec_of(method, self.config).runs_in_helper
+
     def prefetch(self, jobs: list, *, first: tuple = ()) -> list:
         """Announce the ``explain`` calls to come, in the order they will come (``auto`` backend only).
 
@@ -273,7 +277,7 @@ class ExplainRunner:
         process's own share instead of ending the run). Returns their futures (``[]`` when the helper is not
         used).
         """
-        rows = sum(len(j.ids) for j in jobs if j.method in HELPER_METHODS)
+        rows = sum(len(j.ids) for j in jobs if self.in_helper(j.method))
         if not helper_worth(self.config, rows):
             return []
         helper_pool.start_helper(background=True)  # a no-op when it runs; if it was not, later runs find it warm
@@ -295,12 +299,13 @@ class ExplainRunner:
             ahead = self._ahead.setdefault(job.key(), _Ahead(job))
             if ahead.parts:
                 continue  # announced twice: one answer serves both
-            if job.method not in HELPER_METHODS:
+            if not self.in_helper(job.method):
                 ahead.parts.append(_Part(job))
                 continue
-            size = _LIME_CHUNK if job.method == "LIME" else len(job.ids)
+            whole = spec_of(job.method, self.config).pools_model_calls
+            size = len(job.ids) if whole else _CHUNK
             for start in range(0, len(job.ids), size):
-                part = _Part(_slice(job, start, start + size))
+                part = _Part(_slice(job, start, start + size), chunked=not whole)
                 ahead.parts.append(part)
                 new.append(part)
         if self._helper is not None:
@@ -330,7 +335,7 @@ class ExplainRunner:
         helper_pool.log_once("late", "The helper process came up during a run; it takes the jobs not started yet.")
         self.late_calls = [f for f in (self.helper_call(fn) for fn in self._late_first) if f is not None]
         left = [p for a in self._ahead.values() for p in a.parts
-                if p.job.method in HELPER_METHODS and not p.done]
+                if self.in_helper(p.job.method) and not p.done]
         for part in _whole_jobs_first(left):
             self._submit(part)
 
@@ -363,7 +368,7 @@ class ExplainRunner:
         if self._helper is None and not self._late:
             return
         parts = [p for a in self._ahead.values() for p in a.parts]
-        for part in [p for p in parts if p.future is None and not (self._late and p.job.method in HELPER_METHODS)]:
+        for part in [p for p in parts if p.future is None and not (self._late and self.in_helper(p.job.method))]:
             self._do_here(part, on_instance, charge)
             self._hand_over()
         if meanwhile is not None:
@@ -504,7 +509,7 @@ class ExplainRunner:
             ahead = self._ahead.pop(_key(method, X_raw, instance_ids, seeds, render), None)
             if ahead is not None:
                 return self._collect(ahead, on_instance)
-        if self.parallel.backend in ("sequential", "auto") or method == "SHAP" or n == 1:
+        if self.parallel.backend in ("sequential", "auto") or spec_of(method, self.config).in_process_only or n == 1:
             return self._in_process(ExplainJob(method, X_raw, instance_ids, classes, probabilities, seeds, render),
                                     on_instance)
         out = self._distributed(method, X_raw, list(instance_ids), np.asarray(classes), np.asarray(probabilities),
@@ -565,8 +570,8 @@ def helper_worth(config, rows: int | None = None) -> bool:
     if rows is None:
         n = ev.sample_size
         lime = ev.explainers.lime
-        rows = sum(min(n, ev.explainers.settings_for(m).max_instances) if m in ("Anchor", "DiCE") else n
-                   for m in ev.explainers.enabled_methods() if m in HELPER_METHODS)
+        specs = [spec_of(m, config) for m in enabled_methods(config)]
+        rows = sum(s.cap(config, n) for s in specs if s.runs_in_helper)
         if lime.stability_test and lime.enabled:
             rows += min(lime.stability_subset, n) * ev.stability.repeats * (1 + bool(lime.seed_reruns))
     work = rows * ev.explainers.lime.num_samples

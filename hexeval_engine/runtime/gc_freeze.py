@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import gc
 
-from ..counted_switch import CountedSwitch
+from .counted_switch import CountedSwitch
 
 
 def _freeze() -> bool:

@@ -7,7 +7,7 @@ Public interface
 ``start_forkserver(*, background=True) -> bool``  start the forkserver with ``PRELOAD`` unless it runs;
                                   ``False`` (nothing started) on a machine with fewer than 2 usable cores
 
-Why here. The helper (:mod:`hexeval_engine.explainers.helper_pool`) is forked by a ``forkserver`` whose
+Why here. The helper (:mod:`hexeval_engine.runtime.helper_pool`) is forked by a ``forkserver`` whose
 preload imports the explainer stack: about 2 s. A dashboard starts it once at start-up; a ``hexeval
 evaluate`` command is a new process every time, and it used to start the forkserver only when the run
 began, so the run explained everything in its own process (credit risk: 10 s from the shell). Started by

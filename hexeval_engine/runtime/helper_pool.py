@@ -50,11 +50,11 @@ from concurrent.futures.process import BrokenProcessPool
 
 from threadpoolctl import threadpool_limits
 
-from ..models.forkserver_start import ensure_forkserver, usable_cores
+from .forkserver_start import ensure_forkserver, usable_cores
 from ..models.model_wrapper import HexevalModel
-from .base import instance_seed
-from .registry import build_explainer
-from .render import rendered
+from ..explainers.base import instance_seed
+from ..explainers.registry import build_explainer
+from ..explainers.render import rendered
 
 log = logging.getLogger(__name__)
 
@@ -268,15 +268,15 @@ def _warm(main_pid: int) -> int:
     """The first job: the worker is up (its imports came with the forkserver); its pid lets us end it.
 
     The helper computes on one thread (BLAS and OpenMP): it shares the machine with the main process, and
-    idle BLAS workers spin-wait (see :mod:`hexeval_engine.models.blas_threads`); the results do not change.
+    idle BLAS workers spin-wait (see :mod:`hexeval_engine.runtime.blas_threads`); the results do not change.
     The objects of the preloaded libraries are frozen out of the garbage collector's full passes (they live as long
-    as the helper; see :mod:`hexeval_engine.technical.gc_freeze`).
+    as the helper; see :mod:`hexeval_engine.runtime.gc_freeze`).
     A watchdog ends the helper once ``main_pid`` is gone: a main process killed outright (``kill -9``, the
     out-of-memory killer) cannot shut it down, and the helper holds the pipes that would tell it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at a terminal is for the main process, which stops us
     threadpool_limits(limits=1)
-    gc.freeze()  # the preloaded libraries live as long as the helper: full collections skip them (technical.gc_freeze)
+    gc.freeze()  # the preloaded libraries live as long as the helper: full collections skip them (runtime.gc_freeze)
     threading.Thread(target=_watch, args=(main_pid,), name="hexeval-helper-watchdog", daemon=True).start()
     return os.getpid()
 

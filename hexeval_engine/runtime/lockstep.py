@@ -29,7 +29,7 @@ from typing import Callable
 
 import numpy as np
 
-from .base import GLOBAL_RNG_LOCK, TimeBudgetExceeded
+from ..explainers.base import GLOBAL_RNG_LOCK, TimeBudgetExceeded
 
 log = logging.getLogger(__name__)
 

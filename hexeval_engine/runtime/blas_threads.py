@@ -4,7 +4,7 @@ The explainers and metrics make thousands of small matrix products (a LogisticRe
 weighted ridge, distances); OpenBLAS runs the larger ones on as many threads as there are cores, and its
 idle workers then spin-wait for the next call. On the 2-core reference machine that spinning was ~0.6 CPU
 seconds of a 2.6 s heart upload run (two worker threads, per ``/proc/<pid>/task``), with no wall-clock gain:
-the explainers already run side by side in threads (``explainers/lockstep.py``). OpenBLAS splits a product
+the explainers already run side by side in threads (``runtime/lockstep.py``). OpenBLAS splits a product
 over its output elements, each computed the same way on any thread, so the results do not change (the
 whole-run tables of heart, credit risk and the heart upload are hash-identical with one and two threads;
 ``benchmarks/TARGETS.md``).
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from threadpoolctl import threadpool_limits
 
-from ..counted_switch import CountedSwitch
+from .counted_switch import CountedSwitch
 
 
 #: ``with one_blas_thread():`` computes with one BLAS thread (see the module docstring).

@@ -1,0 +1,95 @@
+"""Benchmark ``hexeval evaluate`` on wide numeric data: 300 numeric columns x 1,000 rows at sample size 10.
+
+The shape of issue 36, item 5 (there: 5 min 51 s, DiCE 181 s, sanity checks 104 s, at load ~8 and 1.12 GB).
+The data are synthetic and seeded (a few columns carry the signal); the model is a scikit-learn Pipeline
+(median imputation, XGBClassifier with 100 trees of depth 4) saved with skops. Everything else is HEXEval's
+defaults, as a person would run it: ``hexeval evaluate wide.skops wide.csv --target target --sample-size 10``
+(simulated personas, the helper process when two cores are free).
+
+Prints one line per run: wall time from the shell, the run's stage and per-method times from its manifest,
+peak resident memory of the command and its helper (largest ``ru_maxrss`` of the children), and the load
+average when it ended.
+
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/wide_numeric.py [--columns 300] [--rows 1000] [--repeats 1]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def make_data(folder: Path, columns: int, rows: int) -> tuple[Path, Path]:
+    """Write the seeded CSV and its trained skops pipeline; return (model path, CSV path)."""
+    import skops.io as sio
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import Pipeline
+    from xgboost import XGBClassifier
+
+    rng = np.random.default_rng(36)
+    values = rng.normal(size=(rows, columns))
+    frame = pd.DataFrame(values, columns=[f"measure_{i:03d}" for i in range(columns)]).round(3)
+    logit = 1.2 * values[:, 0] - 0.8 * values[:, 1] + 0.5 * values[:, 2] + 0.4 * values[:, 3] * values[:, 4]
+    frame["target"] = (rng.random(rows) < 1 / (1 + np.exp(-logit))).astype(int)
+    csv = folder / "wide.csv"
+    frame.to_csv(csv, index=False)
+    model = Pipeline([("impute", SimpleImputer(strategy="median")),
+                      ("model", XGBClassifier(n_estimators=100, max_depth=4, n_jobs=1, random_state=0))])
+    model.fit(frame.drop(columns="target"), frame["target"])
+    path = folder / "wide.skops"
+    sio.dump(model, path)
+    return path, csv
+
+
+def run_once(model: Path, csv: Path, out: Path, sample_size: int) -> dict:
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "hexeval_engine", "evaluate", str(model), str(csv), "--target",
+                           "target", "--sample-size", str(sample_size), "--output", str(out), "--quiet"],
+                          cwd=ROOT, capture_output=True, text=True, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        return {"error": proc.stderr[-500:], "wall": wall}
+    manifest = json.loads(max(out.glob("*/*/run.json"), key=lambda p: p.stat().st_mtime).read_text())
+    return {"wall": wall, "timings": manifest["timings"],
+            "peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--columns", type=int, default=300)
+    parser.add_argument("--rows", type=int, default=1000)
+    parser.add_argument("--sample-size", type=int, default=10)
+    parser.add_argument("--repeats", type=int, default=1)
+    args = parser.parse_args()
+    print(f"reference: issue 36 item 5 — 5 min 51 s (DiCE 181 s, sanity 104 s) at load ~8, 1.12 GB; "
+          f"settings: {args.columns} numeric columns x {args.rows} rows, sample size {args.sample_size}, defaults")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        model, csv = make_data(folder, args.columns, args.rows)
+        for n in range(args.repeats):
+            result = run_once(model, csv, folder / "runs", args.sample_size)
+            load = os.getloadavg()[0]
+            if "error" in result:
+                print(f"run {n + 1}: FAILED after {result['wall']:.1f} s: {result['error']} | load {load:.1f}")
+                continue
+            t = result["timings"]
+            stages = ", ".join(f"{k} {v:.1f}" for k, v in t.items() if isinstance(v, (int, float)) and k != "total")
+            methods = ", ".join(f"{k} {v:.1f}" for k, v in t.get("per_method", {}).items())
+            print(f"run {n + 1}: wall {result['wall']:.1f} s | total {t.get('total', float('nan')):.1f} s | "
+                  f"stages: {stages} | methods: {methods} | peak {result['peak_mib']:.0f} MiB | load {load:.1f}")
+
+
+if __name__ == "__main__":
+    main()

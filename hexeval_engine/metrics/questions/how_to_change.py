@@ -1,0 +1,297 @@
+"""*How to change it*: does the action each explanation suggests get the person the other outcome?
+
+Public interface
+----------------
+``ActionSpace(data, kinds, *, steps)``  what the person can change, and the data-quantile steps of a move
+``how_to_change_skills(answer, pool, space, jobs, *, draws, random_state) -> list[dict]``
+
+Only features the person can change, in the directions they may move (``actionability``,
+:mod:`hexeval_engine.explainers.actionability`), enter an action. The action each explanation suggests:
+
+* counterfactuals: each shown counterfactual as shown, without its changes the person cannot make; the
+  success is the share of shown counterfactuals that reach the other outcome (Wachter, Mittelstadt &
+  Russell 2017, *Counterfactual explanations without opening the black box*, Harvard JOLT: a
+  counterfactual is a recipe the person can follow);
+* attributions: the shown features that push towards the current answer (positive weight) and that the
+  person can move, each moved *against its sign*: from the case's value across the training median (an
+  attribution is the feature's contribution against typical values; moving it to the other side of
+  them takes that contribution away). The reader does not know how far, so the features move together in
+  ``steps`` equal steps of the training quantile, from the case's quantile to the far end; the action
+  succeeds if some step reaches the other outcome;
+* a rule: leave its easiest condition on a feature the person can move in the leaving direction (the
+  smallest quantile distance from the case's value to the condition's threshold; a category condition
+  costs one step), along the same quantile steps until the far end.
+
+The budget is the explanation's size as shown (or at the common size): an attribution moves at most its
+shown features, a rule one condition, a counterfactual its own changes. The skill subtracts the success
+of a random action of the same number of features: features drawn at random among those the person can
+move across the median, moved by the same steps, ``draws`` times:
+
+    skill_how_to_change = success(suggested action) - mean success(random action of the same size)
+
+A Random attribution names a random set with random signs, so its action is a random set of movable
+features of some size and its expected skill is 0; an explanation that suggests nothing has skill 0. The
+cost reported is the mean quantile distance moved per changed feature (a category change counts 1) of the
+actions that succeed; ``NaN`` when none does. Where the person can change nothing at all, every method gets
+``NaN`` and that reason.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ...explainers.actionability import FIXED, forbidden_changes
+from ..masking import instance_rng
+from .shown import ATTRIBUTION, RULE
+
+NOTHING_CHANGEABLE = "the person can change none of the features (every feature is declared fixed)"
+
+
+class ActionSpace:
+    """Movable features and the quantile steps of a move.
+
+    Parameters
+    ----------
+    data : Dataset
+        ``X_train`` gives each feature's quantiles, median and category frequencies.
+    kinds : dict
+        ``{feature: kind}`` from :func:`hexeval_engine.explainers.actionability.feature_actionability`.
+    steps : int
+        Quantile steps from the case's value to the far end.
+    """
+
+    def __init__(self, data, kinds: dict, *, steps: int):
+        self.features = list(data.feature_names)
+        self.categorical = set(data.categorical_features)
+        self.kinds = {f: kinds.get(f, "actionable") for f in self.features}
+        self.steps = int(steps)
+        self.sorted, self.median, self.categories = {}, {}, {}
+        train = data.X_train
+        for f in self.features:
+            if f in self.categorical or not pd.api.types.is_numeric_dtype(train[f]):
+                self.categorical.add(f)
+                counts = train[f].dropna().astype(str).value_counts(sort=True)
+                self.categories[f] = list(counts.index)
+            else:
+                values = np.sort(train[f].to_numpy(dtype=float, na_value=np.nan))
+                values = values[np.isfinite(values)]
+                self.sorted[f] = values
+                self.median[f] = float(np.median(values)) if len(values) else float("nan")
+
+    @property
+    def changeable(self) -> bool:
+        """Whether the person can change any feature at all."""
+        return any(k not in FIXED for k in self.kinds.values())
+
+    def allowed(self, feature: str, direction: int) -> bool:
+        """Whether ``feature`` may move in ``direction`` (+1 up, -1 down, 0 a category change)."""
+        kind = self.kinds[feature]
+        if kind in FIXED:
+            return False
+        if feature in self.categorical:
+            return kind == "actionable"
+        return kind == "actionable" or (kind == "increase_only" and direction > 0) or (
+            kind == "decrease_only" and direction < 0)
+
+    def level(self, feature: str, value) -> float:
+        """The training quantile of ``value`` (mid-rank)."""
+        values = self.sorted[feature]
+        if not len(values) or not np.isfinite(value):
+            return 0.5
+        below = np.searchsorted(values, value, side="left")
+        upto = np.searchsorted(values, value, side="right")
+        return float((below + upto) / 2 / len(values))
+
+    def away(self, feature: str, value) -> int:
+        """The direction across the median from ``value`` (+1 at the median); 0 for a category."""
+        if feature in self.categorical:
+            return 0
+        number = _float(value)
+        return -1 if number is not None and number > self.median[feature] else 1
+
+    def movable(self, case) -> list[str]:
+        """Features of ``case`` the person can move across the median."""
+        return [f for f in self.features if self.allowed(f, self.away(f, case[f]))
+                and (f in self.sorted and len(self.sorted[f]) or len(self.categories.get(f, ())) > 1)]
+
+    def ladder(self, feature: str, value, direction: int, *, exclude=()) -> list[tuple[object, float]]:
+        """``steps`` (new value, cost) pairs moving ``feature`` from ``value`` in ``direction`` (categories: the
+        most frequent other categories, then the last one repeated; ``exclude`` are categories not to take)."""
+        if feature in self.categorical:
+            others = [c for c in self.categories[feature] if c != str(value) and c not in exclude]
+            if not others:
+                return []
+            return [(others[min(t, len(others) - 1)], 1.0) for t in range(self.steps)]
+        values = self.sorted[feature]
+        if not len(values):
+            return []
+        start = self.level(feature, _float(value) if _float(value) is not None else float("nan"))
+        far = 1.0 if direction > 0 else 0.0
+        out = []
+        for t in range(1, self.steps + 1):
+            target = start + (far - start) * t / self.steps
+            position = min(max(int(np.ceil(target * len(values))) - 1, 0), len(values) - 1)
+            out.append((float(values[position]), abs(target - start)))
+        return out
+
+
+def _float(value):
+    if isinstance(value, (bool, np.bool_, str)) or value is None:
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if np.isnan(number) else number
+
+
+def _rule_move(space: ActionSpace, case, conditions):
+    """``(feature, direction, exclude)`` of the easiest condition to leave, or ``None``."""
+    best = None
+    for c in conditions:
+        f, op = c.feature, c.op
+        if f in space.categorical:
+            if not space.allowed(f, 0):
+                continue
+            values = c.value if isinstance(c.value, (list, tuple, set)) else [c.value]
+            exclude = [str(v) for v in values] if op in ("=", "in") else []
+            if op == "!=":
+                continue  # leaving "not v" means becoming v: a single category, kept simple by skipping
+            candidate = (0.5, f, 0, exclude)
+        else:
+            threshold = _float(c.value)
+            if threshold is None or op not in ("<", "<=", ">", ">="):
+                continue
+            direction = 1 if op in ("<", "<=") else -1
+            if not space.allowed(f, direction):
+                continue
+            x = _float(case[f])
+            start = space.level(f, x if x is not None else float("nan"))
+            candidate = (abs(space.level(f, threshold) - start), f, direction, [])
+        if best is None or candidate[0] < best[0]:
+            best = candidate
+    return None if best is None else best[1:]
+
+
+def _suggested(shown, case, space: ActionSpace) -> list[list[tuple]]:
+    """The actions an explanation suggests: a list of actions, each a list of ``(feature, direction, exclude)``
+    moves (ladder) or ``(feature, None, new value)`` (a counterfactual's change as shown)."""
+    if shown.kind == ATTRIBUTION:
+        moves = []
+        for f, w in shown.weights.items():
+            d = space.away(f, case[f])
+            if w > 0 and space.allowed(f, d) and f in space.movable(case):
+                moves.append((f, d, []))
+        return [moves]
+    if shown.kind == RULE:
+        move = _rule_move(space, case, shown.conditions)
+        return [[move] if move is not None else []]
+    actions = []
+    for change in shown.changes:
+        forbidden = set(forbidden_changes(change, space.kinds))
+        actions.append([(f, None, new) for f, (_, new) in change.items() if f not in forbidden])
+    return actions
+
+
+class _Rows:
+    """Action rows for one model call: the case repeated, with the moved values written in."""
+
+    def __init__(self):
+        self.owner, self.writes, self.cost = [], {}, []
+
+    def add(self, k, values: dict, cost: float) -> int:
+        self.owner.append(k)
+        self.cost.append(cost)
+        row = len(self.owner) - 1
+        for f, v in values.items():
+            self.writes.setdefault(f, ([], []))
+            self.writes[f][0].append(row)
+            self.writes[f][1].append(v)
+        return row
+
+    def frame(self, pool) -> pd.DataFrame:
+        rows = pool.compose(np.array([[pool.case_row(k)] * len(pool.features) for k in self.owner]))
+        for f, (where, values) in self.writes.items():
+            column = rows[f].to_numpy(dtype=object, copy=True)
+            column[np.asarray(where)] = values
+            rows[f] = pd.Series(column).astype(rows[f].dtype)
+        return rows
+
+
+def _ladder_rows(rows: _Rows, k, case, space, moves) -> list[int]:
+    """Rows of a ladder action (all moves step together); empty when no move has a ladder."""
+    ladders = [(f, space.ladder(f, case[f], d, exclude=ex)) for f, d, ex in moves]
+    ladders = [(f, steps) for f, steps in ladders if steps]
+    if not ladders:
+        return []
+    return [rows.add(k, {f: steps[t][0] for f, steps in ladders}, float(np.mean([steps[t][1] for _, steps in ladders])))
+            for t in range(space.steps)]
+
+
+def _direct_row(rows: _Rows, k, case, space, moves) -> list[int]:
+    values = {f: new for f, _, new in moves}
+    costs = []
+    for f, new in values.items():
+        if f in space.categorical:
+            costs.append(1.0)
+        else:
+            x, y = _float(case[f]), _float(new)
+            costs.append(abs(space.level(f, y) - space.level(f, x)) if x is not None and y is not None else 1.0)
+    return [rows.add(k, values, float(np.mean(costs)))]
+
+
+def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, random_state: int) -> list[dict]:
+    """Per job ``(k, iid, case, shown)``: ``skill``, ``success``, ``reference``, ``cost``, ``size`` and ``reason``.
+
+    One model call for every action row (suggested and random).
+    """
+    if not space.changeable:
+        nan = float("nan")
+        return [{"skill": nan, "success": nan, "reference": nan, "cost": nan, "size": nan,
+                 "reason": NOTHING_CHANGEABLE} for _ in jobs]
+    rows = _Rows()
+    plans = []  # per job: list of (size, row indices)
+    references = {}  # (k, size) -> list of row-index lists
+    for k, iid, case, shown in jobs:
+        plan = []
+        for moves in _suggested(shown, case, space):
+            ladder = bool(moves) and moves[0][1] is not None
+            made = _ladder_rows(rows, k, case, space, moves) if ladder else (
+                _direct_row(rows, k, case, space, moves) if moves else [])
+            size = len(moves) if made else 0
+            plan.append((size, made))
+            if (k, size) not in references:
+                references[(k, size)] = _random_actions(rows, k, iid, case, space, size, draws, random_state)
+        plans.append(plan)
+    reached = answer.reaches(rows.frame(pool), rows.owner) if rows.owner else np.zeros(0, dtype=bool)
+    cost = np.asarray(rows.cost, dtype=float)
+    out = []
+    for (k, _, _, _), plan in zip(jobs, plans):
+        successes, costs, baselines = [], [], []
+        for size, made in plan:
+            hit = [r for r in made if reached[r]]
+            successes.append(1.0 if hit else 0.0)
+            if hit:
+                costs.append(cost[hit[0]])
+            tries = references[(k, size)]
+            baselines.append(float(np.mean([any(reached[r] for r in t) for t in tries])) if tries else 0.0)
+        success = float(np.mean(successes)) if successes else 0.0
+        reference = float(np.mean(baselines)) if baselines else 0.0
+        out.append({"skill": success - reference, "success": success, "reference": reference,
+                    "cost": float(np.mean(costs)) if costs else float("nan"),
+                    "size": float(np.mean([s for s, _ in plan])) if plan else 0.0, "reason": None})
+    return out
+
+
+def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state) -> list[list[int]]:
+    movable = space.movable(case)
+    size = min(int(size), len(movable))
+    if size <= 0:
+        return []
+    rng = instance_rng(random_state, iid, f"question-action-{size}")
+    out = []
+    for _ in range(int(draws)):
+        chosen = [movable[j] for j in sorted(rng.choice(len(movable), size=size, replace=False))]
+        out.append(_ladder_rows(rows, k, case, space, [(f, space.away(f, case[f]), []) for f in chosen]))
+    return out

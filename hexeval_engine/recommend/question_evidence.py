@@ -1,0 +1,81 @@
+"""The measured evidence a stakeholder's verdict is built from: per case, each method's skill on each question.
+
+Public interface (stable)
+-------------------------
+``QUESTIONS``                                        ``("why", "what_if", "will_it_hold", "how_to_change")``
+``question_tables(per_instance, methods) -> {q: DataFrame}``   index ``instance_id``, one column per method:
+                                                     ``skill_<q>_common`` (every method cut to the common size)
+``weighted_skill(tables, weights, methods) -> DataFrame``      per case, the question-weighted skill
+``support_table(per_instance, metric) -> DataFrame``           a supporting column (``why_move_common`` …)
+
+A skill is the method's score minus that of a reader who saw no explanation (``metrics/questions``), so 0 means
+"no help". On a case where a question can be measured (some method has a value), a method without a value
+for it (its explanation shows nothing a reader of that question can apply) counts as 0: it answers no better
+than no explanation. A question no method could be measured on for a case (no neighbour changes the answer,
+the person can change nothing) is left out of that case for every method, and the remaining questions'
+weights are renormalised, so every method is weighed the same way on every case.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from ..metrics.table import canonical_method
+
+QUESTIONS = ("why", "what_if", "will_it_hold", "how_to_change")
+SKILL_SUFFIX = "_common"
+
+
+def skill_metric(question: str, *, common: bool = True) -> str:
+    return f"skill_{question}{SKILL_SUFFIX if common else ''}"
+
+
+def _pivot(per_instance: pd.DataFrame, metric: str, methods) -> pd.DataFrame:
+    rows = per_instance[per_instance["metric"] == metric]
+    if rows.empty:
+        return pd.DataFrame(columns=list(methods))
+    table = rows.pivot_table(index="instance_id", columns="method", values="value", aggfunc="mean")
+    return table.reindex(columns=list(methods))
+
+
+def has_question_evidence(per_instance: pd.DataFrame | None) -> bool:
+    """Whether a per-case table carries the question skills (runs before them do not)."""
+    return per_instance is not None and len(per_instance) > 0 and \
+        per_instance["metric"].isin([skill_metric(q) for q in QUESTIONS]).any()
+
+
+def question_tables(per_instance: pd.DataFrame, methods) -> dict[str, pd.DataFrame]:
+    """Per question, the common-size skill per case (rows) and method (columns), on the same cases."""
+    per_instance = per_instance.assign(method=per_instance["method"].map(canonical_method))
+    tables = {q: _pivot(per_instance, skill_metric(q), methods) for q in QUESTIONS}
+    cases = sorted(set().union(*(t.index for t in tables.values())))
+    out = {}
+    for q, t in tables.items():
+        t = t.reindex(index=cases).astype(float)
+        measurable = t.notna().any(axis=1)
+        t.loc[measurable] = t.loc[measurable].fillna(0.0)  # no answer on a measurable case: no help (0)
+        out[q] = t
+    return out
+
+
+def weighted_skill(tables: dict[str, pd.DataFrame], weights: dict[str, float], methods) -> pd.DataFrame:
+    """Per case, ``sum_q w_q skill_q / sum_q w_q`` over the questions measurable on that case (same for all)."""
+    methods = list(methods)
+    first = next(iter(tables.values()))
+    total = pd.DataFrame(0.0, index=first.index, columns=methods)
+    mass = pd.Series(0.0, index=first.index)
+    for q, w in weights.items():
+        if w <= 0 or q not in tables:
+            continue
+        t = tables[q].reindex(columns=methods)
+        measurable = t.notna().any(axis=1)
+        total = total.add(t.fillna(0.0).mul(w), fill_value=0.0)
+        mass = mass.add(measurable.astype(float) * w, fill_value=0.0)
+    out = total.div(mass.where(mass > 0), axis=0)
+    return out
+
+
+def support_table(per_instance: pd.DataFrame, metric: str, methods) -> pd.DataFrame:
+    """A supporting column of the questions (``how_to_change_success_common`` …), cases × methods."""
+    per_instance = per_instance.assign(method=per_instance["method"].map(canonical_method))
+    return _pivot(per_instance, metric, methods)

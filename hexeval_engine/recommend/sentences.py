@@ -1,0 +1,100 @@
+"""The sentences of a stakeholder's card, each built from the numbers it states (and tested against them).
+
+Public interface (stable)
+-------------------------
+``QUESTION_PHRASES``                                          each question as a person asks it
+``deciding_sentence(question, winner, other, support) -> str``  what the deciding question's evidence shows
+``gap_sentence(role, perceived_best, measured, source, on_five) -> str``  perceived and measured disagree
+``close_call_sentence(tied) -> str``
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..vocabulary import join_words
+
+#: Each question as a stakeholder asks it (the card's words).
+QUESTION_PHRASES = {"why": "why did the model say this", "what_if": "what will the model say for a similar case",
+                    "will_it_hold": "when does this answer stay the same", "how_to_change": "how can this be changed"}
+QUESTION_SHORT = {"why": "why", "what_if": "what if", "will_it_hold": "will it hold", "how_to_change": "how to change it"}
+
+
+def _paired(support: dict[str, pd.DataFrame], metric: str, a: str, b: str | None) -> tuple[np.ndarray, np.ndarray]:
+    """The metric of ``a`` and ``b`` on the cases where both have a value (``b`` None: ``a``'s own cases)."""
+    table = support.get(metric)
+    if table is None or a not in table.columns or (b is not None and b not in table.columns):
+        return np.array([]), np.array([])
+    cols = [a] + ([b] if b else [])
+    both = table[cols].dropna()
+    return both[a].to_numpy(float), (both[b].to_numpy(float) if b else np.array([]))
+
+
+def _pct(x: float) -> str:
+    return f"{x:.0%}"
+
+
+def deciding_sentence(question: str, winner: str, other: str | None, support: dict[str, pd.DataFrame]) -> str:
+    """One sentence a person understands, with the numbers that decided it (``other``: the runner-up or None).
+
+    ``support`` maps supporting metric names (``how_to_change_success_common`` …) to case × method tables.
+    Every number in the sentence is computed here from those tables, on the cases both methods have.
+    """
+    phrase = f"for *{QUESTION_PHRASES[question]}*"
+    if question == "how_to_change":
+        a, b = _paired(support, "how_to_change_success_common", winner, other)
+        if not a.size:
+            return f"{phrase}, {winner} answered best"
+        text = (f"{phrase}, {winner}'s suggested changes got the other outcome in {int((a > 0).sum())} of {a.size} "
+                "cases")
+        if other is not None:
+            text += f", {other}'s in {int((b > 0).sum())}"
+        return text
+    if question == "why":
+        a, b = _paired(support, "why_move_common", winner, other)
+        if not a.size:
+            return f"{phrase}, {winner} answered best"
+        text = (f"{phrase}, redrawing the inputs {winner} names moved the prediction by {a.mean():.2f} on average "
+                f"over {a.size} cases")
+        if other is not None:
+            text += f", those {other} names by {b.mean():.2f}"
+        return text
+    if question == "what_if":
+        a, b = _paired(support, "what_if_balanced_accuracy_common", winner, other)
+        if not a.size:
+            return f"{phrase}, {winner} answered best"
+        text = (f"{phrase}, a reader of {winner} predicted the model on nearby cases right {_pct(a.mean())} of the "
+                f"time over {a.size} cases")
+        if other is not None:
+            text += f", a reader of {other} {_pct(b.mean())}"
+        return text + " (no explanation: 50%)"
+    a, b = _paired(support, "will_it_hold_precision_common", winner, other)
+    cov_a, cov_b = _paired(support, "will_it_hold_coverage_common", winner, other)
+    if not a.size or not cov_a.size:
+        return f"{phrase}, {winner} answered best"
+    text = (f"{phrase}, {winner}'s claim of when the answer stays held on {_pct(a.mean())} of the nearby cases it "
+            f"covered ({_pct(cov_a.mean())} of them) over {a.size} cases")
+    if other is not None and b.size and cov_b.size:
+        text += f"; {other}'s on {_pct(b.mean())} ({_pct(cov_b.mean())} covered)"
+    return text
+
+
+def gap_sentence(role: str, perceived_best: str, measured: str, source: str, on_five: float) -> str:
+    """Perceived and measured disagree: who rated what highest, and what answers their questions better."""
+    return (f"{role} rated {perceived_best} highest ({on_five:.1f} of 5, {source}), but {measured} answers their "
+            "questions better when measured")
+
+
+def close_call_sentence(tied: list[str]) -> str:
+    """The methods the evidence cannot separate from the recommended one."""
+    return f"close call: the evidence does not separate {join_words(tied)}, so either is defensible"
+
+
+def finite(x) -> float | None:
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
