@@ -408,8 +408,8 @@ def _folders(folder: Path, problems: list[RunProblem]) -> list[Path]:
         return []
 
 
-def _info(run_dir: Path, m: dict) -> RunInfo:
-    m = current_manifest(m)
+def _info(run_dir: Path, saved: dict) -> RunInfo:
+    m = current_manifest(saved)  # the signature and hashes are checked on the manifest as saved
     counts = m.get("counts") or {}
     failures = m.get("failures") if isinstance(m.get("failures"), list) else []
     failed = [str(f.get("method")) for f in failures if isinstance(f, dict)]
@@ -418,7 +418,7 @@ def _info(run_dir: Path, m: dict) -> RunInfo:
     size = counts.get("sample_size")
     return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
                    shown(label, 80), size if isinstance(size, int) else None, failed,
-                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, m),
+                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, saved),
                    study=study_note(run_dir))
 
 
