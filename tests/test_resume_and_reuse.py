@@ -285,6 +285,8 @@ def test_runs_extend_adds_llm_ratings_to_a_simulated_run_as_an_amendment(tmp_pat
     assert info.rater == "test-model" and info.integrity.edited == []
     listing = _cli("runs", "list", "--output", str(tmp_path))
     assert "as written" in listing.stdout and "EDITED" not in listing.stdout
+    verified = _cli("runs", "verify", str(first.output_path))
+    assert verified.returncode == 0 and "AS WRITTEN" in verified.stdout.upper(), verified.stdout
     manifest = json.loads((first.output_path / "run.json").read_text())
     assert manifest["amendments"][-1]["what"].startswith("extended with ratings by the LLM rater")
 
