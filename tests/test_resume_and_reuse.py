@@ -326,3 +326,19 @@ def test_a_run_missing_part_of_its_pieces_computes_only_those_and_matches(tmp_pa
     assert reuse["explanations_reused"] > 0 and reuse["explanations_computed"] > 0
     assert reuse["explanations_reused"] + reuse["explanations_computed"] == first.manifest["reuse"]["explanations_computed"]
     assert _comparable(second.output_path) == _comparable(first.output_path)
+
+
+def test_keeping_pieces_changes_no_result(tmp_path):
+    """The same run with no store (the runner called directly) and with one (chunked, stored, with the helper
+    process): the same tables."""
+    settings = {"evaluation": {"sample_size": 40, "bootstrap_resamples": 200}, "personas": {"sample_instances": 2}}
+    plain = evaluate(usecase="heart", config_overrides=settings, save=False, reuse=False)
+    kept = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=settings)
+    assert plain.manifest["reuse"]["store"] == "off" and kept.manifest["reuse"]["explanations_computed"] > 0
+    for mine, theirs in ((plain.technical_metrics.drop(columns="seconds"), kept.technical_metrics.drop(columns="seconds")),
+                         (plain.technical.per_instance, kept.technical.per_instance),
+                         (plain.technical.metrics_long, kept.technical.metrics_long),
+                         (plain.persona_ratings.drop(columns=["latency_s"]), kept.persona_ratings.drop(columns=["latency_s"]))):
+        assert mine.to_csv(index=False) == theirs.to_csv(index=False)
+    assert json.dumps(plain.recommendations, sort_keys=True, default=str) == json.dumps(
+        kept.recommendations, sort_keys=True, default=str)

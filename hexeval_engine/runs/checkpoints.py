@@ -222,6 +222,7 @@ class StoredRunner:
         self._runner, self._pieces = runner, pieces
         self._answers: dict[str, list] = {}  # key -> explanations (the same objects for ready() and explain())
         self._from_store: set[str] = set()  # keys answered from the store (the runner never saw them)
+        self._announced: list[tuple[str, ExplainJob]] = []  # chunks the runner was told of, not kept yet
         self._settings = digest(technical_settings(runner.config))
         self._view = model_fingerprint(runner.model)
 
@@ -239,6 +240,20 @@ class StoredRunner:
 
     def _job_key(self, job: ExplainJob) -> str:
         return self._key(job.method, job.X_raw, job.ids, job.classes, job.probabilities, job.seeds, job.render)
+
+    def _harvest(self) -> None:
+        """Keep every announced chunk that is complete by now, wherever it ran (the helper's answers are taken in
+        without waiting), so an interruption loses none of them."""
+        left = []
+        for key, chunk in self._announced:
+            if key in self._answers:
+                continue
+            answer = self._runner.ready(chunk)
+            if answer is None:
+                left.append((key, chunk))
+            else:
+                self._keep(key, answer, chunk.render)
+        self._announced = left
 
     def _stored(self, key: str, render: bool) -> list | None:
         if key in self._answers:
@@ -259,8 +274,25 @@ class StoredRunner:
 
     def prefetch(self, jobs: list, *, first: tuple = ()) -> list:
         """Announce only the chunks not stored (the stored ones are answered from the store when asked for)."""
-        todo = [c for job in jobs for c in chunks(job) if self._stored(self._job_key(c), c.render) is None]
-        return self._runner.prefetch(todo, first=first)
+        todo = [(key, c) for job in jobs for c in chunks(job)
+                if self._stored(key := self._job_key(c), c.render) is None]
+        self._announced = todo
+        return self._runner.prefetch([c for _, c in todo], first=first)
+
+    def work_ahead(self, *, on_instance=None, charge=None, meanwhile=None) -> None:
+        """The runner's ``work_ahead``; each time it reports a case or calls back in between, the chunks complete
+        by then are kept."""
+        def step(job):
+            self._harvest()
+            if on_instance is not None:
+                on_instance(job)
+
+        def between():
+            self._harvest()
+            if meanwhile is not None:
+                meanwhile()
+
+        self._runner.work_ahead(on_instance=step, charge=charge, meanwhile=between)
 
     def ready(self, job: ExplainJob) -> list | None:
         """The job's explanations if every chunk is stored or complete (as the runner's ``ready``), else None."""
