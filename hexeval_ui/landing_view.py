@@ -17,9 +17,11 @@ log = logging.getLogger(__name__)
 
 QUESTION = ("HEXEval answers one question for a tabular model: **which explanation — SHAP, LIME, Anchor rules, DiCE "
             "counterfactuals or a plain-language story — should each stakeholder see?**")
-HOW = ("It explains the same cases with every method, measures how faithful, small and stable each explanation is, "
-       "has stakeholder personas (a cardiologist, a patient, a loan officer …) rate what they read, and recommends a "
-       "method per stakeholder with the evidence beside it.")
+HOW = ("It explains the same cases with every method and measures how well each explanation answers the questions "
+       "stakeholders ask — *why* did the model say this, *what if* the case were a little different, *will it hold*, "
+       "*how can it be changed* — against a reader who saw no explanation. Each stakeholder (a cardiologist, a patient, "
+       "a loan officer …) gets the method that answers **their** questions best, with the evidence beside it and how "
+       "they perceive each explanation.")
 
 #: What each bundled use case is about, in one line for a newcomer (its data caveats are on Use Case Details).
 PITCH = {"heart": ("Should a patient be referred for cardiac work-up?", "the cardiologist", "the patient"),

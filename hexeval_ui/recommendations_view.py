@@ -109,7 +109,7 @@ def _card(entry: dict, run) -> None:
                       "interval in the line below.")
     st.badge(label, icon=icon, color=color, help=help_)
     if entry.get("decided_by"):
-        st.markdown(f"**Decided by** {entry['decided_by']}.")
+        st.markdown(f"**Why this pick:** {entry['decided_by']}.")
     if entry.get("gap"):
         st.info(f"**Perceived and measured disagree.** {entry['gap']}.", icon=":material/compare_arrows:")
     questions = entry.get("questions") or {}

@@ -43,7 +43,7 @@ def render(run_dir, token) -> None:
         return
     top = st.container(key=TOP_KEY)
     if not record.get("role"):
-        top.title("Which explanation helps you?")
+        top.header("Which explanation helps you?")
         _introduction(run_dir, token, study, pid)
         return
     top.markdown("#### Which explanation helps you?")

@@ -127,7 +127,7 @@ def test_recommendations_show_a_card_per_stakeholder_and_the_heatmap(outputs):
     page = texts(at)
     # six shared cases can never make a clear lead; the card says which question decided the pick, in numbers
     assert "Close call" in page and "Clear lead" not in page and "Strengths" in page
-    assert f"**Decided by** {saved['Patient']['decided_by']}." in page
+    assert f"**Why this pick:** {saved['Patient']['decided_by']}." in page
     assert ">SHAP</span>" in page and ">DiCE</span>" in page  # the recommended methods, in their colours
     assert "simulated" in page and "never decide a recommendation" in page
     assert any(t.startswith("Skill on each stakeholder's questions") for t in chart_titles(at))

@@ -166,10 +166,12 @@ def test_two_participants_answer_resume_and_the_run_shows_their_evidence_as_peop
             page.get_by_text("Thank you: all your answers are saved.").wait_for()
         _shot(one, f"participant-done-{tag}-light")
         dark = new_page("dark")  # the third link, only looked at, in a dark theme
-        _start(dark, local["p3"], "Patient", shot=None)
+        _start(dark, local["p3"], "Patient", shot=f"participant-intro-{tag}-dark")
         _shot(dark, f"participant-item-{tag}-dark")
         dark.get_by_role("button", name="Save and continue").click()
-        dark.get_by_text(re.compile("Still to answer: Interpretability")).wait_for()
+        # nothing answered: all six ratings and the what-if question are named
+        dark.get_by_text(re.compile("Still to answer: Interpretability, Completeness, .*Decision support and the what-if "
+                                    "question")).wait_for()
         _shot(dark, f"participant-missing-{tag}-dark")
         for context in contexts:
             context.close()

@@ -21,3 +21,10 @@ def test_a_partial_id_matching_two_runs_is_still_ambiguous(tmp_path, capsys):
     assert main(["runs", "show", "run-a", "--output", str(tmp_path)]) == 1
     err = capsys.readouterr().err
     assert "matches several runs" in err and "run-a1" in err and "run-a2" in err
+
+
+def test_runs_show_reads_a_recommendation_without_a_score(tmp_path, capsys):
+    """A run saved by an older HEXEval (its recommendation has no skill score) is shown, not a KeyError."""
+    run = save(tmp_path, run_id="old-run")  # recommendations.json: {"Cardiologist": {"recommended_method": "SHAP"}}
+    assert main(["runs", "show", str(run)]) == 0
+    assert "Cardiologist: SHAP (" in capsys.readouterr().out

@@ -119,3 +119,45 @@ def test_a_link_can_fix_the_role_and_the_intro_is_the_operators(run_copy):
     study, pid, record = open_link(run_copy, token)
     assert study["intro"] == "Consent: you agree to take part." and record["role"] == "Patient"
     assert "role" not in study["participants"]["p2"] and set(more) == {"p2"}
+
+
+def _participant_page(run, token, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from app_helpers import ROOT
+    monkeypatch.setenv("HEXEVAL_STUDY_RUN", str(run))
+    at = AppTest.from_file(str(ROOT / "study_app.py"), default_timeout=120)
+    at.query_params["token"] = token
+    return at.run()
+
+
+def test_the_participant_chooses_a_role_or_the_link_fixes_it(run_copy, monkeypatch):
+    links = create_study(run_copy, cases=1, participants=1)
+    fixed = add_participants(run_copy, 1, role="Patient")
+    at = _participant_page(run_copy, links["p1"].split("token=", 1)[1], monkeypatch)
+    assert at.selectbox[0].value is None  # nothing preselected
+    assert "6 explanations in all. It takes about 9 minutes." in " ".join(i.value for i in at.info)
+    next(b for b in at.button if b.label == "Start").click()
+    at.run()
+    assert any("Choose your role" in e.value for e in at.error)
+    assert not (run_copy / "study/answers/p1.json").exists()  # Start without a choice records nothing
+    at = _participant_page(run_copy, fixed["p2"].split("token=", 1)[1], monkeypatch)
+    assert not at.selectbox and "**Your role in this study:** Patient" in [m.value for m in at.markdown]
+    next(b for b in at.button if b.label == "Start").click()
+    at.run()
+    assert at.get("progress")[0].proto.text == "Explanation 1 of 6 for case 1 of 1"
+    assert json.loads((run_copy / "study/answers/p2.json").read_text())["role"] == "Patient"
+
+
+def test_cli_sets_the_intro_from_a_file_and_fixes_the_role(run_copy, tmp_path, capsys):
+    assert main(["study", "create", str(run_copy), "--cases", "1", "--participants", "1",
+                 "--intro", str(tmp_path / "missing.txt")]) != 0
+    err = capsys.readouterr().err
+    assert "missing.txt" in err and "cannot be read" in err and "Traceback" not in err
+    intro = tmp_path / "consent.txt"
+    intro.write_text("Information sheet v2.\nYou may stop at any time.", encoding="utf-8")
+    assert main(["study", "create", str(run_copy), "--cases", "1", "--participants", "1", "--intro", str(intro),
+                 "--role", "Patient"]) == 0
+    study = json.loads((run_copy / "study/study.json").read_text())
+    assert study["intro"] == "Information sheet v2.\nYou may stop at any time."
+    assert study["participants"]["p1"]["role"] == "Patient"

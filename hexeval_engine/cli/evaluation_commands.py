@@ -345,10 +345,11 @@ def _print_tables(metrics: pd.DataFrame, recommendations: dict) -> None:
                 print(f"  {role}: no recommendation ({rec.get('reason') or 'see the run'})")
                 continue
             lead = LEAD_LABELS.get(rec.get("lead"), LEAD_LABELS["none"])
-            skill = f"skill {rec['score']:+.2f} over no explanation, " if rec.get("score") is not None else ""
+            score = rec.get("score")  # a run saved by an older HEXEval may have none, or another kind of score
+            skill = f"skill {score:+.2f} over no explanation, " if isinstance(score, (int, float)) else ""
             print(f"  {role}: {rec.get('recommended_method')} ({skill}{lead})")
             if rec.get("decided_by"):
-                print(f"    decided by {rec['decided_by'].replace('*', '')}")
+                print(f"    why this pick: {rec['decided_by'].replace('*', '')}")
             if rec.get("gap"):
                 print(f"    perceived and measured disagree: {rec['gap']}")
 

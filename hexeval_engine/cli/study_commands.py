@@ -75,7 +75,7 @@ def _intro_text(path: str | None) -> str | None:
     try:
         return Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
-        raise RunError(f"The introduction file '{shown(path)}' cannot be read ({describe_error(err)}). "
+        raise RunError(f"The introduction file '{shown(Path(path).name)}' cannot be read ({describe_error(err)}). "
                        "Give a UTF-8 text file.") from err
 
 
@@ -101,10 +101,11 @@ def find_run(ref: str, output: str | None) -> Path:
 
 def create_cmd(args) -> int:
     run = find_run(args.run, args.output)
+    intro = _intro_text(args.intro)  # a missing file is said before any work starts
     print("Creating the study; the run's personas answer its what-if questions (an LLM run asks its LLM now, and "
           "re-rates the items with their labels swapped) ...", flush=True)
     links = create_study(run, cases=args.cases, participants=args.participants, base_url=args.url,
-                         intro=_intro_text(args.intro), role=args.role)
+                         intro=intro, role=args.role)
     _print_links(links)
     print(f"Serve the study with: hexeval study serve {run}")
     return 0

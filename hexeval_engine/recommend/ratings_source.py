@@ -104,7 +104,7 @@ def ratings_source(manifest: dict, recommendations: dict | None) -> RatingsSourc
         if others:
             note += f" for {join_words(rated)}, by {persona_word} for the other {plural(len(others), 'stakeholder')}"
             few += (f" {join_words(others)} {'keeps' if len(others) == 1 else 'keep'} the personas' recommendation"
-                    f"{'' if len(others) == 1 else 's'} ({persona_word}): no person, or too few, answered in "
+                    f"{'' if len(others) == 1 else 's'}: no person, or too few, answered in "
                     f"{'that role' if len(others) == 1 else 'those roles'}.")
         sentence = (f"The stakeholder ratings behind these recommendations are by {plural(n_people, 'real person', 'real people')} "
                     f"who took this run's study ({plural(n_ratings, 'rating')}; {people_count_text(by_role) or 'no role with enough people'})."

@@ -331,7 +331,7 @@ def _explain(entry: dict, measured: _Measured, plan: "_Plan", perceived: dict) -
     q = measured.deciding_question(method, other)
     entry["deciding_question"] = q
     entry["decided_by"] = deciding_sentence(q, method, other, plan.support)
-    if entry["lead"] == "close_call" and entry["tied"]:
+    if entry["lead"] == "close_call" and len(entry["tied"]) > 1:  # the lead sentence already names the runner-up
         entry["notes"].append(close_call_sentence([method, *entry["tied"]]))
     rated = {m: v for m, v in perceived.items() if m in plan.candidates and v.get("value") is not None}
     if rated:

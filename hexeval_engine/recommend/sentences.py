@@ -37,6 +37,21 @@ def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
+def _two(x: float) -> str:
+    return f"{x:.2f}"
+
+
+#: Questions whose sentence states one mean per method: (supporting metric, the winner's clause, the
+#: runner-up's clause, number format, ending).
+_MEANS = {
+    "why": ("why_move_common", "redrawing the inputs {m} names moved the prediction by {v} on average",
+            "those {o} names by {v}", _two, ""),
+    "what_if": ("what_if_balanced_accuracy_common",
+                "a reader of {m} predicted the model on nearby cases right {v} of the time", "a reader of {o} {v}",
+                _pct, " (no explanation: 50%)"),
+}
+
+
 def deciding_sentence(question: str, winner: str, other: str | None, support: dict[str, pd.DataFrame]) -> str:
     """One sentence a person understands, with the numbers that decided it (``other``: the runner-up or None).
 
@@ -53,24 +68,15 @@ def deciding_sentence(question: str, winner: str, other: str | None, support: di
         if other is not None:
             text += f", {other}'s in {int((b > 0).sum())}"
         return text
-    if question == "why":
-        a, b = _paired(support, "why_move_common", winner, other)
+    if question in _MEANS:
+        metric, mine, theirs, number, tail = _MEANS[question]
+        a, b = _paired(support, metric, winner, other)
         if not a.size:
             return f"{phrase}, {winner} answered best"
-        text = (f"{phrase}, redrawing the inputs {winner} names moved the prediction by {a.mean():.2f} on average "
-                f"over {a.size} cases")
+        text = f"{phrase}, " + mine.format(m=winner, v=number(a.mean())) + f" over {a.size} cases"
         if other is not None:
-            text += f", those {other} names by {b.mean():.2f}"
-        return text
-    if question == "what_if":
-        a, b = _paired(support, "what_if_balanced_accuracy_common", winner, other)
-        if not a.size:
-            return f"{phrase}, {winner} answered best"
-        text = (f"{phrase}, a reader of {winner} predicted the model on nearby cases right {_pct(a.mean())} of the "
-                f"time over {a.size} cases")
-        if other is not None:
-            text += f", a reader of {other} {_pct(b.mean())}"
-        return text + " (no explanation: 50%)"
+            text += ", " + theirs.format(o=other, v=number(b.mean()))
+        return text + tail
     a, b = _paired(support, "will_it_hold_precision_common", winner, other)
     cov_a, cov_b = _paired(support, "will_it_hold_coverage_common", winner, other)
     if not a.size or not cov_a.size:

@@ -284,7 +284,7 @@ def recommendations_section(recs: dict | None, manifest: dict | None = None) -> 
                     f"<span class='lead {esc(stakeholder['lead'])}'>{esc(lead)}</span>") if method else ""
         extra = ""
         if stakeholder.get("decided_by"):
-            extra += f"<p><strong>Decided by</strong> {esc(stakeholder['decided_by'])}.</p>"
+            extra += f"<p><strong>Why this pick:</strong> {esc(stakeholder['decided_by'])}.</p>"
         if stakeholder.get("gap"):
             extra += f"<p class='rater-note'><strong>Perceived and measured disagree.</strong> {esc(stakeholder['gap'])}.</p>"
         if stakeholder.get("questions"):
