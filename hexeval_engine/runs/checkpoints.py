@@ -1,8 +1,7 @@
 """Never compute the same thing twice: keys of what determines a piece of work, and where pieces are looked up.
 
-A *piece* is either one explanation call of the technical stage (a method on a list of cases, or on noisy copies
-of them: :class:`~hexeval_engine.runtime.parallel.ExplainJob`'s arguments), or the technical stage's whole
-result together with the sanity checks and the held-out scores. Its key is a SHA-256 of everything that
+A *piece* is either one case's explanation by one method in the technical stage (of a sample case, a noisy copy or
+a re-run), or the technical stage's whole result together with the sanity checks and the held-out scores. Its key is a SHA-256 of everything that
 determines it:
 
 * the model file's hash and the view the stage explains it through (a class of a multi-class model, a band of a
@@ -10,11 +9,13 @@ determines it:
 * the data as the stage sees it (the training and test rows and targets, hashed);
 * the resolved settings that matter: the whole config except what only later stages read (``personas`` but its
   ``top_k_features``, ``narratives``, ``recommendations``, ``output``) and how the work is spread over processes
-  (``evaluation.parallel``: every backend gives the same explanations);
+  (``evaluation.parallel``: every backend gives the same explanations); for one case's explanation, also not the
+  settings that choose the cases or measure them (:func:`case_settings`), so a larger sample or an added method
+  reuses the explanations it shares with an earlier run;
 * the library versions and HEXEval's own code (a hash of the engine's source files: a change to any of them
   makes every key new);
-* for an explanation call: the method, the case ids, each case's seed, the rows' values, classes and
-  probabilities, and whether texts are rendered.
+* for one case's explanation: the method, the case id, its seed, its row's values, class and probability, and
+  whether texts are rendered.
 
 :class:`Pieces` looks a key up in the run's own checkpoints (``pieces/`` of its working folder, see
 :mod:`.resumable`), then in the runs root's shared store (:mod:`.explanation_store`); what it computes goes to the
@@ -68,6 +69,28 @@ def technical_settings(config) -> dict:
     settings["evaluation"] = {k: v for k, v in settings["evaluation"].items() if k != "parallel"}
     settings["personas"] = {k: dumped["personas"][k] for k in PERSONA_FIELDS_READ}
     return settings
+
+
+#: Settings that say which cases are explained or how they are measured, never how one case is explained (the
+#: explainers read none of them): left out of a case's key, so a larger sample or another metric setting reuses it.
+NOT_PER_CASE = ("sample_size", "explain_unshared", "bootstrap_resamples", "confidence_level", "fidelity", "stability",
+                "sanity", "parallel")
+#: The same within a method's own explainer settings.
+NOT_PER_CASE_EXPLAINER = ("enabled", "max_instances", "stability_test", "stability_subset", "seed_reruns")
+
+
+def case_settings(config, method: str) -> dict:
+    """The settings one case's explanation by ``method`` depends on: the technical settings without those of
+    :data:`NOT_PER_CASE`, and of the explainers' sections only ``method``'s own (and the shared ones, such as
+    plugins), without :data:`NOT_PER_CASE_EXPLAINER`."""
+    settings = technical_settings(config)
+    evaluation = {k: v for k, v in settings["evaluation"].items() if k not in NOT_PER_CASE}
+    sections = set(type(config.evaluation.explainers).KEYS.values())
+    own = type(config.evaluation.explainers).KEYS.get(method)
+    evaluation["explainers"] = {
+        k: ({n: x for n, x in v.items() if n not in NOT_PER_CASE_EXPLAINER} if k == own else v)
+        for k, v in evaluation["explainers"].items() if k == own or k not in sections}
+    return {**settings, "evaluation": evaluation}
 
 
 def data_digest(data) -> str:
@@ -215,69 +238,94 @@ class Pieces:
 
 
 class StoredRunner:
-    """An :class:`~hexeval_engine.runtime.parallel.ExplainRunner` whose calls already stored are answered from
-    the store; every other attribute is the runner's."""
+    """An :class:`~hexeval_engine.runtime.parallel.ExplainRunner` whose stored explanations are answered from the
+    store, case by case; every other attribute is the runner's.
+
+    Each case's explanation by a method is one piece (its key: the method, view and settings, whether texts are
+    rendered, and the case's id, seed, row values, class and probability). A call asks the runner only for the
+    cases not stored, as one call (LIME's in chunks of :data:`CHUNK`, as the helper takes them, so a chunk is kept
+    as soon as it is complete); ``ready`` and ``explain`` give the same objects for the same call.
+    """
 
     def __init__(self, runner, pieces: Pieces):
         self._runner, self._pieces = runner, pieces
-        self._answers: dict[str, list] = {}  # key -> explanations (the same objects for ready() and explain())
-        self._from_store: set[str] = set()  # keys answered from the store (the runner never saw them)
-        self._announced: list[tuple[str, ExplainJob]] = []  # chunks the runner was told of, not kept yet
-        self._settings = digest(technical_settings(runner.config))
+        self._answers: dict[str, object] = {}  # case key -> explanation (the same object for ready() and explain())
+        self._from_store: set[str] = set()  # case keys answered from the store (the runner never saw them)
+        self._announced: list[tuple[list[str], ExplainJob]] = []  # chunks the runner was told of, not kept yet
+        self._settings: dict[str, str] = {}  # method -> digest of case_settings
         self._view = model_fingerprint(runner.model)
 
     def __getattr__(self, name):
         return getattr(self._runner, name)
 
-    def _key(self, method, X_raw, ids, classes, probabilities, seeds, render) -> str:
-        values = pd.util.hash_pandas_object(X_raw, index=False).to_numpy().tobytes()
-        return self._pieces.key(
-            "explanations", view=self._view, settings=self._settings, method=method,
-            ids=[int(i) for i in ids], seeds=[int(s) for s in seeds], render=bool(render),
-            rows=hashlib.sha256(values).hexdigest(), columns=[str(c) for c in X_raw.columns],
-            classes=np.asarray(classes).tolist(), probabilities=hashlib.sha256(
-                np.ascontiguousarray(np.asarray(probabilities, dtype=float)).tobytes()).hexdigest())
+    def _case_keys(self, job: ExplainJob) -> list[str]:
+        rows = pd.util.hash_pandas_object(job.X_raw, index=False).to_numpy()
+        if job.method not in self._settings:
+            self._settings[job.method] = digest(case_settings(self._runner.config, job.method))
+        call = digest({"view": self._view, "settings": self._settings[job.method], "method": job.method,
+                       "render": bool(job.render), "columns": [str(c) for c in job.X_raw.columns]})
+        classes = np.asarray(job.classes).tolist()
+        probabilities = np.asarray(job.probabilities, dtype=float)
+        return [self._pieces.key("explanation", call=call, id=int(i), seed=int(s), row=int(r), cls=c,
+                                 probability=float(p).hex())
+                for i, s, r, c, p in zip(job.ids, job.seeds, rows, classes, probabilities)]
 
-    def _job_key(self, job: ExplainJob) -> str:
-        return self._key(job.method, job.X_raw, job.ids, job.classes, job.probabilities, job.seeds, job.render)
+    def _lookup(self, keys: list[str], render: bool) -> list[int]:
+        """Positions of ``keys`` not answered from the store (each case is looked up once)."""
+        missing = []
+        for k, key in enumerate(keys):
+            if key not in self._answers:
+                piece = self._pieces.get(key)
+                if piece is not None:
+                    self._answers[key] = piece
+                    self._from_store.add(key)
+                    self._pieces.reused += 1 if render else 0  # counted: the cases' explanations, not noisy copies
+            if key not in self._from_store:
+                missing.append(k)
+        return missing
+
+    def _keep(self, keys: list[str], explanations: list, render: bool) -> list:
+        out = []
+        for key, explanation in zip(keys, explanations):
+            if key not in self._answers:
+                self._answers[key] = explanation
+                self._pieces.computed += 1 if render else 0
+                self._pieces.put(key, explanation)
+            out.append(self._answers[key])
+        return out
+
+    def _plan(self, job: ExplainJob) -> tuple[list[str], list[tuple[list[str], ExplainJob]]]:
+        """The job's case keys and the chunks of its cases not stored (with their keys)."""
+        keys = self._case_keys(job)
+        missing = self._lookup(keys, job.render)
+        if not missing:
+            return keys, []
+        todo = job if len(missing) == len(keys) else _subset(job, missing)
+        todo_keys = [keys[k] for k in missing]
+        out, start = [], 0
+        for chunk in chunks(todo):
+            out.append((todo_keys[start:start + len(chunk.ids)], chunk))
+            start += len(chunk.ids)
+        return keys, out
 
     def _harvest(self) -> None:
         """Keep every announced chunk that is complete by now, wherever it ran (the helper's answers are taken in
         without waiting), so an interruption loses none of them."""
         left = []
-        for key, chunk in self._announced:
-            if key in self._answers:
+        for keys, chunk in self._announced:
+            if all(key in self._answers for key in keys):
                 continue
             answer = self._runner.ready(chunk)
             if answer is None:
-                left.append((key, chunk))
+                left.append((keys, chunk))
             else:
-                self._keep(key, answer, chunk.render)
+                self._keep(keys, answer, chunk.render)
         self._announced = left
 
-    def _stored(self, key: str, render: bool) -> list | None:
-        if key in self._answers:
-            return self._answers[key]
-        piece = self._pieces.get(key)
-        if piece is not None:
-            self._answers[key] = piece
-            self._from_store.add(key)
-            self._pieces.reused += len(piece) if render else 0  # counted: the cases' explanations, not noisy copies
-        return piece
-
-    def _keep(self, key: str, explanations: list, render: bool) -> list:
-        if key not in self._answers:
-            self._answers[key] = explanations
-            self._pieces.computed += len(explanations) if render else 0
-            self._pieces.put(key, explanations)
-        return self._answers[key]
-
     def prefetch(self, jobs: list, *, first: tuple = ()) -> list:
-        """Announce only the chunks not stored (the stored ones are answered from the store when asked for)."""
-        todo = [(key, c) for job in jobs for c in chunks(job)
-                if self._stored(key := self._job_key(c), c.render) is None]
-        self._announced = todo
-        return self._runner.prefetch([c for _, c in todo], first=first)
+        """Announce only the cases not stored (the stored ones are answered from the store when asked for)."""
+        self._announced = [item for job in jobs for item in self._plan(job)[1]]
+        return self._runner.prefetch([chunk for _, chunk in self._announced], first=first)
 
     def work_ahead(self, *, on_instance=None, charge=None, meanwhile=None) -> None:
         """The runner's ``work_ahead``; each time it reports a case or calls back in between, the chunks complete
@@ -295,58 +343,56 @@ class StoredRunner:
         self._runner.work_ahead(on_instance=step, charge=charge, meanwhile=between)
 
     def ready(self, job: ExplainJob) -> list | None:
-        """The job's explanations if every chunk is stored or complete (as the runner's ``ready``), else None."""
-        out = []
-        for chunk in chunks(job):
-            key = self._job_key(chunk)
-            answer = self._stored(key, chunk.render)
+        """The job's explanations if every case is stored or complete (as the runner's ``ready``), else None."""
+        keys, todo = self._plan(job)
+        for chunk_keys, chunk in todo:
+            if all(key in self._answers for key in chunk_keys):
+                continue
+            answer = self._runner.ready(chunk)
             if answer is None:
-                answer = self._runner.ready(chunk)
-                if answer is None:
-                    return None
-                answer = self._keep(key, answer, chunk.render)
-            out.extend(answer)
-        return out
+                return None
+            self._keep(chunk_keys, answer, chunk.render)
+        return [self._answers[key] for key in keys]
 
     def explain(self, method: str, X_raw, instance_ids, classes, probabilities, seeds, *, on_instance=None,
                 render: bool = True) -> list:
-        """As the runner's ``explain``, chunk by chunk: a stored chunk from the store, the others from the runner
-        (which returns the objects its ``ready`` gave, and reports their progress)."""
+        """As the runner's ``explain``: stored cases from the store, the others from the runner (which returns the
+        objects its ``ready`` gave, and reports their progress)."""
         if len(instance_ids) == 0:
             return []
-        out = []
-        for chunk in chunks(ExplainJob(method, X_raw, list(instance_ids), np.asarray(classes),
-                                       np.asarray(probabilities), list(seeds), render)):
-            key = self._job_key(chunk)
-            stored = self._stored(key, render)
-            if stored is not None and key in self._from_store:
-                if on_instance is not None:
-                    for _ in stored:
-                        on_instance()
-                out.extend(stored)
-                continue
-            out.extend(self._keep(key, self._runner.explain(
-                method, chunk.X_raw, chunk.ids, chunk.classes, chunk.probabilities, chunk.seeds,
-                on_instance=on_instance, render=render), render))
-        return out
+        job = ExplainJob(method, X_raw, list(instance_ids), np.asarray(classes), np.asarray(probabilities),
+                         list(seeds), render)
+        keys, todo = self._plan(job)
+        for chunk_keys, chunk in todo:
+            self._keep(chunk_keys, self._runner.explain(method, chunk.X_raw, chunk.ids, chunk.classes,
+                                                        chunk.probabilities, chunk.seeds, on_instance=on_instance,
+                                                        render=render), render)
+        if on_instance is not None:
+            for _ in range(len(keys) - sum(len(k) for k, _ in todo)):
+                on_instance()
+        return [self._answers[key] for key in keys]
 
 
-#: Cases per stored chunk of a method's explanation call. LIME's cases are explained one by one (the helper process
-#: takes them in chunks of 25 too); Anchor and DiCE pool their model calls over a whole call, and SHAP and Random
-#: are explained in one batch, so theirs stay whole.
+#: Cases per chunk of a method's call the runner is asked for. LIME's cases are explained one by one (the helper
+#: process takes them in chunks of 25 too), so a chunk is kept as soon as it is complete; Anchor and DiCE pool their
+#: model calls over a whole call, and SHAP and Random are explained in one batch, so theirs stay whole.
 CHUNK = {"LIME": 25}
 
 
 def chunks(job: ExplainJob) -> list[ExplainJob]:
-    """``job`` split into the chunks stored separately (each case's explanation depends on its own seed only, never
-    on the other cases of its call, so chunks explain exactly what the whole call would)."""
+    """``job`` split into the chunks asked for separately (each case's explanation depends on its own seed only,
+    never on the other cases of its call, so chunks explain exactly what the whole call would)."""
     size = CHUNK.get(job.method)
     if size is None or len(job.ids) <= size:
         return [job]
-    return [ExplainJob(job.method, job.X_raw.iloc[a:a + size].reset_index(drop=True), list(job.ids[a:a + size]),
-                       np.asarray(job.classes)[a:a + size], np.asarray(job.probabilities)[a:a + size],
-                       list(job.seeds[a:a + size]), job.render, job.purpose)
-            for a in range(0, len(job.ids), size)]
+    return [_subset(job, list(range(a, min(a + size, len(job.ids))))) for a in range(0, len(job.ids), size)]
+
+
+def _subset(job: ExplainJob, positions: list[int]) -> ExplainJob:
+    """The call of ``job`` for the cases at ``positions`` (in that order)."""
+    return ExplainJob(job.method, job.X_raw.iloc[positions].reset_index(drop=True), [job.ids[k] for k in positions],
+                      np.asarray(job.classes)[positions], np.asarray(job.probabilities)[positions],
+                      [job.seeds[k] for k in positions], job.render, job.purpose)
 
 
 def _plain(value):
