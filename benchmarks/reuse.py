@@ -16,7 +16,17 @@ Each line prints the reference (the first or the whole run), the measured call, 
 
     PYTHONPATH=. .venv/bin/python benchmarks/reuse.py [--usecases heart credit_risk]
 
-Figures at ``never-twice`` 14:53 UTC, 28 Nov 2026 (2 cores shared with other work):
+Figures at ``never-twice``, 28 Nov 2026, 2 cores shared with other work. At 15:17 UTC (pieces per case, load 12-15:
+every figure is stretched by the load, the ratios less so):
+
+| line | reference | measured | ratio | goal | met | load before / after | reuse |
+|---|---|---|---|---|---|---|---|
+| heart: second run, personas changed | 12.33 s | 3.64 s | 30% | <= 15% | no | 13.51 / 12.80 | reused 100, computed 0 |
+| credit_risk: second run, personas changed | 24.18 s | 4.10 s | 17% | <= 15% | no | 12.80 / 14.58 | reused 100, computed 0 |
+| heart: resume after 80 % of the technical stage | 14.93 s | 5.69 s | 38% | <= 30% | no | 14.58 / 11.79 | reused 100, computed 0 |
+| credit_risk: resume after 80 % of the technical stage | 27.09 s | 10.14 s | 37% | <= 30% | no | 11.79 / 11.77 | reused 100, computed 0 |
+
+At 14:53 UTC (pieces per explanation call, before the helper's answers were kept as they came; load ~2):
 
 | line | reference | measured | ratio | goal | met | load before / after | reuse |
 |---|---|---|---|---|---|---|---|
