@@ -18,6 +18,7 @@ from .config import HexevalConfig, load_config
 from .data.input_encoding import category_codes
 from .data.usecase_data import load_data_for_config
 from .errors import ConfigError, ModelError
+from .explainers.registry import plugin_failures
 from .runtime.helper_pool import start_helper
 from .runtime.parallel import helper_worth
 from .runtime.blas_threads import one_blas_thread
@@ -234,6 +235,7 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
                                         operator_key=operator_key, allowed_urls=allowed_urls)
         technical, sanity, warnings, performance, narratives = _measured(model, data, config, narration, pieces,
                                                                          working, clock, progress)
+        warnings += [f.as_warning() for f in plugin_failures(config)]  # named, with the fix; the run went on
         if narratives is not None:
             technical.explanations += narratives.explanations  # they join the explanations personas rate
             warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine.charts import DIMENSIONS, method_color
-from hexeval_engine.explanation import ALL_METHODS as METHODS
+from hexeval_engine.metrics.table import method_order
 from hexeval_engine.vocabulary import dimension_label
 
 from .case_data import CaseDataUnavailable, case_values
@@ -59,7 +59,7 @@ def render_case_explorer(run) -> None:
                               disabled=not personas, help="One persona's ratings of this case, or every persona's.")
     _prediction(by_case[iid], domain)
     labels = _feature_values(run, iid)
-    methods = [m for m in METHODS if m in by_case[iid]]
+    methods = method_order(by_case[iid])
     for start in range(0, len(methods), PER_ROW):  # readable columns: three per row (stacked on a phone)
         cols = st.columns(PER_ROW)
         for col, method in zip(cols, methods[start:start + PER_ROW]):

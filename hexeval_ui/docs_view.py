@@ -9,7 +9,7 @@ from hexeval_engine.paths import project_root
 
 # Reading order; any other docs/*.md follow alphabetically.
 ORDER = ("how_it_works", "metrics", "recommendations", "configuration", "multiclass", "personas", "simulated_rater",
-         "studies", "safety")
+         "studies", "plugins", "safety")
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,8 @@ from dataclasses import dataclass
 import pandas as pd
 
 from hexeval_engine.charts.labels import ARROWS, metric_help, metric_title
-from hexeval_engine.explanation import METHODS
 from hexeval_engine.metrics import get_spec
-from hexeval_engine.metrics.table import as_long, method_errors
+from hexeval_engine.metrics.table import as_long, method_errors, method_order
 
 DERIVED_MARK = "†"
 NOT_APPLICABLE = "—"
@@ -94,7 +93,7 @@ def build_metrics_table(wide: pd.DataFrame | None, long: pd.DataFrame | None) ->
             direction = f"{spec['direction'].capitalize()} is better."
             help_[column_label(metric, spec["direction"])] = f"{metric_help(metric, meaning)} {direction}".strip()
         sub = table[table["metric"].isin(metrics)]
-        for method in [m for m in METHODS if m in set(sub["method"])]:
+        for method in method_order(set(sub["method"])):
             row = {"method": method}
             mrows = sub[sub["method"] == method].set_index("metric")
             for metric, label in zip(metrics, help_):

@@ -20,7 +20,7 @@ from .rater import RaterChoice
 
 def render_settings(scope: str, config, *, max_sample: int, n_personas: int, rater: RaterChoice) -> dict:
     """Draw the settings for use case ``scope`` and return ``config_overrides`` for ``evaluate``."""
-    ev, ex, pe = config.evaluation, config.evaluation.explainers, config.personas
+    ev, pe = config.evaluation, config.personas
 
     def key(name: str) -> str:
         return f"{scope}:{name}"

@@ -9,10 +9,9 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..explanation import ALL_METHODS
 from ..vocabulary import dimension_label
 from ..ratings_summary import DIMENSIONS, t_halfwidth
-from ..metrics.table import canonical_method
+from ..metrics.table import canonical_method, method_order
 from .colors import BASELINE_METHODS, TEXT_COLOR, method_color, method_dash, method_symbol, style, with_alpha
 
 
@@ -49,7 +48,7 @@ def _label(dimension: str) -> str:
 
 def _ordered_methods(df: pd.DataFrame) -> list[str]:
     present = set(df["method"])
-    return [m for m in ALL_METHODS if m in present]
+    return method_order(present)
 
 
 def _who(persona: str | None) -> str:

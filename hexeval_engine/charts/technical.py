@@ -14,8 +14,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..explanation import ALL_METHODS
-from ..metrics.table import as_long
+from ..metrics.table import as_long, method_order
 from .colors import BASELINE_METHODS, TEXT_COLOR, method_color, style, with_alpha
 from .labels import direction_label
 
@@ -66,7 +65,7 @@ def _panels(rows: pd.DataFrame, metrics: list[str], title: str) -> go.Figure:
     as rule length, is one slim bar, not a bar stretched over room kept for absent methods.
     """
     directions = rows.drop_duplicates("metric").set_index("metric")["direction"]
-    present = {m: [x for x in ALL_METHODS if x in set(rows.loc[rows["metric"] == m, "method"])] for m in metrics}
+    present = {m: method_order(set(rows.loc[rows["metric"] == m, "method"])) for m in metrics}
     heights = [28 * max(1, len(present[m])) + 20 for m in metrics]  # pixels: the bars of each panel
     gap = 64  # pixels: room for the next panel's title
     plot_height = sum(heights) + gap * (len(metrics) - 1)

@@ -20,7 +20,10 @@ import functools
 import importlib
 import importlib.metadata
 import logging
+import sys
 from dataclasses import dataclass
+
+from pydantic import BaseModel, ConfigDict
 
 from ..plain_values import describe_error
 from .spec import FAMILIES, MethodSpec
@@ -40,7 +43,9 @@ class PluginFailure:
     message: str
 
     def as_warning(self) -> dict:
-        return {"stage": "explainers", "plugin": self.source, "message": self.message}
+        """The run warning (``EvaluationResult.warnings``, the manifest): shown where results are read."""
+        return {"code": "plugin_failed", "severity": "warning", "stage": "explainers", "plugin": self.source,
+                "message": self.message[0].upper() + self.message[1:]}
 
 
 def load_plugins(names: tuple[str, ...] | list[str] = ()) -> tuple[list[MethodSpec], list[PluginFailure]]:
@@ -49,15 +54,22 @@ def load_plugins(names: tuple[str, ...] | list[str] = ()) -> tuple[list[MethodSp
     Loaded once per process for the same names (imports are not repeated). Names that repeat a method
     already loaded (a package both named and declared) count once.
     """
-    return _load(tuple(str(n) for n in names))
+    return _load(tuple(str(n) for n in names), _points_on(tuple(sys.path)))
+
+
+@functools.lru_cache(maxsize=8)
+def _points_on(path: tuple) -> tuple:
+    """The group's entry points as ``(name, value)``, read once per import path (a package added to the path since
+    is seen; reading them costs milliseconds, and the specs are asked for in every loop)."""
+    return tuple((ep.name, ep.value) for ep in _entry_points())
 
 
 @functools.lru_cache(maxsize=16)
-def _load(names: tuple[str, ...]) -> tuple[list[MethodSpec], list[PluginFailure]]:
+def _load(names: tuple[str, ...], points: tuple) -> tuple[list[MethodSpec], list[PluginFailure]]:
     specs: list[MethodSpec] = []
     failures: list[PluginFailure] = []
     sources = [(name, functools.partial(_import_target, name)) for name in names]
-    sources += [(f"entry point {ep.name!r} ({ep.value})", ep.load) for ep in _entry_points()]
+    sources += [(f"entry point {name!r} ({value})", functools.partial(_import_target, value)) for name, value in points]
     for source, load in sources:
         try:
             spec = _checked_spec(load(), source)
@@ -75,6 +87,14 @@ def _load(names: tuple[str, ...]) -> tuple[list[MethodSpec], list[PluginFailure]
             continue
         specs.append(spec)
     return specs, failures
+
+
+class PluginSettings(BaseModel):
+    """The settings of a plugin that declares none: it can be switched off (``evaluation.explainers.<key>``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
 
 
 class _PluginError(ValueError):
@@ -114,6 +134,8 @@ def _checked_spec(target, source: str) -> MethodSpec:
                            "'enabled: bool = True'.")
     if spec.settings_key is None:
         spec = dataclasses.replace(spec, settings_key=_key_of(spec.name))
+    if spec.settings_model is None:
+        spec = dataclasses.replace(spec, settings_model=PluginSettings)
     return dataclasses.replace(spec, factory=spec.factory or target, plugin=source)
 
 

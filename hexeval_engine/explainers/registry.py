@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sys
 
 from ..errors import ConfigError
 from ..explanation import BASELINE_METHOD
@@ -37,6 +38,11 @@ def builtin_specs() -> tuple[MethodSpec, ...]:
 
 def _plugins(config) -> tuple[list[MethodSpec], list[PluginFailure]]:
     names = tuple(config.evaluation.explainers.plugins) if config is not None else ()
+    return _resolved(names, tuple(sys.path))
+
+
+@functools.lru_cache(maxsize=16)
+def _resolved(names: tuple, path: tuple) -> tuple[list[MethodSpec], list[PluginFailure]]:
     specs, failures = load_plugins(names)
     taken = {s.name for s in builtin_specs()}
     clash = [s for s in specs if s.name in taken]
@@ -59,6 +65,9 @@ def plugin_failures(config) -> list[PluginFailure]:
 
 def spec_of(method: str, config=None) -> MethodSpec:
     """The spec of ``method``; ``ConfigError`` naming the known methods for any other name."""
+    for spec in builtin_specs():  # the common case, without resolving plugins
+        if spec.name == method:
+            return spec
     specs = method_specs(config)
     for spec in specs:
         if spec.name == method:

@@ -27,7 +27,8 @@ LONG_COLUMNS = ("method", "metric", "value", "ci_low", "ci_high", "n", "directio
 
 
 def canonical_method(name: str) -> str:
-    """Return the canonical method name (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``, ``Narrative``, ``Random``).
+    """Return the canonical method name (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``, ``Narrative``, ``Random``, or a
+    plugin's method name as given).
 
     Matching ignores case, so the original HEXEval's ``ANCHOR`` maps to ``Anchor``; its
     ``COUNTERFACTUAL`` maps to ``DiCE``.
@@ -35,7 +36,7 @@ def canonical_method(name: str) -> str:
     Raises
     ------
     ValueError
-        If ``name`` is not one of the methods under any accepted spelling.
+        If ``name`` is blank.
     """
     key = str(name).strip().lower()
     for method in ALL_METHODS:
@@ -43,7 +44,11 @@ def canonical_method(name: str) -> str:
             return method
     if key in _METHOD_SYNONYMS:
         return _METHOD_SYNONYMS[key]
-    raise ValueError(f"unknown explanation method {name!r}; expected one of {', '.join(ALL_METHODS)}")
+    text = str(name).strip()
+    if not text or text.lower() == "nan":
+        raise ValueError(f"unknown explanation method {name!r}; expected one of {', '.join(ALL_METHODS)} or a "
+                         "plugin's method name")
+    return text  # a plugin's method (docs/plugins.md): kept as its spec names it
 
 
 def is_long(technical: pd.DataFrame) -> bool:
@@ -139,4 +144,10 @@ def methods_in(technical: pd.DataFrame | None) -> list[str]:
     if technical is None or "method" not in getattr(technical, "columns", ()):
         return []
     present = {canonical_method(m) for m in technical["method"]}
-    return [m for m in ALL_METHODS if m in present]
+    return method_order(present)
+
+
+def method_order(present) -> list[str]:
+    """``present`` in display order: the built-in methods first, then any other (a plugin's) by first name."""
+    present = list(dict.fromkeys(present))
+    return [m for m in ALL_METHODS if m in present] + sorted(m for m in present if m not in ALL_METHODS)

@@ -12,12 +12,12 @@ import os
 
 import pandas as pd
 
-from ..explanation import ALL_METHODS as METHODS
+from ..explanation import BASELINE_METHOD, NARRATIVE_METHOD
 from ..ratings_summary import comment_groups
 from ..vocabulary import dimension_label, format_number, humanise, plural
 from ..recommend.ratings_source import card_source, ratings_source
 from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
-from ..metrics.table import as_long, canonical_method, method_errors
+from ..metrics.table import as_long, canonical_method, method_errors, method_order
 from ..models.model_words import model_words
 from ..charts.colors import method_color
 from ..charts.labels import ARROWS, metric_help, metric_title
@@ -196,7 +196,7 @@ def metrics_section(wide: pd.DataFrame | None, long: pd.DataFrame | None) -> str
     if table.empty:
         parts.append("<p class='muted'>No technical metrics were recorded.</p>")
     else:
-        methods = [m for m in METHODS if m in set(table["method"])]
+        methods = method_order(set(table["method"]))
         head = "".join(f"<th>{method_badge(m)}</th>" for m in methods)
         rows = []
         for metric, group in table.groupby("metric", sort=False):
@@ -335,7 +335,7 @@ def ratings_section(ratings: pd.DataFrame | None) -> str:
         else:
             head = "".join(f"<th>{esc(dimension_label(d))}</th>" for d in DIMENSIONS)
             rows = []
-            for method in [m for m in METHODS if m in set(mine["method"])]:
+            for method in method_order(set(mine["method"])):
                 means = mine.loc[mine["method"] == method, list(DIMENSIONS)].mean()
                 n = int((mine["method"] == method).sum())
                 rows.append(f"<tr><td>{method_badge(method)} <span class='ci'>n={n}</span></td>"
@@ -369,13 +369,13 @@ def examples_section(explanations: list[dict] | None) -> str:
     shown = {}
     for item in explanations or []:
         method = item.get("method")
-        if method in METHODS and method not in shown and item.get("text") and item.get("shown_to_personas", True):
+        if method not in (NARRATIVE_METHOD, BASELINE_METHOD) and method not in shown and item.get("text") and item.get("shown_to_personas", True):
             shown[method] = item
     if not shown:
         return ""
     parts = ["<section><h3>What the personas read</h3><p class='muted'>One example per method, in the plain "
              "language shown to the personas.</p><div class='grid'>"]
-    for method in [m for m in METHODS if m in shown]:
+    for method in method_order(shown):
         item = shown[method]
         parts.append(f"<div class='card'><h3>{method_badge(method)} <span class='ci'>case "
                      f"{esc(item.get('instance_id'))}</span></h3><p class='example'>{esc(item['text'])}</p></div>")

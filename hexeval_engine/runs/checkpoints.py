@@ -39,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ..explainers.registry import builtin_specs, enabled_methods
 from ..runtime.parallel import ExplainJob
 from .explanation_store import PieceStore, store_folder, store_secret
 from .manifest import library_versions
@@ -133,6 +134,11 @@ def digest(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
+def built_in_methods() -> set[str]:
+    """HEXEval's own methods: the only ones whose explanations are stored (a plugin's code is not in the keys)."""
+    return {spec.name for spec in builtin_specs()}
+
+
 def open_pieces(working, root, model, data) -> "Pieces":
     """The pieces of one evaluation: its working folder's checkpoints (``working``: a
     :class:`~hexeval_engine.runs.resumable.WorkingFolder`, or None for a run that is not saved) and the shared store
@@ -196,8 +202,11 @@ class Pieces:
         if store is not None:
             store.put(key, piece)
 
-    def stage_key(self, config) -> str:
-        """Key of the technical stage's whole result (with the sanity checks and held-out scores)."""
+    def stage_key(self, config) -> str | None:
+        """Key of the technical stage's whole result (with the sanity checks and held-out scores); None when a
+        plugin explainer runs (its code is outside what the key covers, so its results are never stored)."""
+        if not set(enabled_methods(config)) <= built_in_methods():
+            return None
         return self.key("technical-stage", settings=technical_settings(config))
 
     def reuse_stage(self, stored: dict, progress) -> tuple:
@@ -254,6 +263,7 @@ class StoredRunner:
         self._announced: list[tuple[list[str], ExplainJob]] = []  # chunks the runner was told of, not kept yet
         self._settings: dict[str, str] = {}  # method -> digest of case_settings
         self._view = model_fingerprint(runner.model)
+        self._built_in = built_in_methods()
 
     def __getattr__(self, name):
         return getattr(self._runner, name)
@@ -295,7 +305,10 @@ class StoredRunner:
         return out
 
     def _plan(self, job: ExplainJob) -> tuple[list[str], list[tuple[list[str], ExplainJob]]]:
-        """The job's case keys and the chunks of its cases not stored (with their keys)."""
+        """The job's case keys and the chunks of its cases not stored (with their keys); a plugin's job whole,
+        never stored."""
+        if job.method not in self._built_in:
+            return [], [([], job)]
         keys = self._case_keys(job)
         missing = self._lookup(keys, job.render)
         if not missing:
@@ -313,7 +326,7 @@ class StoredRunner:
         without waiting), so an interruption loses none of them."""
         left = []
         for keys, chunk in self._announced:
-            if all(key in self._answers for key in keys):
+            if not keys or all(key in self._answers for key in keys):  # a plugin's job is never stored
                 continue
             answer = self._runner.ready(chunk)
             if answer is None:
@@ -344,6 +357,8 @@ class StoredRunner:
 
     def ready(self, job: ExplainJob) -> list | None:
         """The job's explanations if every case is stored or complete (as the runner's ``ready``), else None."""
+        if job.method not in self._built_in:
+            return self._runner.ready(job)
         keys, todo = self._plan(job)
         for chunk_keys, chunk in todo:
             if all(key in self._answers for key in chunk_keys):
@@ -360,6 +375,9 @@ class StoredRunner:
         objects its ``ready`` gave, and reports their progress)."""
         if len(instance_ids) == 0:
             return []
+        if method not in self._built_in:
+            return self._runner.explain(method, X_raw, instance_ids, classes, probabilities, seeds,
+                                        on_instance=on_instance, render=render)
         job = ExplainJob(method, X_raw, list(instance_ids), np.asarray(classes), np.asarray(probabilities),
                          list(seeds), render)
         keys, todo = self._plan(job)

@@ -40,6 +40,7 @@ in-process: tree SHAP on a whole batch is faster than shipping it anywhere.
 from __future__ import annotations
 
 import hashlib
+import inspect
 import logging
 import time
 from concurrent.futures import FIRST_COMPLETED, CancelledError, wait
@@ -429,8 +430,14 @@ class ExplainRunner:
         part.future = None
 
     def _in_process(self, job: ExplainJob, on_instance) -> list:
-        out = self.explainer(job.method).explain(job.X_raw, job.ids, job.classes, job.probabilities, job.seeds,
-                                                 on_instance=on_instance)
+        explainer = self.explainer(job.method)
+        if _reports_progress(explainer):
+            out = explainer.explain(job.X_raw, job.ids, job.classes, job.probabilities, job.seeds,
+                                    on_instance=on_instance)
+        else:  # a plugin with the plain interface (docs/plugins.md): its cases are counted once it answers
+            out = explainer.explain(job.X_raw, job.ids, job.classes, job.probabilities, job.seeds)
+            for _ in range(len(out) if on_instance is not None else 0):
+                on_instance()
         return rendered(out, job.X_raw, self.data, self.config) if job.render else out
 
     def _collect(self, ahead: _Ahead, on_instance) -> list:
@@ -576,6 +583,14 @@ def helper_worth(config, rows: int | None = None) -> bool:
             rows += min(lime.stability_subset, n) * ev.stability.repeats * (1 + bool(lime.seed_reruns))
     work = rows * ev.explainers.lime.num_samples
     return work > 0 and work >= ev.parallel.helper_min_work
+
+
+def _reports_progress(explainer) -> bool:
+    """Whether ``explain`` takes ``on_instance`` (the built-in explainers do; a plugin need not)."""
+    try:
+        return "on_instance" in inspect.signature(explainer.explain).parameters
+    except (TypeError, ValueError):  # a callable whose signature cannot be read: call it the plain way
+        return False
 
 
 def _slice(job: ExplainJob, start: int, stop: int) -> ExplainJob:

@@ -372,8 +372,13 @@ def _explain_method(runner, method: str, sample: Sample, config, work: Work, *, 
                                       sample.probabilities[:n], seeds,
                                       on_instance=lambda m=method: progress.step(f"{m}: instance explained"))
     except Exception as err:  # one failing method must not sink the others
-        log.exception("%s failed on the technical evaluation sample", method)
-        work.fail(method, describe_error(err))
+        # recorded in the results (the method's error, shown where they are read); the traceback only for debugging
+        log.warning("%s failed on the technical evaluation sample: %s", method, describe_error(err))
+        log.debug("%s's traceback", method, exc_info=True)
+        origin = spec_of(method, config).plugin
+        work.fail(method, describe_error(err) + (f" (the explainer plugin {origin} raised it: fix the plugin, or "
+                                                 "remove it from evaluation.explainers.plugins or uninstall its "
+                                                 "package)" if origin else ""))
         progress.skip(n, f"{method}: failed")
         return
     bad = [e for e in produced if not e.ok]

@@ -409,7 +409,9 @@ def _fit_permuted(model, data, config) -> tuple:
 
 
 def _vector(explanation, features) -> np.ndarray:
-    imp = explanation.importance or {}
+    """Absolute importance per feature: the importance vector, or the attributions when there is none (a plugin
+    need only give attributions)."""
+    imp = explanation.importance if explanation.importance is not None else (explanation.attributions or {})
     return np.array([abs(float(imp.get(f, 0.0))) for f in features])
 
 
@@ -448,7 +450,6 @@ def randomisation_check(model, data, config, technical) -> dict:
         "ci_low", "ci_high", "n", "ignores_model"}}, "not_checked": [method], "notes": [sentence]}``;
         Anchor's entry also has ``stopped_at_real_budget`` (re-runs stopped at :func:`request_cap`).
     """
-    settings = config.evaluation.sanity
     fitted = _prepared_fit(technical)
     queued, technical.randomised_reruns = getattr(technical, "randomised_reruns", None) or {}, {}
     try:
