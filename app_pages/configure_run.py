@@ -10,6 +10,7 @@ from hexeval_ui.engine import config_for, model_card_for, persona_entries
 from hexeval_ui.rater import current_choice
 from hexeval_ui.run_view import render_finished_run, run_evaluation
 from hexeval_ui.quality_view import render_bundled_checks
+from hexeval_ui.reuse_view import render_resumable
 from hexeval_ui.saved_runs_view import render_saved_runs
 from hexeval_ui.settings_form import render_settings
 from hexeval_ui.upload_view import render_check, render_data_checks, render_upload_form
@@ -72,4 +73,5 @@ if ready:
                      disabled=blocker is not None or data_wait, width="stretch"):
             run_evaluation(usecase, rater, overrides, upload)
 
+render_resumable(usecase_name)
 render_saved_runs(usecase_name)

@@ -28,10 +28,13 @@ from .progress import StageClock, report, sub_progress
 from .raters import rater_from_config
 from .raters.run import configured_personas, run_persona_evaluation
 from .recommend.recommender import generate_recommendations
+from .runs.checkpoints import open_pieces
+from .runs.extend import amend_with_extension, extension_inputs
 from .runs.folders import check_output_root
 from .runs.inputs import copies_for
 from .runs.manifest import build_manifest
 from .runs.record import add_evaluation_sections, save_evaluation
+from .runs.resumable import WorkingFolder
 from .runs.store import new_run_id
 from .runtime.gc_freeze import old_objects_frozen
 from .explainers.plugin_warnings import plugin_warnings
@@ -60,6 +63,7 @@ class EvaluationResult:
     narratives: pd.DataFrame | None = None  # one row per narrative (hexeval_engine.narratives.COLUMNS)
     data: object = field(default=None, repr=False)
     model: object = field(default=None, repr=False)
+    narrative_extractions: pd.DataFrame | None = None  # what was checked in each narrative (narratives.csv's sibling)
 
     @property
     def technical_metrics(self) -> pd.DataFrame:
@@ -90,6 +94,8 @@ def evaluate(
     allowed_urls: str | None = None,
     run_name: str | None = None,
     keep_inputs: bool = False,
+    resume: str | None = None,
+    reuse: bool | None = None,
 ) -> EvaluationResult:
     """Run a complete HEXEval evaluation and save it as a run folder.
 
@@ -131,9 +137,71 @@ def evaluate(
     keep_inputs : bool
         Copy the model file and the CSV into the run folder (the dashboard does for uploads, whose
         temporary files disappear), so the run can be reopened and explored later.
+    resume : str, optional
+        The id of an interrupted run (``hexeval runs list`` shows them as resumable) under ``output_dir``:
+        it is continued with the inputs and settings it was started with (the inputs arguments above are
+        then ignored; a pickle model needs ``allow_pickle`` again), reusing every piece it had finished; its
+        tables are those an uninterrupted run gives.
+    reuse : bool, optional
+        Look finished pieces up in the runs root's store (``<output>/.store``) and keep this run's pieces there
+        (default: when the run is saved). Results are identical either way (see :mod:`hexeval_engine.runs.checkpoints`).
     """
     progress = report(on_progress)
     clock = StageClock()
+    working = None
+    if resume is not None:  # the interrupted run's own inputs and settings, its id and its finished pieces
+        working = WorkingFolder.reopen(Path(output_dir) if output_dir else configured_outputs_root("outputs"), resume)
+        given = working.state["arguments"]
+        model_path, data_path, target_column = given.get("model_path"), given.get("data_path"), given.get("target_column")
+        config_path, config_overrides, usecase = given.get("config_path"), given.get("config_overrides"), given.get("usecase")
+        # a pickle model is loaded again only if the run was allowed to load it and this caller allows it now
+        allow_pickle = allow_pickle and bool(given.get("allow_pickle"))
+        run_name, keep_inputs = given.get("run_name"), bool(given.get("keep_inputs"))
+        rater = rater if rater is not None else given.get("rater")
+        output_dir = working.path.parent.parent
+    slot = _Slot(working)
+    try:
+        return _evaluate(model_path, data_path, target_column, config_path, output_dir, config_overrides,
+                         usecase=usecase, rater=rater, progress=progress, clock=clock, allow_pickle=allow_pickle,
+                         save=save, api_key=api_key, operator_key=operator_key, allowed_urls=allowed_urls,
+                         run_name=run_name, keep_inputs=keep_inputs, slot=slot, reuse=reuse)
+    except BaseException as err:  # Ctrl-C, Stop, a killed helper, an LLM outage: what is finished stays resumable
+        _keep_resumable(slot.folder, err)
+        raise
+    finally:
+        if slot.folder is not None:
+            slot.folder.release()
+
+
+@dataclass
+class _Slot:
+    """The run's working folder once there is one (a resumed run's from the start)."""
+
+    folder: WorkingFolder | None = None
+
+
+def _keep_resumable(folder: WorkingFolder | None, err: BaseException) -> None:
+    """A run that stopped: keep its working folder if it got past loading (``err.resumable_run`` names it for the
+    caller's message), else remove it (nothing to resume)."""
+    if folder is None:
+        return
+    if folder.state.get("stage") == "load" and not any(folder.pieces.glob("*.piece")):
+        folder.remove()
+        return
+    try:
+        err.resumable_run = folder.run_id
+    except AttributeError:  # an exception type without instance attributes: the listing still shows the run
+        pass
+
+
+def _evaluate(model_path, data_path, target_column, config_path, output_dir, config_overrides, *, usecase, rater,
+              progress, clock, allow_pickle, save, api_key, operator_key, allowed_urls, run_name, keep_inputs,
+              slot, reuse) -> EvaluationResult:
+    """:func:`evaluate`'s stages; ``slot.folder``: the working folder of a resumed run (else one is made here)."""
+    arguments = {"model_path": _text(model_path), "data_path": _text(data_path), "target_column": target_column,
+                 "config_path": _text(config_path), "config_overrides": config_overrides, "usecase": usecase,
+                 "rater": rater if isinstance(rater, str) else None, "allow_pickle": allow_pickle,
+                 "run_name": run_name, "keep_inputs": keep_inputs}
     progress(0, 100, "Loading data and model")
     inputs = load_inputs(model_path, data_path, target_column, config_path, config_overrides, usecase=usecase,
                          allow_pickle=allow_pickle, clock=clock).checked()  # the same check as `hexeval validate`
@@ -147,30 +215,24 @@ def evaluate(
         check_output_root(outputs_root)
     # Persona file and rater problems (no file, no API key) fail now, not after the technical stage.
     rater_obj, created, rater_info = _persona_rater(rater, config, outputs_root, api_key, operator_key, allowed_urls)
+    name = uc.name if uc else _custom_name(run_name or Path(str(data_path)).stem)
+    if save and slot.folder is None:  # kept if the run is interrupted: `hexeval evaluate --resume RUN` continues it
+        slot.folder = WorkingFolder.create(outputs_root, name, new_run_id(), arguments)
+    working = slot.folder
+    pieces = open_pieces(working, outputs_root if (save if reuse is None else reuse) else None, model, data)
     ratings, stats, narration, narratives = None, {}, None, None
     try:
         if config.narratives.enabled:  # a missing key or a switched-off source fails now, before the technical stage
             narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root,
                                         operator_key=operator_key, allowed_urls=allowed_urls)
-        with one_blas_thread():  # idle BLAS workers only spin on these small products; same results
-            with clock("technical"):
-                technical = run_technical_evaluation(model, data, config,
-                                                     on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
-            # Told before the sanity checks, which read only the source explanations: the randomisation check
-            # waits for the helper process's last re-explanations, and the narratives and the held-out scores
-            # are work the main process does meanwhile instead of after it (their results are the same).
-            if narration is not None:
-                with clock("narratives"):
-                    narratives = _narrate(data, technical, config, narration)
-            performance = held_out_performance(model, data)
-            with clock("sanity_checks"):
-                progress(60, 100, "Sanity checks: model signal and randomised model")
-                sanity, warnings = run_sanity_checks(model, data, config, technical)
-            warnings += plugin_warnings(config, technical.metrics)  # plugins left out or failed, with the fix
+        technical, sanity, warnings, performance, narratives = _measured(model, data, config, narration, pieces,
+                                                                         working, clock, progress)
+        warnings += plugin_warnings(config, technical.metrics)  # plugins left out or failed, with the fix
         if narratives is not None:
             technical.explanations += narratives.explanations  # they join the explanations personas rate
             warnings += _failures("narratives", narratives.table["error"] if len(narratives.table) else [])
         if rater_obj is not None:
+            _mark(working, "personas")
             with clock("personas"):
                 ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
                                                  on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
@@ -182,33 +244,129 @@ def evaluate(
             rater_obj.close()
         if narration is not None:
             narration.close()
+    _mark(working, "recommendations")
     with clock("recommendations"):
         recommendations = _recommend(technical, ratings, config, warnings=warnings, narratives=narratives,
                                      rater_kind=rater_info.get("kind"))
     timings = clock.finish()
 
-    name = uc.name if uc else _custom_name(run_name or Path(str(data_path)).stem)
     copies = copies_for(model_path, data_path) if keep_inputs else {}
     manifest = build_manifest(
-        run_id=new_run_id(), usecase=name,
+        run_id=working.run_id if working is not None else new_run_id(), usecase=name,
         usecase_title=uc.title if uc else _custom_title(run_name, model_path, data_path),
         config=config, data=data, data_sha256=_sha(data_path), model=model, validation=validation,
         technical=technical, ratings=ratings, persona_stats=stats, rater=rater_info, timings=timings,
         created=datetime.now(timezone.utc).isoformat(timespec="seconds"))
     add_evaluation_sections(manifest, warnings=warnings, sanity=sanity, narratives=narratives,
                             performance=performance, copies=copies)
+    manifest["reuse"] = pieces.summary()
     result = EvaluationResult(manifest["run_id"], name, config, technical, ratings, stats, recommendations, validation,
                               manifest, warnings=warnings, sanity=sanity,
-                              narratives=narratives.table if narratives is not None else None, data=data, model=model)
+                              narratives=narratives.table if narratives is not None else None, data=data, model=model,
+                              narrative_extractions=narratives.extractions if narratives is not None else None)
     if save:
+        _mark(working, "saving")
         progress(96, 100, "Saving the run")
         result.output_path = save_evaluation(outputs_root, name, manifest=manifest, technical=technical,
                                              ratings=ratings, narratives=narratives, recommendations=recommendations,
                                              save_explanations=config.output.save_explanations, copies=copies)
         result.run_id = manifest["run_id"]
+    pieces.finish(working, run_id=manifest["run_id"])  # its pieces serve later runs; the working folder goes
     progress(100, 100, "Done")
     return result
 
+
+def extend_run(run_dir, *, rater: str | None = None, llm_model: str | None = None, llm_base_url: str | None = None,
+               personas=None, narratives: bool | None = None, methods=None, sample_size: int | None = None,
+               on_progress=None, api_key: str | None = None, operator_key: bool = False,
+               allowed_urls: str | None = None, allow_pickle: bool = False) -> dict:
+    """Add LLM ratings, personas, narratives, methods or cases to a saved run (``hexeval runs extend``).
+
+    The run's model and data are evaluated again with its settings plus the additions; what did not change is
+    reused from the explanation store, so only what depends on the additions is computed (the ratings, narratives
+    or new explanations, and the recommendations). The files that changed are written into the run as an amendment
+    (the tamper check reads them as HEXEval's own) and their earlier versions, the earlier recommendations among
+    them, are kept in ``extensions/<n>/`` (see :mod:`hexeval_engine.runs.extend`).
+
+    Parameters
+    ----------
+    run_dir : path
+        The saved run's folder.
+    rater, llm_model, llm_base_url : str, optional
+        Rate with this rater (``"openai"``: this model and server).
+    personas : path, optional
+        Have the personas of this file rate.
+    narratives : bool, optional
+        Also tell the source explanations as narratives.
+    methods : list of str, optional
+        Methods to add (``SHAP``, ``LIME``, ``Anchor``, ``DiCE``).
+    sample_size : int, optional
+        A larger number of cases.
+    on_progress, api_key, operator_key, allowed_urls
+        As for :func:`evaluate`.
+    allow_pickle : bool
+        The run's model is a pickle/joblib file and may be loaded (the operator's own files; the dashboard passes
+        whether pickle uploads are switched on).
+
+    Returns
+    -------
+    dict
+        ``run_id``, ``what`` (the additions in words), ``reuse`` (explanations reused and computed), ``changed``
+        (files added or replaced), ``kept`` (where their earlier versions are), ``recommendation_changes``
+        (``{role: (before, after)}``), ``technical_metrics`` and ``recommendations`` (now).
+    """
+    arguments, words = extension_inputs(run_dir, rater=rater, llm_model=llm_model, llm_base_url=llm_base_url,
+                                        personas=personas, narratives=narratives, methods=methods,
+                                        sample_size=sample_size)
+    result = evaluate(**arguments, on_progress=on_progress, api_key=api_key, operator_key=operator_key,
+                      allowed_urls=allowed_urls, allow_pickle=allow_pickle)
+    outcome = amend_with_extension(run_dir, result, words=words)
+    return {**outcome, "run_id": Path(run_dir).name, "reuse": result.manifest.get("reuse", {}),
+            "technical_metrics": result.technical_metrics, "recommendations": result.recommendations}
+
+
+def _measured(model, data, config: HexevalConfig, narration, pieces, working, clock, progress):
+    """The technical stage, the narratives, the held-out scores and the sanity checks: ``(technical, sanity,
+    warnings, performance, narratives)``. With the same model, data and settings as a stored run, its technical
+    stage, checks and scores are reused as computed then (only the narratives are told again)."""
+    stage_key = pieces.stage_key(config) if pieces.enabled else None
+    stored = pieces.get(stage_key) if stage_key else None
+    narratives = None
+    if stored is not None:
+        technical, sanity, warnings, performance = pieces.reuse_stage(stored, progress)
+        if narration is not None:
+            with clock("narratives"):
+                narratives = _narrate(data, technical, config, narration)
+        return technical, sanity, warnings, performance, narratives
+    with one_blas_thread():  # idle BLAS workers only spin on these small products; same results
+        with clock("technical"):
+            _mark(working, "technical")
+            technical = run_technical_evaluation(model, data, config, pieces=pieces,
+                                                 on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
+        # Told before the sanity checks, which read only the source explanations: the randomisation check
+        # waits for the helper process's last re-explanations, and the narratives and the held-out scores
+        # are work the main process does meanwhile instead of after it (their results are the same).
+        if narration is not None:
+            with clock("narratives"):
+                narratives = _narrate(data, technical, config, narration)
+        performance = held_out_performance(model, data)
+        with clock("sanity_checks"):
+            _mark(working, "sanity_checks")
+            progress(60, 100, "Sanity checks: model signal and randomised model")
+            sanity, warnings = run_sanity_checks(model, data, config, technical)
+    if stage_key:
+        pieces.keep_stage(stage_key, (technical, sanity, warnings, performance))
+    return technical, sanity, warnings, performance, narratives
+
+
+def _mark(working, stage: str) -> None:
+    """Record in the working folder the stage the run reached (an interrupted run is listed with it)."""
+    if working is not None:
+        working.mark(stage)
+
+
+def _text(path) -> str | None:
+    return str(path) if path is not None else None
 
 
 

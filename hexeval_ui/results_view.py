@@ -8,6 +8,7 @@ from .case_view import render_case_explorer
 from .downloads import render_downloads
 from .evidence_view import render_baseline_evidence, render_warnings
 from .ratings_view import render_ratings
+from .reuse_view import render_extend
 from .run_summary import render_run_summary
 from .study_view import render_study, shows_study
 from .technical_view import render_technical
@@ -34,3 +35,4 @@ def render_results(run) -> None:
         render_case_explorer(run)
     with files:
         render_downloads(run)
+    render_extend(run)

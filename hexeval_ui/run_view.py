@@ -43,24 +43,45 @@ def run_evaluation(usecase, rater: RaterChoice, overrides: dict, upload=None) ->
     from hexeval_engine.evaluate import evaluate
 
     inputs = _inputs(usecase, upload, overrides)
-    with st.status("Running the evaluation…", expanded=True) as status:
+    # evaluate builds the rater from the overridden config and closes it (HTTP client, LLM cache).
+    result = with_progress("Running the evaluation…", "Evaluation complete",
+                           lambda progress: evaluate(**inputs, **key_settings(rater), on_progress=progress))
+    if result is not None:
+        state.remember_run(state.current_usecase(), str(result.output_path), result.run_id)
+        st.rerun()  # redraw the sidebar (drawn before the run) so "Run being viewed" shows this run at once
+
+
+def resume_evaluation(run_id: str, rater: RaterChoice) -> None:
+    """Continue an interrupted run (its own inputs and settings) with live progress, then show it like a new run."""
+    from hexeval_engine.evaluate import evaluate
+
+    result = with_progress("Resuming the evaluation…", "Evaluation complete",
+                           lambda progress: evaluate(output_dir=outputs_root(), resume=run_id, **key_settings(rater),
+                                                     allow_pickle=pickle_uploads_allowed(), on_progress=progress))
+    if result is not None:
+        state.remember_run(state.current_usecase(), str(result.output_path), result.run_id)
+        st.rerun()
+
+
+def with_progress(running: str, finished: str, call):
+    """``call(on_progress)`` inside ``st.status`` with a bar per stage; its result, or None after an error (shown)."""
+    with st.status(running, expanded=True) as status:
         progress = _StageProgress()
         try:
-            # evaluate builds the rater from the overridden config and closes it (HTTP client, LLM cache).
-            result = evaluate(**inputs, **key_settings(rater), on_progress=progress)
+            result = call(progress)
         except HexevalError as err:
             status.update(label="The evaluation stopped", state="error")
             show_error(err)
-            return
+            return None
         except Exception:  # a bug, not a user error: say so on the page (the traceback goes to the server log)
             log.exception("The evaluation failed with an internal error")
             status.update(label="The evaluation failed", state="error")
-            st.error("HEXEval hit an internal error and stopped; nothing was saved and earlier runs are untouched. "
-                     "The details are in the server log — please report them.", icon=":material/bug_report:")
-            return
-        status.update(label="Evaluation complete", state="complete", expanded=False)
-    state.remember_run(state.current_usecase(), str(result.output_path), result.run_id)
-    st.rerun()  # redraw the sidebar (drawn before the run) so "Run being viewed" shows this run at once
+            st.error("HEXEval hit an internal error and stopped; earlier runs are untouched and what it had finished "
+                     "can be resumed. The details are in the server log — please report them.",
+                     icon=":material/bug_report:")
+            return None
+        status.update(label=finished, state="complete", expanded=False)
+    return result
 
 
 def render_finished_run() -> None:

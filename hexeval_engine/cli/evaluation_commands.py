@@ -27,6 +27,7 @@ from ..runs.integrity import check_integrity, expected_hashes
 from ..runs.store import delete_run, list_runs, load_run, read_manifest
 from ..vocabulary import plural
 from .inputs import UsageError, check_inputs
+from .reuse_commands import check_resume_args, clean_resumable, print_resumable, register_extend, reuse_line
 
 
 def register(sub, add_inputs) -> None:
@@ -52,6 +53,8 @@ def register(sub, add_inputs) -> None:
     p.add_argument("--allow-failed-ratings", action="store_true",
                    help="exit 0 even when every LLM persona rating failed (the run is saved either way and says why)")
     p.add_argument("--quiet", action="store_true", help="no progress bar (it is also off when stderr is not a terminal)")
+    p.add_argument("--resume", metavar="RUN", help="continue an interrupted run (listed as resumable by `hexeval runs "
+                   "list`) with its own inputs and settings, reusing every piece it had finished")
     p.set_defaults(func=evaluate_cmd)
 
     runs = sub.add_parser("runs", help="list, show, compare, delete or clean up saved runs")
@@ -80,9 +83,11 @@ def register(sub, add_inputs) -> None:
     r.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     r.set_defaults(func=runs_delete)
     r = runs_sub.add_parser("clean", help="remove unfinished run folders (.tmp-*) left by evaluations that were killed, "
-                                          "and run folders that lost their run.json")
+                                          "run folders that lost their run.json and interrupted (resumable) runs, "
+                                          "and prune the explanation store to its size limit")
     r.add_argument("--output", help="runs root (default outputs/)")
     r.set_defaults(func=runs_clean)
+    register_extend(runs_sub, _find, _print_tables)
 
     p = sub.add_parser("report", help="write a self-contained HTML report of a run")
     p.add_argument("run", help="run folder or run id")
@@ -92,7 +97,10 @@ def register(sub, add_inputs) -> None:
 
 
 def evaluate_cmd(args: argparse.Namespace) -> int:
-    check_inputs(args)  # evaluate() itself resolves a use case's files and trains its model if needed
+    if args.resume:
+        check_resume_args(args)
+    else:
+        check_inputs(args)  # evaluate() itself resolves a use case's files and trains its model if needed
     overrides: dict = {}
     if args.sample_size is not None:
         overrides.setdefault("evaluation", {})["sample_size"] = args.sample_size
@@ -116,7 +124,7 @@ def evaluate_cmd(args: argparse.Namespace) -> int:
     bar = _ProgressBar(disabled=args.quiet)
     try:
         result = evaluate(args.model, args.data, args.target, args.config, args.output, overrides,
-                          usecase=args.usecase, on_progress=bar, allow_pickle=True)
+                          usecase=args.usecase, on_progress=bar, allow_pickle=True, resume=args.resume)
     finally:
         bar.close()
     _print_summary(result)
@@ -160,6 +168,7 @@ def runs_list(args) -> int:
               + ". Remove them with `hexeval runs clean`.")
     if len(leftovers) > len(stale):
         print(f"{len(leftovers) - len(stale)} run(s) being saved right now.")
+    print_resumable(root, args.usecase)
     return 0
 
 
@@ -172,6 +181,7 @@ def runs_clean(args) -> int:
     busy = sum(1 for t in temp_folders(root) if t.writer_alive)
     print(f"Removed {plural(len(removed), 'unfinished run folder')} and {plural(len(orphans), 'run folder')} "
           f"without run.json under {root}." + (f" Left {busy} that a running evaluation is still writing." if busy else ""))
+    clean_resumable(root)
     return 0
 
 
@@ -298,6 +308,9 @@ def _print_summary(result) -> None:
     if task.get("kind") == "multiclass":
         print(f"Task: {task['description']} ({', '.join(task['class_names'])}); each case is explained for the "
               "class the model predicts, against its strongest rival.")
+    reuse = result.manifest.get("reuse") or {}
+    if reuse.get("explanations_reused"):
+        print(reuse_line(reuse))
     rater = result.manifest.get("rater", {})
     if rater.get("kind") == "simulated":
         print("Persona ratings: SIMULATED (built-in rater, no LLM).")

@@ -75,11 +75,20 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hexeval {args.command}: usage error: {err}", file=sys.stderr)
         return EXIT_USAGE
     except HexevalError as err:
-        print(f"hexeval {args.command}: {err}", file=sys.stderr)
+        print(f"hexeval {args.command}: {err}" + _resume_hint(err), file=sys.stderr)
         return EXIT_FAILED
-    except KeyboardInterrupt:
-        print("hexeval: interrupted; nothing partial was saved.", file=sys.stderr)
+    except KeyboardInterrupt as err:
+        print("hexeval: interrupted; nothing partial was saved as a run." + _resume_hint(err), file=sys.stderr)
         return 130
+
+
+def _resume_hint(err: BaseException) -> str:
+    """For an evaluation that stopped after finishing some pieces: how to continue it."""
+    run = getattr(err, "resumable_run", None)
+    if not run:
+        return ""
+    return (f" Its finished pieces are kept: continue it with `hexeval evaluate --resume {run}` (with the same "
+            "--output), or remove it with `hexeval runs clean`.")
 
 
 def _interrupted_while_starting(signum, frame) -> None:

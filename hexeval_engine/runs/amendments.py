@@ -81,7 +81,7 @@ def _relpath(name: str) -> PurePosixPath:
     return rel
 
 
-def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str]) -> dict:
+def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str], extra: dict | None = None) -> dict:
     """Add or replace files of a saved run and record the change in its manifest.
 
     Parameters
@@ -92,6 +92,8 @@ def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str]) -> di
         One sentence saying what was added ("study answers of 2 participants").
     files : dict
         ``{relpath: content}``; ``str`` content is written as UTF-8.
+    extra : dict, optional
+        More fields of the entry (an extension's ``tables``, ``rater``, ... : see :mod:`.extend`).
 
     Returns
     -------
@@ -106,7 +108,7 @@ def record_amendment(run_dir, *, what: str, files: dict[str, bytes | str]) -> di
     run_dir = Path(run_dir)
     with run_lock(run_dir):
         _apply_pending(run_dir)  # a journal left by a process killed mid-amendment lands first, whole
-        return _record(run_dir, what, files)
+        return _record(run_dir, what, files, extra or {})
 
 
 def finish_pending(run_dir) -> bool:
@@ -153,13 +155,13 @@ def run_lock(run_dir):
         os.close(fd)
 
 
-def _record(run_dir: Path, what: str, files: dict) -> dict:
+def _record(run_dir: Path, what: str, files: dict, extra: dict) -> dict:
     _read_manifest(run_dir)  # a folder that is no run is refused before anything is written
     contents = {}
     for name, content in files.items():
         rel = _relpath(name)
         contents[str(rel)] = content.encode("utf-8") if isinstance(content, str) else bytes(content)
-    entry = {"what": str(what), "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    entry = {**extra, "what": str(what), "when": datetime.now(timezone.utc).isoformat(timespec="seconds"),
              "files": {rel: sha256_bytes(data) for rel, data in contents.items()}}
     journal = {"entry": entry, "files": {rel: base64.b64encode(data).decode("ascii") for rel, data in contents.items()}}
     write_atomic(run_dir / JOURNAL, json.dumps(journal).encode("utf-8"))  # the commit point

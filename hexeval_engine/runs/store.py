@@ -128,6 +128,22 @@ class RunProblem:
     reason: str
 
 
+EXTENDED = ("rater", "persona_stats", "config", "counts")
+"""Manifest sections an extension (``hexeval runs extend``) records anew in its amendment."""
+
+
+def current_manifest(manifest: dict) -> dict:
+    """``manifest`` as the run stands now: each of :data:`EXTENDED` from its last extension, if it had one (the
+    manifest itself keeps what the run recorded when it was saved)."""
+    current = dict(manifest)
+    for key in EXTENDED:
+        for amendment in reversed(manifest.get("amendments") or []):
+            if isinstance(amendment, dict) and isinstance(amendment.get(key), dict):
+                current[key] = amendment[key]
+                break
+    return current
+
+
 def new_run_id(now: datetime | None = None) -> str:
     now = now or datetime.now(timezone.utc)
     return f"{now.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
@@ -332,7 +348,7 @@ def load_run(run_dir) -> RunData:
     integrity = check_integrity(run_dir, manifest)
     if integrity.edited:
         log.warning("Run %s was edited after it was saved: %s", name, ", ".join(integrity.edited))
-    return RunData(run_dir, manifest, tables["technical_metrics"],
+    return RunData(run_dir, current_manifest(manifest), tables["technical_metrics"],
                    tables["technical_metrics_long"] if tables["technical_metrics_long"] is not None else pd.DataFrame(),
                    tables["instance_metrics"] if tables["instance_metrics"] is not None else pd.DataFrame(),
                    ratings, recommendations, explanations, _text_columns(tables["narratives"]),
@@ -383,7 +399,8 @@ def _folders(folder: Path, problems: list[RunProblem]) -> list[Path]:
         return []
 
 
-def _info(run_dir: Path, m: dict) -> RunInfo:
+def _info(run_dir: Path, saved: dict) -> RunInfo:
+    m = current_manifest(saved)  # the signature and hashes are checked on the manifest as saved
     counts = m.get("counts") or {}
     failures = m.get("failures") if isinstance(m.get("failures"), list) else []
     failed = [str(f.get("method")) for f in failures if isinstance(f, dict)]
@@ -392,7 +409,7 @@ def _info(run_dir: Path, m: dict) -> RunInfo:
     size = counts.get("sample_size")
     return RunInfo(run_dir, shown(m["run_id"], 80), shown(m["usecase"], 80), str(m["created"]), m["status"],
                    shown(label, 80), size if isinstance(size, int) else None, failed,
-                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, m),
+                   title=shown(str(m.get("usecase_title") or m["usecase"]), 120), integrity=_integrity(run_dir, saved),
                    study=study_note(run_dir))
 
 

@@ -114,6 +114,10 @@ def read_table(path: Path, key: str, manifest: dict, run_name: str) -> pd.DataFr
 
 
 def _expected_rows(key: str, manifest: dict) -> int | None:
+    for amendment in reversed(manifest.get("amendments") or []):  # a table an extension replaced (runs.extend)
+        rows = amendment.get("tables") if isinstance(amendment, dict) else None
+        if isinstance(rows, dict) and isinstance(rows.get(key), int):
+            return rows[key]
     recorded = manifest.get("tables")
     if isinstance(recorded, dict) and isinstance(recorded.get(key), int):
         return recorded[key]

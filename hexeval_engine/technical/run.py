@@ -43,6 +43,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -152,7 +153,7 @@ class TechnicalResult:
 
 
 
-def run_technical_evaluation(model, data, config, *, on_progress=None) -> TechnicalResult:
+def run_technical_evaluation(model, data, config, *, on_progress=None, pieces=None) -> TechnicalResult:
     """Explain a sample of test instances with each enabled method and measure the explanations.
 
     Parameters
@@ -162,6 +163,9 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     config : HexevalConfig
     on_progress : callable, optional
         ``on_progress(done, total, message)``, called per method and per instance.
+    pieces : object, optional
+        Finished explanation calls to reuse and keep (:class:`hexeval_engine.runs.checkpoints.Pieces`): each
+        runner is ``pieces.wrap(runner)``, which answers a stored call from the store and stores the others.
 
     Returns
     -------
@@ -173,7 +177,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None) -> Techni
     groups = case_groups(model, data, config, sample.ids)
     parts = [group_sample(g, sample) for g in groups]
     units = sum(p.progress_units() - 1 for p in parts) + 1  # the metrics step is counted once
-    work = Work(progress=Progress(report(on_progress), units))
+    work = Work(progress=Progress(report(on_progress), units), pieces=pieces)
     reference = value_reference(groups)  # a regressor: SHAP and LIME explain the prediction once for all cases
     rows_in_workers, work.reference = _explain_reference(reference, sample, config, work) if reference else (0, {})
     if len(groups) > 1 and groups[0].task is not None and groups[0].task.is_multiclass:
@@ -212,7 +216,7 @@ def _explain_reference(reference: CaseGroup, sample: Sample, config, work: Work)
     q0 = reference.model.predict_proba(sample.X)[:, 1]
     towards = dataclasses.replace(sample, classes=np.ones(len(sample.ids), dtype=int), probabilities=q0)
     start = len(work.explanations)
-    with ExplainRunner(reference.model, reference.data, reference.config) as runner:
+    with _runner(work, reference.model, reference.data, reference.config) as runner:
         for method in methods:
             _explain_method(runner, method, towards, config, work)
         rows = runner.worker_rows
@@ -271,7 +275,7 @@ def _explain_group(group: CaseGroup, sample: Sample, config, work: Work, referen
     start = len(work.explanations)
     work.perturbed, work.seed_runs = {}, {}
     rows = 0
-    with ExplainRunner(group.model, group.data, group.config) as runner:
+    with _runner(work, group.model, group.data, group.config) as runner:
         stability_plan = announce(runner, group, sample, config, work, reference)
         for method in sample.methods:
             spec = spec_of(method, config)
@@ -284,7 +288,7 @@ def _explain_group(group: CaseGroup, sample: Sample, config, work: Work, referen
             elif spec.aims_at_target and group.counterfactual_error is not None:  # already in the wanted range
                 _record_nothing_to_reach(method, group, sample, work)
             elif spec.aims_at_target and group.counterfactual_model is not group.model:
-                with ExplainRunner(group.counterfactual_model, group.data, group.counterfactual_config) as other:
+                with _runner(work, group.counterfactual_model, group.data, group.counterfactual_config) as other:
                     _explain_method(other, method, counterfactual_sample(group, sample), config, work, whole=whole)
                     rows += other.worker_rows
             else:
@@ -304,6 +308,13 @@ def _explain_group(group: CaseGroup, sample: Sample, config, work: Work, referen
     label_explanations(work.explanations[start:], group, sample.X)
     work.group_spans.append((start, len(work.explanations)))
     return rows
+
+
+@contextmanager
+def _runner(work: Work, model, data, config):
+    """An :class:`ExplainRunner` for this view, answering stored calls from ``work.pieces`` when it is set."""
+    with ExplainRunner(model, data, config) as runner:
+        yield runner if work.pieces is None else work.pieces.wrap(runner)
 
 
 def _explanation_of(work: Work, method: str, instance_id: int):

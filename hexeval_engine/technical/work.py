@@ -48,6 +48,8 @@ class Work:
     early: dict = field(default_factory=dict)
     shared_inputs: dict = field(default_factory=dict)
     group_early: list = field(default_factory=list)
+    #: finished explanation calls to reuse and keep (hexeval_engine.runs.checkpoints.Pieces), or None
+    pieces: object = None
 
     def fail(self, method: str, error: str) -> None:
         """Leave ``method`` out of the comparison, recording why."""
