@@ -118,7 +118,9 @@ def model_fingerprint(model) -> dict | None:
         return None
     estimator = getattr(model, "estimator", None)
     view = {}
-    if getattr(estimator, "opaque_graph", False):  # a class or band view over the wrapped model
+    # a class or band view over the wrapped model (an ONNX model is opaque too, but wraps no HexevalModel:
+    # its file's hash identifies it)
+    if getattr(estimator, "opaque_graph", False) and hasattr(estimator, "model"):
         view = {"type": type(estimator).__name__,
                 **{k: _plain(v) for k, v in vars(estimator).items() if k not in ("model", "classes_",
                                                                                  "feature_names_in_")}}
