@@ -52,7 +52,7 @@ def _read_by(at, role: str) -> list[str]:
 
 def test_attribution_numbers_carry_the_features_plain_labels(heart_run):
     at = open_page(app(viewed_run=str(heart_run)), RESULTS)
-    weights = [m.value for m in at.markdown if m.value.startswith("**Weights of the largest features**")]
+    weights = [m.value for m in at.markdown if m.value.startswith("**Weights of the largest features")]
     assert weights, "SHAP's numbers are shown outside the technical form"
     body = weights[0]
     assert "the prediction)" in body

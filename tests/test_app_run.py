@@ -98,7 +98,7 @@ def test_a_real_saved_run_renders_every_section_and_compares(real_run, tmp_path)
     shutil.copytree(real_run, copy)
     other = save_fixture_run(root, created="2000-01-01T00:00:00+00:00")
     at = app(usecase="heart")
-    at.selectbox(key="saved_run_choice").set_value(str(copy))
+    at.selectbox(key="saved_run_choice").set_value(str(copy)).run()  # nothing is preselected: Load waits for a choice
     button(at, "Load").click().run()
     assert not at.exception and at.session_state["viewed_run"] == str(copy)
     open_page(at, "app_pages/results.py")

@@ -112,6 +112,10 @@ def test_custom_upload_run_survives_a_restart_and_compares_and_deletes(tmp_path,
         _shot(page, "23_upload_compared_with_bundled")
 
         _goto(page, "Configure & Run")
+        assert page.get_by_role("button", name="Delete…").is_disabled()  # nothing is chosen for the user
+        page.get_by_role("combobox", name="Saved run", exact=True).click()
+        page.get_by_role("option", name=re.compile("Ward check")).first.click()
+        _settle(page)
         page.get_by_role("button", name="Delete…").click()
         page.get_by_role("button", name="Delete permanently").click()
         page.get_by_text(f"Deleted run {custom.run_id}").wait_for()

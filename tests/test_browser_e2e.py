@@ -99,9 +99,11 @@ def test_documentation_renders_docs(page):
     _shot(page, "06_documentation")
 
 
-def test_results_empty_state_links_to_configure(page):
-    _goto(page, "Results")
-    page.get_by_text("No results yet").wait_for()
+def test_results_without_a_run_of_this_session_offers_the_saved_ones(page):
+    _goto(page, "Results")  # no run made in this session, but saved runs of heart on the server
+    page.get_by_text("No run was made in this session yet, but 2 saved runs of this use case are on this server"
+                     ).wait_for()
+    page.get_by_role("button", name="Open the newest saved run").wait_for()
     _no_exception(page)
     _shot(page, "07_results_empty")
 
@@ -227,7 +229,7 @@ def test_saved_run_loads_into_results_and_recommendations(page):
     choose_saved_run(page)
     page.get_by_role("button", name="Load", exact=True).click()
     page.get_by_role("heading", name="Results", level=1).wait_for()
-    page.get_by_text("Rules (Anchor)").wait_for()
+    page.get_by_text("Rules (Anchor)", exact=True).first.wait_for()
     page.get_by_text("Technical metrics").first.wait_for()
     _no_exception(page)
     _shot(page, "11_results_technical")

@@ -35,6 +35,10 @@ class DataSettings(Section):
     target: str | None = None
     positive_label: str | int | bool | None = None
     test_size: float = Field(0.2, gt=0, lt=1)
+    split_seed: int = Field(42, ge=0, description="seed of the train/test split. Kept apart from "
+                                                  "evaluation.random_state: another evaluation seed explains other "
+                                                  "held-out cases, never rows the bundled models were trained on "
+                                                  "(they were trained on this split)")
     categorical_features: list[str] = Field(default_factory=list)
     drop_duplicates: bool = Field(False, description="drop exact duplicate rows before splitting (they leak "
                                                      "between train and test)")

@@ -7,13 +7,13 @@ from .dataset import Dataset, load_data
 
 
 def load_data_for_config(path, config: HexevalConfig, target_column: str | None = None) -> Dataset:
-    """``load_data`` with the data settings, value labels and seed of ``config``."""
+    """``load_data`` with the data settings, value labels and split seed (``data.split_seed``) of ``config``."""
     d = config.data
     return load_data(
         path,
         target_column or d.target,
         test_size=d.test_size,
-        random_state=config.evaluation.random_state,
+        random_state=d.split_seed,  # not evaluation.random_state: the split must not move with it
         positive_label=d.positive_label,
         categorical_features=d.categorical_features or None,
         drop_duplicates=d.drop_duplicates,
