@@ -1,5 +1,5 @@
 """Resume an interrupted run (Configure & Run) and add to a loaded run (Results): "Rate this run with an LLM",
-"Add a method". The engine does the work (``evaluate(resume=...)``, ``extend_run``); pages only call it."""
+"Add a method", "Add people's ratings" (people_view). The engine does the work (``evaluate(resume=...)``, ``extend_run``); pages only call it."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hexeval_engine.vocabulary import plural
 from . import state
 from .components import section
 from .engine import outputs_root
+from .people_view import render_add_people
 from .rater import current_choice, key_settings
 from .run_view import resume_evaluation, with_progress
 from .runs_view import CUSTOM_PREFIX
@@ -40,7 +41,7 @@ def render_resumable(usecase: str) -> None:
 
 
 def render_extend(run) -> None:
-    """On a loaded run: rate it with the LLM chosen in the sidebar, or add a method it lacks."""
+    """On a loaded run: rate it with the LLM chosen in the sidebar, add a method it lacks, or add people's ratings."""
     notice = st.session_state.pop(EXTEND_NOTICE, None)
     if notice:
         st.success(notice, icon=":material/check_circle:")
@@ -49,6 +50,7 @@ def render_extend(run) -> None:
                    "keeps its earlier ratings and recommendations for comparison.")
         _rate_with_llm(run)
         _add_method(run)
+        render_add_people(run)
 
 
 def _rate_with_llm(run) -> None:
