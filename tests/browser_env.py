@@ -7,6 +7,7 @@ skipping its browser test.
 
 from __future__ import annotations
 
+
 import os
 import shutil
 from pathlib import Path
@@ -65,3 +66,10 @@ def choose_saved_run(page, position: int = 0) -> None:
             break
     options.nth(position).click()
     settle(page)
+
+
+def click_load(page) -> None:
+    """Click Configure & Run's "Load" once the chosen run has enabled it. The page redraws the button when a run is
+    chosen, so a handle taken before the redraw detaches: the click (which waits until the button is enabled and
+    retries a detached element) is the only action on it."""
+    page.get_by_role("button", name="Load", exact=True).click()

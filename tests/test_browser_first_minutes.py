@@ -21,7 +21,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from browser_env import ARTIFACTS, browser_marks, choose_saved_run, playwright_sync_api
+from browser_env import ARTIFACTS, browser_marks, choose_saved_run, click_load, playwright_sync_api
 from browser_env import settle as _settle
 from local_server import log_tail
 
@@ -69,8 +69,7 @@ def _in_view(page, locator) -> None:
 def _load_saved_run(page, url: str) -> None:
     _open(page, url, "Configure & Run")
     choose_saved_run(page)
-    page.get_by_role("button", name="Load", exact=True).scroll_into_view_if_needed()
-    page.get_by_role("button", name="Load", exact=True).click()
+    click_load(page)
     page.get_by_role("heading", name="Results", level=1).wait_for()
 
 
@@ -233,8 +232,11 @@ def test_upload_messages_show_no_server_path(browser, dashboard, tmp_path):
             path.write_bytes(content)
             page.get_by_test_id("stFileUploader").filter(has_text="Model file").locator(
                 "input[type=file]").set_input_files(str(path))
-            page.get_by_test_id("stFileUploader").filter(has_text="CSV").first.locator(
-                "input[type=file]").set_input_files(str(csv))
+            _settle(page)  # the model's upload redraws the page: a CSV given meanwhile can be lost with it
+            csv_box = page.get_by_test_id("stFileUploader").filter(has_text="CSV").first
+            if not csv_box.get_by_text(csv.name).count():
+                csv_box.locator("input[type=file]").set_input_files(str(csv))
+                csv_box.get_by_text(csv.name).wait_for()
             _settle(page)
             try:
                 page.get_by_test_id("stAlert").first.wait_for()

@@ -20,7 +20,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from browser_env import ARTIFACTS, browser_marks, choose_saved_run, playwright_sync_api
+from browser_env import ARTIFACTS, browser_marks, choose_saved_run, click_load, playwright_sync_api
 from browser_env import settle as _settle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,8 +148,7 @@ def test_pages_read_well_offline(browser, server, width, height, scheme):
         box = page.get_by_role("button", name="Run evaluation").bounding_box()
         assert box is not None and box["y"] + box["height"] <= height, box
     choose_saved_run(page)
-    page.get_by_role("button", name="Load", exact=True).scroll_into_view_if_needed()
-    page.get_by_role("button", name="Load", exact=True).click()
+    click_load(page)
     page.get_by_role("heading", name="Results", level=1).wait_for()
     page.locator(".js-plotly-plot").first.wait_for()
     _shot(page, f"{name}-1-results-technical")
