@@ -175,10 +175,14 @@ def _suggested(shown, case, space: ActionSpace) -> list[list[tuple]]:
     moves (ladder) or ``(feature, None, new value)`` (a counterfactual's change as shown)."""
     if shown.kind == ATTRIBUTION:
         moves = []
+        movable = None  # the case's movable features, listed once when a positive weight first needs them
         for f, w in shown.weights.items():
             d = space.away(f, case[f])
-            if w > 0 and space.allowed(f, d) and f in space.movable(case):
-                moves.append((f, d, []))
+            if w > 0 and space.allowed(f, d):
+                movable = set(case.movable(space) if isinstance(case, _Values) else space.movable(case)) \
+                    if movable is None else movable
+                if f in movable:
+                    moves.append((f, d, []))
         return [moves]
     if shown.kind == RULE:
         move = _rule_move(space, case, shown.conditions)
@@ -216,13 +220,43 @@ class _Rows:
         return rows
 
 
-def _ladder_rows(rows: _Rows, k, case, space, moves) -> list[int]:
-    """Rows of a ladder action (all moves step together); empty when no move has a ladder."""
-    ladders = [(f, space.ladder(f, case[f], d, exclude=ex)) for f, d, ex in moves]
+class _Values(dict):
+    """A case's values by feature (as ``case[f]`` gives them) and the ladders already built from them: the same
+    move is laddered once per case, not once per random draw."""
+
+    def __init__(self, values):
+        super().__init__(values)
+        self.ladders, self._movable = {}, None
+
+    def movable(self, space) -> list[str]:
+        if self._movable is None:
+            self._movable = space.movable(self)
+        return self._movable
+
+    def ladder(self, space, f, d, exclude):
+        key = (f, d, tuple(exclude))
+        if key not in self.ladders:
+            self.ladders[key] = space.ladder(f, self[f], d, exclude=exclude)
+        return self.ladders[key]
+
+
+def _values(case) -> _Values:
+    """The case's values exactly as indexing the row gives them (no conversion of numpy scalars)."""
+    if isinstance(case, pd.Series):
+        return _Values(zip(case.index, case.to_numpy()))
+    return _Values(case)
+
+
+def _ladder_rows(rows: _Rows, k, case, space, moves, *, costed: bool = True) -> list[int]:
+    """Rows of a ladder action (all moves step together); empty when no move has a ladder. ``costed=False``
+    (a random action: only whether it succeeds is read) leaves the rows' cost unset (NaN)."""
+    ladders = [(f, case.ladder(space, f, d, ex) if isinstance(case, _Values) else space.ladder(f, case[f], d, exclude=ex))
+               for f, d, ex in moves]
     ladders = [(f, steps) for f, steps in ladders if steps]
     if not ladders:
         return []
-    return [rows.add(k, {f: steps[t][0] for f, steps in ladders}, float(np.mean([steps[t][1] for _, steps in ladders])))
+    return [rows.add(k, {f: steps[t][0] for f, steps in ladders},
+                     float(np.mean([steps[t][1] for _, steps in ladders])) if costed else float("nan"))
             for t in range(space.steps)]
 
 
@@ -251,6 +285,7 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
     plans = []  # per job: list of (size, row indices)
     references = {}  # (k, size) -> list of row-index lists
     for k, iid, case, shown in jobs:
+        case = _values(case)
         plan = []
         for moves in _suggested(shown, case, space):
             ladder = bool(moves) and moves[0][1] is not None
@@ -282,7 +317,7 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
 
 
 def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state) -> list[list[int]]:
-    movable = space.movable(case)
+    movable = case.movable(space) if isinstance(case, _Values) else space.movable(case)
     size = min(int(size), len(movable))
     if size <= 0:
         return []
@@ -290,5 +325,5 @@ def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state)
     out = []
     for _ in range(int(draws)):
         chosen = [movable[j] for j in sorted(rng.choice(len(movable), size=size, replace=False))]
-        out.append(_ladder_rows(rows, k, case, space, [(f, space.away(f, case[f]), []) for f in chosen]))
+        out.append(_ladder_rows(rows, k, case, space, [(f, space.away(f, case[f]), []) for f in chosen], costed=False))
     return out

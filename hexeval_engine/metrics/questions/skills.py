@@ -44,7 +44,7 @@ from .answer import Answer
 from .how_to_change import ActionSpace, how_to_change_skills
 from .rows import NEIGHBOUR_STRENGTHS, RowPool, neighbourhood_picks
 from .shown import ATTRIBUTION, common_size, read_shown
-from .strata import change_groups
+from .strata import Groups, change_groups
 from .what_if import reader_keeps, what_if_skill
 from .why import why_skills
 from .will_it_hold import keep_region, will_it_hold_skill
@@ -192,7 +192,8 @@ def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, n
              for k, iid in enumerate(iids)}
     memos = {iid: ChangedMemo(hoods[iid]) for iid in iids}
     categorical = list(data.categorical_features)
-    strata = {iid: change_groups(hoods[iid], case_rows[iid], changed=memos[iid], medians=medians) for iid in iids}
+    strata = {iid: Groups(keeps[position[iid]],
+                          change_groups(hoods[iid], case_rows[iid], changed=memos[iid], medians=medians)) for iid in iids}
     out = []
     for m, iid, s, shown in jobs:
         k, hood, case = position[iid], hoods[iid], case_rows[iid]

@@ -4,7 +4,8 @@ Public interface
 ----------------
 ``change_groups(rows, case, *, changed, medians) -> ndarray``  each row's group: how many features differ from
 the case, and how many of those crossed the training median
-``stratified(keeps, strata, score) -> (value, reason)``
+``stratified(keeps, strata, score) -> (value, reason)``  (``strata`` may be the case's :class:`Groups`, shared by
+every method read on the same neighbours)
 
 A neighbour that changed more features flips the answer more often, whichever features they are. A reader who
 saw no explanation knows that much, and any claim of the form "while these features stay, the answer stays"
@@ -57,22 +58,37 @@ def change_groups(rows, case, *, changed, medians) -> np.ndarray:
     return counts * (width + 1) + crossed
 
 
+class Groups:
+    """The groups of one case's neighbours that hold both answers, with their weights: they depend only on whether
+    the model kept its answer (``keeps``) and on the rows' groups (``strata``), so the methods read on the same
+    neighbours share them (:func:`stratified` accepts a ``Groups`` in place of ``strata``)."""
+
+    def __init__(self, keeps, strata):
+        keeps, strata = np.asarray(keeps, dtype=bool), np.asarray(strata)
+        self.keeps, self.selections, self.weights, self.reason = keeps, [], [], None
+        if not (~keeps).any():
+            self.reason = NO_FLIP
+            return
+        if not keeps.any():
+            self.reason = NO_KEEP
+            return
+        for group in np.unique(strata):
+            selection = strata == group
+            kept = int(keeps[selection].sum())
+            flipped = int(selection.sum()) - kept
+            if kept and flipped:
+                self.selections.append(selection)
+                self.weights.append(kept * flipped / (kept + flipped))
+        if not self.selections:
+            self.reason = NO_GROUP
+
+
 def stratified(keeps, strata, score) -> tuple[float, str | None]:
     """The weighted mean over groups of ``score(selection)`` (a boolean mask of one group's rows), see above;
-    ``(NaN, reason)`` when no group holds both answers."""
-    keeps, strata = np.asarray(keeps, dtype=bool), np.asarray(strata)
-    if not (~keeps).any():
-        return float("nan"), NO_FLIP
-    if not keeps.any():
-        return float("nan"), NO_KEEP
-    values, weights = [], []
-    for group in np.unique(strata):
-        selection = strata == group
-        kept = int(keeps[selection].sum())
-        flipped = int(selection.sum()) - kept
-        if kept and flipped:
-            values.append(score(selection))
-            weights.append(kept * flipped / (kept + flipped))
-    if not values:
-        return float("nan"), NO_GROUP
-    return float(np.average(values, weights=weights)), None
+    ``(NaN, reason)`` when no group holds both answers. ``strata`` is each row's group, or the :class:`Groups` of
+    these ``keeps``."""
+    groups = strata if isinstance(strata, Groups) else Groups(keeps, strata)
+    if groups.reason is not None:
+        return float("nan"), groups.reason
+    values = [score(selection) for selection in groups.selections]
+    return float(np.average(values, weights=groups.weights)), None

@@ -113,7 +113,7 @@ def what_if_skill(expected, keeps, strata=None) -> tuple[float, float, str | Non
     model kept its answer on each row (``keeps``), within groups of rows that changed as many features
     (``strata``, :mod:`.strata`; one group when omitted); ``NaN`` and the reason when no group holds both."""
     expected, keeps = np.asarray(expected, dtype=int), np.asarray(keeps, dtype=bool)
-    strata = np.zeros(len(keeps), dtype=int) if strata is None else np.asarray(strata)
+    strata = np.zeros(len(keeps), dtype=int) if strata is None else strata
     credit = np.where(expected == ABSTAIN, 0.5, (expected == 1) == keeps)
 
     def balanced(selection):

@@ -89,7 +89,7 @@ def will_it_hold_skill(region, keeps, strata=None) -> tuple[float, float, float,
     within groups of rows that changed as many features (``strata``; one group when omitted); precision and
     coverage over all rows."""
     region, keeps = np.asarray(region, dtype=bool), np.asarray(keeps, dtype=bool)
-    strata = np.zeros(len(keeps), dtype=int) if strata is None else np.asarray(strata)
+    strata = np.zeros(len(keeps), dtype=int) if strata is None else strata
 
     def youden(selection):
         inside, kept = region[selection], keeps[selection]
