@@ -26,6 +26,7 @@ from small_runs import QUICK
 from hexeval_engine import get_usecase
 from hexeval_engine.evaluate import evaluate, extend_run
 from hexeval_engine.explainers.registry import EXPLAINERS
+from hexeval_engine.personas import loader as persona_loader
 from hexeval_engine.runs.explanation_store import PieceStore, store_folder, store_secret
 from hexeval_engine.runs.resumable import resumable_runs
 from hexeval_engine.runs.store import list_runs, load_run, scan_runs
@@ -195,11 +196,15 @@ def test_a_run_changing_only_the_personas_computes_no_explanation_and_matches_a_
     shared, fresh = tmp_path / "shared", tmp_path / "fresh"
     evaluate(usecase="heart", output_dir=shared, config_overrides=SEQUENTIAL)
     assert counted.calls > 0
-    generic = {**SEQUENTIAL, "personas": {**SEQUENTIAL["personas"],
-                                           "file": str(ROOT / "configs" / "generic" / "personas.yaml")}}
+    generic_file = ROOT / "configs" / "generic" / "personas.yaml"
+    generic = {**SEQUENTIAL, "personas": {**SEQUENTIAL["personas"], "file": str(generic_file)}}
+    reads = []
+    real_read = persona_loader.read_yaml
+    monkeypatch.setattr(persona_loader, "read_yaml", lambda path, **kw: reads.append(Path(path)) or real_read(path, **kw))
     counted.calls = 0
     second = evaluate(usecase="heart", output_dir=shared, config_overrides=generic)
     assert counted.calls == 0
+    assert reads == [generic_file]  # the persona file is read once per run
     assert second.manifest["reuse"]["explanations_computed"] == 0
     assert second.manifest["reuse"]["explanations_reused"] == sum(e.method != "Narrative"  # told again: cheap
                                                                   for e in second.technical.explanations)
