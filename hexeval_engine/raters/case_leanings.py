@@ -51,7 +51,7 @@ class PastCases:
     """
 
     def __init__(self, X_train: pd.DataFrame, y_train: pd.Series):
-        self.y = pd.Series(np.asarray(y_train) == 1, index=X_train.index)
+        self.y = np.asarray(y_train) == 1
         self.overall = float(self.y.mean()) if len(self.y) else 0.0
         self.columns = [_Column(X_train[feature]) for feature in X_train.columns]
         self.features = [str(feature) for feature in X_train.columns]
@@ -70,16 +70,20 @@ class PastCases:
 
 
 class _Column:
-    """One feature of the past cases: its fifths when it is numeric with more than ten values, else its text."""
+    """One feature of the past cases: its fifths when it is numeric with more than ten values, else its values as
+    text (coded once, so a case's value is matched by one comparison of integers)."""
 
     def __init__(self, column: pd.Series):
         self.name = column.name
-        self.column = column
-        numeric = pd.to_numeric(column, errors="coerce")
-        self.binned = bool(numeric.notna().all() and column.nunique() > 2 * _BINS)
-        self.numeric = numeric if self.binned else None
-        self.edges = np.unique(np.quantile(numeric, np.linspace(0, 1, _BINS + 1))) if self.binned else None
-        self._text = None
+        # a column of few values is matched by value: its text is never read as numbers
+        numeric = pd.to_numeric(column, errors="coerce") if column.nunique() > 2 * _BINS else None
+        self.binned = bool(numeric is not None and numeric.notna().all())
+        if self.binned:
+            self.numeric = numeric.to_numpy(dtype=float)
+            self.edges = np.unique(np.quantile(numeric, np.linspace(0, 1, _BINS + 1)))
+        else:
+            codes, texts = pd.factorize(column.astype(str))
+            self.codes, self.texts = codes, {text: k for k, text in enumerate(texts)}
 
     def alike(self, value):
         """Mask of the past cases like ``value``: same value, or the same fifth of a numeric range."""
@@ -94,6 +98,4 @@ class _Column:
             k = int(np.clip(np.searchsorted(edges, number, side="right") - 1, 0, len(edges) - 2))
             low, high = edges[k], edges[k + 1]
             return (self.numeric >= low) & ((self.numeric < high) if k < len(edges) - 2 else (self.numeric <= high))
-        if self._text is None:
-            self._text = self.column.astype(str)
-        return self._text == str(value)
+        return self.codes == self.texts.get(str(value), -2)  # -2: no past case has this value
