@@ -214,7 +214,9 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
     if save:  # an unwritable output folder fails now, before the explainers and the LLM run (issue 14)
         check_output_root(outputs_root)
     # Persona file and rater problems (no file, no API key) fail now, not after the technical stage.
-    rater_obj, created, rater_info = _persona_rater(rater, config, outputs_root, api_key, operator_key, allowed_urls)
+    # The persona file is read once here: the narratives, the ratings and the recommendations use these personas.
+    personas, rater_obj, created, rater_info = _persona_rater(rater, config, outputs_root, api_key, operator_key,
+                                                              allowed_urls)
     name = uc.name if uc else _custom_name(run_name or Path(str(data_path)).stem)
     if save and slot.folder is None:  # kept if the run is interrupted: `hexeval evaluate --resume RUN` continues it
         slot.folder = WorkingFolder.create(outputs_root, name, new_run_id(), arguments)
@@ -225,8 +227,8 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
         if config.narratives.enabled:  # a missing key or a switched-off source fails now, before the technical stage
             narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root,
                                         operator_key=operator_key, allowed_urls=allowed_urls)
-        technical, sanity, warnings, performance, narratives = _measured(model, data, config, narration, pieces,
-                                                                         working, clock, progress)
+        technical, sanity, warnings, performance, narratives = _measured(model, data, config, narration, personas,
+                                                                         pieces, working, clock, progress)
         warnings += plugin_warnings(config, technical.metrics)  # plugins left out or failed, with the fix
         if narratives is not None:
             technical.explanations += narratives.explanations  # they join the explanations personas rate
@@ -234,7 +236,7 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
         if rater_obj is not None:
             _mark(working, "personas")
             with clock("personas"):
-                ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj,
+                ratings = run_persona_evaluation(model, data, technical, config, rater=rater_obj, personas=personas,
                                                  on_progress=sub_progress(progress, 65, 30, 100, "Personas"))
                 stats = dict(ratings.attrs.get("stats", {}))
                 warnings += _failures("personas",
@@ -246,7 +248,7 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
             narration.close()
     _mark(working, "recommendations")
     with clock("recommendations"):
-        recommendations = _recommend(technical, ratings, config, warnings=warnings, narratives=narratives,
+        recommendations = _recommend(technical, ratings, config, personas, warnings=warnings, narratives=narratives,
                                      rater_kind=rater_info.get("kind"))
     timings = clock.finish()
 
@@ -325,7 +327,7 @@ def extend_run(run_dir, *, rater: str | None = None, llm_model: str | None = Non
             "technical_metrics": result.technical_metrics, "recommendations": result.recommendations}
 
 
-def _measured(model, data, config: HexevalConfig, narration, pieces, working, clock, progress):
+def _measured(model, data, config: HexevalConfig, narration, personas, pieces, working, clock, progress):
     """The technical stage, the narratives, the held-out scores and the sanity checks: ``(technical, sanity,
     warnings, performance, narratives)``. With the same model, data and settings as a stored run, its technical
     stage, checks and scores are reused as computed then (only the narratives are told again)."""
@@ -336,7 +338,7 @@ def _measured(model, data, config: HexevalConfig, narration, pieces, working, cl
         technical, sanity, warnings, performance = pieces.reuse_stage(stored, progress)
         if narration is not None:
             with clock("narratives"):
-                narratives = _narrate(data, technical, config, narration)
+                narratives = _narrate(data, technical, config, narration, personas)
         return technical, sanity, warnings, performance, narratives
     with one_blas_thread():  # idle BLAS workers only spin on these small products; same results
         with clock("technical"):
@@ -348,7 +350,7 @@ def _measured(model, data, config: HexevalConfig, narration, pieces, working, cl
         # are work the main process does meanwhile instead of after it (their results are the same).
         if narration is not None:
             with clock("narratives"):
-                narratives = _narrate(data, technical, config, narration)
+                narratives = _narrate(data, technical, config, narration, personas)
         performance = held_out_performance(model, data)
         with clock("sanity_checks"):
             _mark(working, "sanity_checks")
@@ -370,20 +372,20 @@ def _text(path) -> str | None:
 
 
 
-def _narrate(data, technical, config: HexevalConfig, narration):
+def _narrate(data, technical, config: HexevalConfig, narration, personas: list):
     """Tell the source explanations as narratives (the caller adds them to the explanations personas rate)."""
-    audiences = [p.audience for p in configured_personas(config)] if config.personas.enabled else ()
+    audiences = [p.audience for p in personas]
     return run_narratives(data, technical, config, tools=narration, persona_audiences=audiences)
 
 
-def _recommend(technical, ratings, config: HexevalConfig, *, warnings, narratives, rater_kind) -> dict:
+def _recommend(technical, ratings, config: HexevalConfig, personas: list, *, warnings, narratives,
+               rater_kind) -> dict:
     """Recommendations per stakeholder, or the note that they were switched off."""
     if not config.recommendations.enabled:
         return {"mode": "disabled", "stakeholders": {}, "warnings": warnings,
                 "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
     told = ({"source": config.narratives.source, "summary": narrative_summary(narratives.table, config)}
             if narratives is not None else None)
-    personas = configured_personas(config) if config.personas.enabled else []
     weights = {p.name: p.weights() for p in personas} if personas else None
     questions = {p.name: {"role": p.role, "weights": p.question_weights(), "declared": p.questions is not None,
                           "reason": p.questions.reason if p.questions is not None else ""} for p in personas}
@@ -394,12 +396,13 @@ def _recommend(technical, ratings, config: HexevalConfig, *, warnings, narrative
 
 def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool,
                    allowed_urls: str | None):
-    """(rater or None, created here, rater record for the manifest); personas switched off: no rater."""
+    """(personas, rater or None, created here, rater record for the manifest); personas switched off: no personas
+    and no rater."""
     if not config.personas.enabled:
-        return None, False, {"kind": "none"}
-    configured_personas(config)  # a missing or invalid persona file fails here
+        return [], None, False, {"kind": "none"}
+    personas = configured_personas(config)  # a missing or invalid persona file fails here
     rater_obj, created = _resolve_rater(rater, config, outputs_root, api_key, operator_key, allowed_urls)
-    return rater_obj, created, _rater_info(rater_obj, config)
+    return personas, rater_obj, created, _rater_info(rater_obj, config)
 
 
 def _resolve_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool = False,

@@ -255,6 +255,42 @@ def test_the_helper_ends_when_its_main_process_is_killed(tmp_path):
         proc.kill()
 
 
+def test_the_helper_ends_when_its_killed_main_process_is_not_reaped_yet(tmp_path):
+    """The main process killed outright while its own parent has not reaped it yet (a zombie still exists as a
+    process): the helper ends within seconds all the same, and closes the output pipe it inherited, so a parent
+    reading that pipe to its end before reaping (``subprocess.run(capture_output=True)``) is not left waiting."""
+    script = tmp_path / "start_and_wait.py"
+    script.write_text("import sys, time\n"
+                      "from hexeval_engine.runtime import helper_pool\n"
+                      "if __name__ == '__main__':\n"
+                      "    helper_pool.start_helper(background=False)\n"
+                      "    while helper_pool.helper_pid() is None:\n"
+                      "        time.sleep(0.05)\n"
+                      "    print(helper_pool.helper_pid(), flush=True)\n"
+                      "    time.sleep(600)\n")
+    env = {**os.environ, "PYTHONPATH": os.getcwd()}
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
+    pid = None
+    try:
+        pid = int(proc.stdout.readline())
+        os.kill(proc.pid, signal.SIGKILL)  # not reaped until the end of this test
+        rest = []
+        reader = threading.Thread(target=lambda: rest.append(proc.stdout.read()), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 10
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid), f"the helper {pid} outlived its killed main process by 10 s"
+        reader.join(10)
+        assert rest == [""], "the output pipe stayed open after the main process was killed"
+        assert proc.poll() is None or proc.returncode == -signal.SIGKILL
+    finally:
+        if pid is not None and _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def _children(pid: int) -> list[int]:
     out = []
     for entry in os.listdir("/proc"):

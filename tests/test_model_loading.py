@@ -132,3 +132,52 @@ def test_a_skops_file_renamed_to_json_is_recognised_without_a_trace(tmp_path, sm
     message = str(err.value)
     assert "'renamed.json' is not a readable XGBoost model file" in message and "a skops archive (.skops)" in message
     assert "/" not in message.replace("/.ubj", "") and "[bt]" not in message
+
+
+class _Audits:
+    """Counts the full skops audits (the types a file asks for, listed by skops)."""
+
+    def __init__(self, monkeypatch):
+        self.calls = 0
+        real = sio.get_untrusted_types
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(sio, "get_untrusted_types", counted)
+
+
+def test_a_skops_file_audited_once_is_not_audited_again_until_its_bytes_change(tmp_path, small, monkeypatch):
+    X, y, _ = small
+    audits = _Audits(monkeypatch)
+    path = tmp_path / "lr.skops"
+    sio.dump(LogisticRegression().fit(X, y), path)
+    first = load_model(path)
+    assert audits.calls == 1
+    again = load_model(path)
+    assert audits.calls == 1 and again.sha256 == first.sha256  # the verdict on these bytes is remembered
+    assert np.array_equal(again.predict_proba(X), first.predict_proba(X))
+    sio.dump(LogisticRegression(C=0.01).fit(X, y), path)  # other bytes at the same path
+    other = load_model(path)
+    assert audits.calls == 2 and other.sha256 != first.sha256
+
+
+def test_a_refused_skops_file_is_refused_every_time_and_a_forged_verdict_is_not_trusted(tmp_path, small, monkeypatch):
+    from hexeval_engine.models import audit_memory
+    from hexeval_engine.runs.explanation_store import PieceStore
+
+    audits = _Audits(monkeypatch)
+    path = tmp_path / "bad.skops"
+    sio.dump(FunctionTransformer(func=eval), path)
+    for expected_calls in (1, 2):  # a refusal is never remembered: the full audit runs again
+        with pytest.raises(ModelError, match="outside HEXEval's allow-list: builtins.eval"):
+            load_model(path)
+        assert audits.calls == expected_calls
+    # a verdict "this file passed" written by someone without this installation's key
+    sha = audit_memory.hashlib.sha256(path.read_bytes()).hexdigest()
+    store = audit_memory._store()
+    PieceStore(store.folder, b"someone else's secret..........").put(audit_memory._key(sha), ["builtins.eval"])
+    with pytest.raises(ModelError, match="outside HEXEval's allow-list: builtins.eval"):
+        load_model(path)
+    assert audits.calls == 3

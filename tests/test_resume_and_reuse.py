@@ -26,6 +26,8 @@ from small_runs import QUICK
 from hexeval_engine import get_usecase
 from hexeval_engine.evaluate import evaluate, extend_run
 from hexeval_engine.explainers.registry import EXPLAINERS
+from hexeval_engine.personas import loader as persona_loader
+from hexeval_engine.technical import measuring
 from hexeval_engine.runs.explanation_store import PieceStore, store_folder, store_secret
 from hexeval_engine.runs.resumable import resumable_runs
 from hexeval_engine.runs.store import list_runs, load_run, scan_runs
@@ -195,11 +197,15 @@ def test_a_run_changing_only_the_personas_computes_no_explanation_and_matches_a_
     shared, fresh = tmp_path / "shared", tmp_path / "fresh"
     evaluate(usecase="heart", output_dir=shared, config_overrides=SEQUENTIAL)
     assert counted.calls > 0
-    generic = {**SEQUENTIAL, "personas": {**SEQUENTIAL["personas"],
-                                           "file": str(ROOT / "configs" / "generic" / "personas.yaml")}}
+    generic_file = ROOT / "configs" / "generic" / "personas.yaml"
+    generic = {**SEQUENTIAL, "personas": {**SEQUENTIAL["personas"], "file": str(generic_file)}}
+    reads = []
+    real_read = persona_loader.read_yaml
+    monkeypatch.setattr(persona_loader, "read_yaml", lambda path, **kw: reads.append(Path(path)) or real_read(path, **kw))
     counted.calls = 0
     second = evaluate(usecase="heart", output_dir=shared, config_overrides=generic)
     assert counted.calls == 0
+    assert reads == [generic_file]  # the persona file is read once per run
     assert second.manifest["reuse"]["explanations_computed"] == 0
     assert second.manifest["reuse"]["explanations_reused"] == sum(e.method != "Narrative"  # told again: cheap
                                                                   for e in second.technical.explanations)
@@ -325,6 +331,23 @@ def test_a_run_missing_part_of_its_pieces_computes_only_those_and_matches(tmp_pa
     reuse = second.manifest["reuse"]
     assert reuse["explanations_reused"] > 0 and reuse["explanations_computed"] > 0
     assert reuse["explanations_reused"] + reuse["explanations_computed"] == first.manifest["reuse"]["explanations_computed"]
+    assert _comparable(second.output_path) == _comparable(first.output_path)
+
+
+def test_a_run_whose_explanations_are_stored_measures_none_of_them_again(tmp_path, monkeypatch):
+    """With the whole stage's entry gone (a run interrupted before the sanity checks), every method's metrics and the
+    paired metrics come from the store: no metric is computed, and the tables are those of the first run."""
+    first = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=SEQUENTIAL)
+    entries = sorted(store_folder(tmp_path).glob("*.piece"), key=lambda p: p.stat().st_size)
+    entries[-1].unlink()  # the whole stage's result
+    calls = []
+    for module, name in ((measuring, "compute_instance_metrics"), (measuring, "paired_rows")):
+        real = getattr(module, name)
+        monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
+    second = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=SEQUENTIAL)
+    reuse = second.manifest["reuse"]
+    assert calls == [] and reuse["explanations_computed"] == 0 and not reuse["technical_stage_reused"]
+    assert reuse["metric_sets_reused"] == len(second.technical_metrics) + 1  # each method's, and the paired ones
     assert _comparable(second.output_path) == _comparable(first.output_path)
 
 

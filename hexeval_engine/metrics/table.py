@@ -51,6 +51,12 @@ def canonical_method(name: str) -> str:
     return text  # a plugin's method (docs/plugins.md): kept as its spec names it
 
 
+def canonical_methods(names: pd.Series) -> pd.Series:
+    """:func:`canonical_method` of every value of a column, worked out once per distinct name (a per-case table
+    has thousands of rows and a handful of methods)."""
+    return names.map({name: canonical_method(name) for name in names.unique()})
+
+
 def is_long(technical: pd.DataFrame) -> bool:
     """True when ``technical`` is the long metrics table (it has ``metric`` and ``value`` columns)."""
     return {"metric", "value"}.issubset(technical.columns)
@@ -111,7 +117,7 @@ def as_long(technical: pd.DataFrame | None) -> pd.DataFrame:
     for column in LONG_COLUMNS:
         if column not in long.columns:
             long[column] = False if column == "derived" else np.nan
-    long["method"] = long["method"].map(canonical_method)
+    long["method"] = canonical_methods(long["method"])
     long["metric"] = long["metric"].map(lambda m: METRIC_ALIASES.get(m, m))
     long = long.drop_duplicates(subset=["method", "metric"], keep="first")
     bad = sorted(set(long["direction"].dropna()) - {"higher", "lower"}) + (

@@ -72,8 +72,10 @@ def _too_big(name: str, what: str, size: int) -> ModelError:
 # --------------------------------------------------------------------------------------------- skops
 
 
-def check_skops_archive(path) -> None:
+def check_skops_archive(path, data: bytes | None = None) -> None:
     """Refuse a skops archive whose load would exceed the bounds above (a file that is no zip is left alone).
+
+    ``data``: the file's bytes, already read (then the file itself is not read again; ``path`` names it).
 
     Raises
     ------
@@ -81,11 +83,12 @@ def check_skops_archive(path) -> None:
         Naming the limit that was exceeded and the file's value.
     """
     path = Path(path)
-    if not zipfile.is_zipfile(path):
+    source = io.BytesIO(data) if data is not None else path
+    if not zipfile.is_zipfile(source):
         return  # not an archive at all: the loader's own message says what it is
     name = path.name
     try:
-        with zipfile.ZipFile(path) as archive:
+        with zipfile.ZipFile(source) as archive:
             members = archive.infolist()
             if len(members) > MAX_MEMBERS:
                 raise ModelError(f"'{name}' holds {len(members):,} parts, more than the {MAX_MEMBERS:,} a skops model "

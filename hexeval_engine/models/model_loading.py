@@ -18,6 +18,7 @@ import pickle
 from pathlib import Path
 
 from ..errors import ModelError
+from . import audit_memory
 from .file_bounds import check_skops_archive, check_xgboost_file
 from .model_wrapper import HexevalModel, describe_target
 from .onnx_model import load_onnx
@@ -65,8 +66,9 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
     if not path.exists():
         raise ModelError(f"The model file {path} does not exist. Check the path (relative paths start at {Path.cwd()}).")
     suffix = path.suffix.lower()
+    sha256 = None
     if suffix == ".skops":
-        artefact, kind = _load_skops(path), "skops"
+        (artefact, sha256), kind = _load_skops(path), "skops"
     elif suffix in (".json", ".ubj"):
         artefact, kind = _load_xgboost(path, describe_target(data),
                                        regression=data is not None and data.is_regression), "xgboost"
@@ -83,7 +85,8 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
     else:
         raise ModelError(f"Unsupported model file type '{suffix or path.name}'. Use .skops (scikit-learn pipelines), "
                          ".json/.ubj (XGBoost), .onnx (any framework exported to ONNX), or .pkl/.joblib where the operator allows pickles.")
-    return HexevalModel.from_artefact(artefact, source=str(path), kind=kind, sha256=file_sha256(path), threshold=threshold,
+    return HexevalModel.from_artefact(artefact, source=str(path), kind=kind, sha256=sha256 or file_sha256(path),
+                                      threshold=threshold,
                                       target_note=describe_target(data),
                                       data_classes=data.n_classes if data is not None else None)
 
@@ -112,12 +115,35 @@ def is_trusted_skops_type(name: str) -> bool:
     return isinstance(cls, type) and issubclass(cls, BaseEstimator)
 
 
-def _load_skops(path: Path):
+def _load_skops(path: Path) -> tuple:
+    """``(the model, the SHA-256 of the bytes it was loaded from)``.
+
+    The file is read once: its bytes are audited (or found audited before, :mod:`.audit_memory`), hashed and
+    loaded, so the bytes loaded are the bytes audited."""
     import skops.io as sio  # loaded only for .skops files
 
-    check_skops_archive(path)  # what it expands to, its parts, its arrays' declared sizes: before skops reads it
+    data = path.read_bytes()
+    sha256 = hashlib.sha256(data).hexdigest()
+    requested = audit_memory.remembered(sha256)
+    if requested is None:
+        requested = _audit_skops(path, data)
+        audit_memory.remember(sha256, requested)
     try:
-        requested = sio.get_untrusted_types(file=path)
+        return sio.loads(data, trusted=list(requested)), sha256
+    except Exception as err:  # skops rebuilds objects with the installed libraries; any of them can fail
+        log.info("skops could not load %s: %s: %s", path, type(err).__name__, err)
+        raise ModelError(f"'{path.name}' is a skops file, but the model in it cannot be rebuilt here: it was probably "
+                         f"saved with other versions of scikit-learn or skops than this server's ({_library_versions()}). "
+                         "Save it again with these versions (skops.io.dump) and upload the new file.") from err
+
+
+def _audit_skops(path: Path, data: bytes) -> list[str]:
+    """The types the skops file's bytes ask for, every one of them trusted; else ``ModelError`` saying why not."""
+    import skops.io as sio  # loaded only for .skops files
+
+    check_skops_archive(path, data)  # what it expands to, its parts, its arrays' declared sizes: before skops reads it
+    try:
+        requested = sio.get_untrusted_types(data=data)
     except Exception as err:  # skops raises many types for a corrupt archive
         log.info("skops could not list the types in %s: %s: %s", path, type(err).__name__, err)
         raise ModelError(f"'{path.name}' {_what_is_wrong_with_skops(path)} Save the model again with "
@@ -127,13 +153,7 @@ def _load_skops(path: Path):
         raise ModelError(f"'{path.name}' asks to load type(s) outside HEXEval's allow-list: {', '.join(refused)}. "
                          "Such types could run code, so the file is refused. Use a pipeline of scikit-learn and "
                          "XGBoost components, or ask the operator to review and extend the allow-list.")
-    try:
-        return sio.load(path, trusted=list(requested))
-    except Exception as err:  # skops rebuilds objects with the installed libraries; any of them can fail
-        log.info("skops could not load %s: %s: %s", path, type(err).__name__, err)
-        raise ModelError(f"'{path.name}' is a skops file, but the model in it cannot be rebuilt here: it was probably "
-                         f"saved with other versions of scikit-learn or skops than this server's ({_library_versions()}). "
-                         "Save it again with these versions (skops.io.dump) and upload the new file.") from err
+    return list(requested)
 
 
 def _what_is_wrong_with_skops(path: Path) -> str:

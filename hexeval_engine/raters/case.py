@@ -8,7 +8,7 @@ from ..config.schema import Domain
 from ..data.dataset import Dataset
 from ..vocabulary import Vocabulary
 from .base import Case, CaseFeature
-from .case_leanings import leanings
+from .case_leanings import PastCases
 
 
 def build_cases(model, data: Dataset, domain: Domain, instance_ids: list[int], *,
@@ -51,6 +51,7 @@ def _binary_cases(model, data: Dataset, domain: Domain, words: Vocabulary, insta
     """Binary cases: the predicted outcome at the model's threshold and the positive class's probability."""
     proba = model.predict_proba(rows)[:, 1]
     threshold = float(getattr(model, "threshold", 0.5))
+    past = PastCases(data.X_train, data.y_train)  # read once for every case's leanings
     cases = {}
     # iterrows on an all-numeric frame upcasts every value to float (0 -> 0.0), which misses value labels
     # keyed "0"; iterating an object copy keeps each column's own values.
@@ -60,7 +61,7 @@ def _binary_cases(model, data: Dataset, domain: Domain, words: Vocabulary, insta
         predicted = int(p >= threshold)
         outcome = domain.positive_outcome if predicted else domain.negative_outcome
         cases[int(iid)] = Case(int(iid), features, predicted, outcome, float(p), threshold,
-                               leanings=leanings(data.X_train, data.y_train, row))
+                               leanings=past.leanings(row))
     return cases
 
 

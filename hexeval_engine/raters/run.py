@@ -101,7 +101,7 @@ class PersonaRunStats:
 
 
 def run_persona_evaluation(model, data, technical_result, config: HexevalConfig, *, rater: Rater,
-                           on_progress=None) -> pd.DataFrame:
+                           on_progress=None, personas: list[Persona] | None = None) -> pd.DataFrame:
     """Have every persona rate every method's explanation of the first persona instances.
 
     Parameters
@@ -125,6 +125,9 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
         From :func:`hexeval_engine.raters.make_rater`.
     on_progress : callable, optional
         ``on_progress(done, total, message)``.
+    personas : list of Persona, optional
+        The personas ``config.personas`` names, when the caller has read them already
+        (:func:`configured_personas`); default: read from the persona file.
 
     Returns
     -------
@@ -139,7 +142,7 @@ def run_persona_evaluation(model, data, technical_result, config: HexevalConfig,
     started = time.perf_counter()
     progress = report(on_progress)
     settings = config.personas
-    personas = configured_personas(config)
+    personas = configured_personas(config) if personas is None else personas
     methods = rated_methods(config, technical_result)
     if not methods:
         raise ConfigError("No explainer is enabled, so personas have nothing to rate. Enable at least one of "

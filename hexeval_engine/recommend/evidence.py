@@ -6,6 +6,7 @@ Public interface (stable)
 ``case_parsimony(per_instance) -> DataFrame``         same shape, ``num_important_features``
 ``unit_ratings(ratings, role, methods) -> DataFrame`` index ``(persona_name, instance_id)``, one column per
                                                       method: the persona score in [0, 1]
+``unit_ratings_by_role(ratings, methods) -> {role: …}`` the same for every role in one pass
 ``method_metric(per_instance, method, metric) -> ndarray``
 
 **Cross-family technical evidence.** The only technical quantity that enters a score is the
@@ -27,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..metrics.table import canonical_method
+from ..metrics.table import canonical_methods
 from ..personas import DEFAULT_DIMENSION_WEIGHTS, DIMENSION_NAMES
 
 FIDELITY_METRIC = "technical_claim_score"
@@ -53,7 +54,7 @@ def case_fidelity(per_instance: pd.DataFrame | None) -> tuple[pd.DataFrame, str]
     """
     if per_instance is None or len(per_instance) == 0:
         return pd.DataFrame(), "none"
-    per_instance = per_instance.assign(method=per_instance["method"].map(canonical_method))
+    per_instance = per_instance.assign(method=canonical_methods(per_instance["method"]))
     table = _pivot(per_instance, FIDELITY_METRIC)
     if not table.empty:
         return table, "claim"
@@ -70,14 +71,14 @@ def case_parsimony(per_instance: pd.DataFrame | None) -> pd.DataFrame:
     """Per-case number of features each explanation relies on (identical definition for every method)."""
     if per_instance is None or len(per_instance) == 0:
         return pd.DataFrame()
-    return _pivot(per_instance.assign(method=per_instance["method"].map(canonical_method)), PARSIMONY_METRIC)
+    return _pivot(per_instance.assign(method=canonical_methods(per_instance["method"])), PARSIMONY_METRIC)
 
 
 def method_metric(per_instance: pd.DataFrame | None, method: str, metric: str) -> np.ndarray:
     """The finite per-case values of one metric of one method."""
     if per_instance is None or len(per_instance) == 0:
         return np.array([])
-    rows = per_instance[(per_instance["method"].map(canonical_method) == method) & (per_instance["metric"] == metric)]
+    rows = per_instance[(canonical_methods(per_instance["method"]) == method) & (per_instance["metric"] == metric)]
     values = rows["value"].to_numpy(dtype=float)
     return values[np.isfinite(values)]
 
@@ -92,7 +93,8 @@ def usable_ratings(ratings: pd.DataFrame | None) -> pd.DataFrame:
     if ratings is None or len(ratings) == 0:
         return pd.DataFrame(columns=columns)
     df = ratings.copy()
-    df["method"] = df["explanation_type"].map(canonical_method)
+    df.attrs = {}  # the run's statistics stay with the ratings: pandas would deep-copy them on every step below
+    df["method"] = canonical_methods(df["explanation_type"])
     for column in ("trust", "satisfaction"):
         df[column] = pd.to_numeric(df[column], errors="coerce")
     ok = df["status"].eq("ok") if "status" in df.columns else pd.Series(True, index=df.index)
@@ -132,23 +134,54 @@ def unit_ratings(rated: pd.DataFrame, role: str, methods, weights: dict | None =
         ``{"score": DataFrame, "trust": DataFrame, "satisfaction": DataFrame, "dimension_weights": dict}``,
         the frames indexed by ``(persona_name, instance_id)`` with one column per method, values in [0, 1].
     """
-    rows = rated[(rated["role"] == role) & rated["usable"] & rated["method"].isin(methods)]
-    used = {name: _persona_weights(name, dimension_weights) for name in sorted(rows["persona_name"].astype(str).unique())}
+    return unit_ratings_by_role(rated[rated["role"] == role], methods, dimension_weights=dimension_weights)[role]
+
+
+def unit_ratings_by_role(rated: pd.DataFrame, methods, *,
+                         dimension_weights: dict[str, dict[str, float]] | None = None) -> dict:
+    """:func:`unit_ratings` of every role of ``rated`` at once (the per-case means are taken in one pass).
+
+    Returns a mapping ``{role: unit_ratings(rated, role, methods)}`` that answers a role without ratings with
+    empty frames.
+    """
+    methods = list(methods)
+    rows = rated[rated["usable"] & rated["method"].isin(methods)]
+    out = _ByRole(methods)
     if rows.empty:
-        empty = pd.DataFrame(columns=list(methods))
-        return {"score": empty, "trust": empty, "satisfaction": empty, "dimension_weights": used}
+        return out
     dims = [d for d in DIMENSION_NAMES if d in rows.columns]
     rows = rows.assign(**{d: pd.to_numeric(rows[d], errors="coerce") for d in dims})
-    per_case = rows.groupby(["persona_name", "instance_id", "method"])[dims].mean()
+    per_case = rows.groupby(["role", "persona_name", "instance_id", "method"])[dims].mean()
     on01 = ((per_case - 1) / 4).clip(0, 1)
-    w = pd.DataFrame([used[str(n)] for n in on01.index.get_level_values("persona_name")], index=on01.index)[dims]
-    w = w.where(on01.notna(), 0.0)
-    total = w.sum(axis=1)
-    score = ((on01.fillna(0) * w).sum(axis=1) / total).where(total > 0)
-    return {"score": score.unstack("method").reindex(columns=list(methods)),
-            "trust": on01["trust"].unstack("method").reindex(columns=list(methods)),
-            "satisfaction": on01["satisfaction"].unstack("method").reindex(columns=list(methods)),
-            "dimension_weights": used}
+    used_all = {name: _persona_weights(name, dimension_weights) for name in set(rows["persona_name"].astype(str))}
+    wide = {}
+    if len(on01):  # else every rating names no persona: no units
+        names = on01.index.get_level_values("persona_name").astype(str)
+        w = pd.DataFrame([used_all[n] for n in names], index=on01.index)[dims]
+        w = w.where(on01.notna(), 0.0)
+        total = w.sum(axis=1)
+        score = ((on01.fillna(0) * w).sum(axis=1) / total).where(total > 0)
+        wide = {"score": score, "trust": on01["trust"], "satisfaction": on01["satisfaction"]}
+        wide = {key: frame.unstack("method").reindex(columns=methods) for key, frame in wide.items()}
+    scored = set(on01.index.get_level_values("role"))  # not a role whose ratings name no persona
+    for role, role_rows in rows.groupby("role"):
+        used = {name: used_all[name] for name in sorted(role_rows["persona_name"].astype(str).unique())}
+        frames = {key: wide[key].xs(role, level="role") if role in scored else pd.DataFrame(columns=methods)
+                  for key in ("score", "trust", "satisfaction")}
+        out[role] = {**frames, "dimension_weights": used}
+    return out
+
+
+class _ByRole(dict):
+    """Units by role; a role without usable ratings has empty frames and no persona weights."""
+
+    def __init__(self, methods: list):
+        super().__init__()
+        self._methods = methods
+
+    def __missing__(self, role):
+        empty = pd.DataFrame(columns=self._methods)
+        return {"score": empty, "trust": empty, "satisfaction": empty, "dimension_weights": {}}
 
 
 def _persona_weights(name: str, dimension_weights: dict | None) -> dict[str, float]:

@@ -7,6 +7,7 @@ Public interface (stable)
                                                      ``skill_<q>_common`` (every method cut to the common size)
 ``weighted_skill(tables, weights, methods) -> DataFrame``      per case, the question-weighted skill
 ``support_table(per_instance, metric) -> DataFrame``           a supporting column (``why_move_common`` …)
+``support_tables(per_instance, metrics, methods) -> {metric: DataFrame}``  several of them in one pass
 
 A skill is the method's score minus that of a reader who saw no explanation (``metrics/questions``), so 0 means
 "no help". On a case where a question can be measured (some method has a value), a method without a value
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..metrics.table import canonical_method
+from ..metrics.table import canonical_methods
 
 QUESTIONS = ("why", "what_if", "will_it_hold", "how_to_change")
 SKILL_SUFFIX = "_common"
@@ -46,7 +47,7 @@ def has_question_evidence(per_instance: pd.DataFrame | None) -> bool:
 
 def question_tables(per_instance: pd.DataFrame, methods) -> dict[str, pd.DataFrame]:
     """Per question, the common-size skill per case (rows) and method (columns), on the same cases."""
-    per_instance = per_instance.assign(method=per_instance["method"].map(canonical_method))
+    per_instance = per_instance.assign(method=canonical_methods(per_instance["method"]))
     tables = {q: _pivot(per_instance, skill_metric(q), methods) for q in QUESTIONS}
     cases = sorted(set().union(*(t.index for t in tables.values())))
     out = {}
@@ -77,5 +78,11 @@ def weighted_skill(tables: dict[str, pd.DataFrame], weights: dict[str, float], m
 
 def support_table(per_instance: pd.DataFrame, metric: str, methods) -> pd.DataFrame:
     """A supporting column of the questions (``how_to_change_success_common`` …), cases × methods."""
-    per_instance = per_instance.assign(method=per_instance["method"].map(canonical_method))
-    return _pivot(per_instance, metric, methods)
+    return support_tables(per_instance, [metric], methods)[metric]
+
+
+def support_tables(per_instance: pd.DataFrame, metrics, methods) -> dict[str, pd.DataFrame]:
+    """:func:`support_table` of each of ``metrics``, from one pass over the per-case table."""
+    rows = per_instance[per_instance["metric"].isin(list(metrics))]
+    rows = rows.assign(method=canonical_methods(rows["method"]))
+    return {metric: _pivot(rows, metric, methods) for metric in metrics}

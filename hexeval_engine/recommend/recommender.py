@@ -41,11 +41,11 @@ import pandas as pd
 
 from ..config.schema import HexevalConfig
 from ..explanation import BASELINE_METHOD, NARRATIVE_METHOD
-from ..metrics.table import as_long, canonical_method, method_errors, methods_in
+from ..metrics.table import as_long, canonical_method, canonical_methods, method_errors, methods_in
 from ..paired_stats import composite_difference, holm, mean_ci
 from .checks import constraint_findings
-from .evidence import unit_ratings, usable_ratings
-from .question_evidence import QUESTIONS, has_question_evidence, question_tables, support_table, weighted_skill
+from .evidence import unit_ratings_by_role, usable_ratings
+from .question_evidence import QUESTIONS, has_question_evidence, question_tables, support_tables, weighted_skill
 from .sentences import close_call_sentence, deciding_sentence, gap_sentence
 from .wording import fill_words
 
@@ -123,11 +123,15 @@ def stakeholders_from(persona_questions: dict | None, rated: pd.DataFrame) -> li
 
 
 class _Measured:
-    """One stakeholder's per-case measured scores (question-weighted skill) of every method."""
+    """One stakeholder's per-case measured scores (question-weighted skill) of every method.
+
+    ``question_stats``: :func:`question_stats` of the run (the same for every stakeholder), read by
+    :meth:`question_summary`."""
 
     def __init__(self, tables: dict, weights: dict, methods: list[str], people: dict | None, people_share: float,
-                 level: float, seed: int):
+                 level: float, seed: int, question_stats: dict):
         self.tables, self.weights, self.level, self.seed = tables, weights, level, seed
+        self.stats = question_stats
         self.cases = weighted_skill(tables, weights, methods)
         self.people = people  # persona units × methods (people's ratings on 0-1), or None
         self.share = people_share if people is not None and len(people) else 0.0
@@ -151,14 +155,7 @@ class _Measured:
         return composite_difference(self.parts(a, b), n_resamples=_RESAMPLES, confidence=self.level, seed=self.seed)
 
     def question_summary(self, method: str) -> dict:
-        out = {}
-        for q in QUESTIONS:
-            values = _col(self.tables[q], method)
-            values = values[np.isfinite(values)] if len(values) else values
-            mean, low, high = mean_ci(values, confidence=self.level, seed=self.seed)
-            out[q] = {"value": _f(mean), "ci_low": _f(low), "ci_high": _f(high), "n": int(values.size),
-                      "weight": float(self.weights.get(q, 0.0))}
-        return out
+        return {q: {**self.stats[method][q], "weight": float(self.weights.get(q, 0.0))} for q in QUESTIONS}
 
     def deciding_question(self, winner: str, other: str | None) -> str:
         """The question with the largest weighted contribution to the winner's lead (or to its own skill)."""
@@ -178,12 +175,28 @@ class _Measured:
         return best
 
 
-def _perceived(rated: pd.DataFrame, role: str | None, methods: list[str], dimension_weights: dict | None,
-               level: float, seed: int) -> tuple[dict, pd.DataFrame]:
-    """Per method the stakeholder's perceived score (0-1 and on 1-5) and the per-unit table."""
-    if role is None or not len(rated):
+def question_stats_of(tables: dict, methods: list[str], level: float, seed: int) -> dict:
+    """Per method and question, the mean skill over the cases with its interval and count: what every card and the
+    run's question evidence show (it does not depend on the stakeholder's weights)."""
+    out = {}
+    for method in methods:
+        out[method] = {}
+        for q in QUESTIONS:
+            values = _col(tables[q], method)
+            values = values[np.isfinite(values)] if len(values) else values
+            mean, low, high = mean_ci(values, confidence=level, seed=seed)
+            out[method][q] = {"value": _f(mean), "ci_low": _f(low), "ci_high": _f(high), "n": int(values.size)}
+    return out
+
+
+def _perceived(units_by_role, role: str | None, methods: list[str], level: float,
+               seed: int) -> tuple[dict, pd.DataFrame]:
+    """Per method the stakeholder's perceived score (0-1 and on 1-5) and the per-unit table.
+
+    ``units_by_role``: the run's :func:`~.evidence.unit_ratings_by_role` (``None`` without ratings)."""
+    if role is None or units_by_role is None:
         return {}, pd.DataFrame(columns=methods)
-    units = unit_ratings(rated, role, methods + [NARRATIVE_METHOD], dimension_weights=dimension_weights)
+    units = units_by_role[role]
     score = units["score"]
     out = {}
     for m in methods:
@@ -279,10 +292,10 @@ def _stakeholder(who: Stakeholder, plan: "_Plan", rated: pd.DataFrame) -> dict:
     level, seed = cfg.evaluation.confidence_level, cfg.evaluation.random_state
     alpha = 1 - level
     methods = plan.candidates + ([BASELINE_METHOD] if plan.has_baseline else [])
-    perceived, units = _perceived(rated, who.role, methods, plan.dimension_weights, level, seed)
+    perceived, units = _perceived(plan.units, who.role, methods, level, seed)
     people = plan.rater_kind in PEOPLE and bool(perceived)
     measured = _Measured(plan.tables, who.weights, methods, units if people else None,
-                         plan.people_share if people else 0.0, level, seed)
+                         plan.people_share if people else 0.0, level, seed, plan.question_stats)
     gate = _gate(measured, plan.candidates, alpha)
     alternatives = [_alternative(m, measured, gate.get(m), perceived, plan.technical) for m in methods]
     order = {m: i for i, m in enumerate(methods)}
@@ -396,9 +409,10 @@ class _Plan:
     technical: dict = field(default_factory=dict)
     blocked: str | None = None
     narrative_source: str | None = None
-    dimension_weights: dict | None = None
     people_share: float = 0.0
     source_words: str = "ratings"
+    question_stats: dict = field(default_factory=dict)  # question_stats_of the shown methods (every card's)
+    units: dict | None = None  # unit_ratings_by_role of the usable ratings (None without ratings)
 
 
 def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFrame | None, config=None, *,
@@ -439,7 +453,7 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
     cfg = _config(config)
     long = as_long(technical)
     plan = _Plan(cfg=cfg, long=long, warnings=list(warnings or []), rater_kind=rater_kind,
-                 dimension_weights=persona_weights, source_words=ratings_source(rater_kind),
+                 source_words=ratings_source(rater_kind),
                  people_share=float(cfg.recommendations.weights.stakeholder_share()))
     families = dict(families or _families(technical))
     _exclude(plan, technical, excluded, families)
@@ -449,6 +463,8 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
                           "run the evaluation again.")
         plan.blocked = plan.blocked or "No per-question evidence in this run: run the evaluation again."
         per_instance = pd.DataFrame(columns=["method", "instance_id", "metric", "value", "derived"])
+    else:  # method names made canonical once for every table below
+        per_instance = per_instance.assign(method=canonical_methods(per_instance["method"]))
     methods = plan.candidates + [BASELINE_METHOD]
     plan.tables = question_tables(per_instance, methods) if len(per_instance) else \
         {q: pd.DataFrame(columns=methods) for q in QUESTIONS}
@@ -456,15 +472,19 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
                             for t in plan.tables.values())
     if not plan.has_baseline:
         plan.notes.append("This run has no random baseline, so no method could be checked against it.")
-    plan.support = {m: support_table(per_instance, m, methods) for m in _SUPPORT} if len(per_instance) else {}
+    plan.support = support_tables(per_instance, _SUPPORT, methods) if len(per_instance) else {}
     for m in plan.candidates + ([BASELINE_METHOD] if plan.has_baseline else []):
         concerns, excluded_reason = constraint_findings(long, per_instance, m, cfg) if m != BASELINE_METHOD \
             else ([], None)
         plan.technical[m] = {"family": families.get(m, ""), "concerns": concerns, "excluded": excluded_reason,
                              "recommendable": m != BASELINE_METHOD and families.get(m) != "baseline"}
+    shown = plan.candidates + ([BASELINE_METHOD] if plan.has_baseline else [])
+    plan.question_stats = question_stats_of(plan.tables, shown, cfg.evaluation.confidence_level,
+                                            cfg.evaluation.random_state)
     # the gate on equal question weights: the run-level answer to "does each method beat Random at all"
     overall = _gate(_Measured(plan.tables, EQUAL, methods, None, 0.0, cfg.evaluation.confidence_level,
-                              cfg.evaluation.random_state), plan.candidates, 1 - cfg.evaluation.confidence_level)
+                              cfg.evaluation.random_state, plan.question_stats),
+                    plan.candidates, 1 - cfg.evaluation.confidence_level)
     for m in plan.technical:
         plan.technical[m]["vs_baseline"] = overall.get(m, {"qualifies": False})
     plan.blocked = plan.blocked or next((w["message"] for w in plan.warnings
@@ -476,6 +496,8 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
                           "they do not enter the recommendation"
                           + (" (LLM ratings enter only after the judge checks pass: label swap and test-retest, "
                              "which this run did not run)" if plan.source_words == "LLM ratings" else "") + ".")
+    if len(rated):  # every stakeholder's rated units, in one pass
+        plan.units = unit_ratings_by_role(rated, shown + [NARRATIVE_METHOD], dimension_weights=persona_weights)
     evidence = _question_evidence(plan)
     people = stakeholders_from(persona_questions, rated)
     stakeholders = {}
@@ -500,7 +522,7 @@ def _question_evidence(plan: _Plan) -> dict:
     methods = plan.candidates + ([BASELINE_METHOD] if plan.has_baseline else [])
     out: dict = {m: {} for m in methods}
     for q in QUESTIONS:
-        one = _Measured(plan.tables, {q: 1.0}, methods, None, 0.0, level, seed)
+        one = _Measured(plan.tables, {q: 1.0}, methods, None, 0.0, level, seed, plan.question_stats)
         gate = _gate(one, plan.candidates, 1 - level)
         for m in methods:
             out[m][q] = {**one.question_summary(m)[q], "vs_random": gate.get(m)}

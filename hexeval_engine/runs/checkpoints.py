@@ -1,8 +1,9 @@
 """Never compute the same thing twice: keys of what determines a piece of work, and where pieces are looked up.
 
-A *piece* is either one case's explanation by one method in the technical stage (of a sample case, a noisy copy or
-a re-run), or the technical stage's whole result together with the sanity checks and the held-out scores. Its key is a SHA-256 of everything that
-determines it:
+A *piece* is one case's explanation by one method in the technical stage (of a sample case, a noisy copy or a
+re-run), the per-case metrics of one method's explanations (or the paired metrics of every method's), or the
+technical stage's whole result together with the sanity checks and the held-out scores. Its key is a SHA-256 of
+everything that determines it:
 
 * the model file's hash and the view the stage explains it through (a class of a multi-class model, a band of a
   regressor: the view's own settings);
@@ -15,7 +16,10 @@ determines it:
 * the library versions and HEXEval's own code (a hash of the engine's source files: a change to any of them
   makes every key new);
 * for one case's explanation: the method, the case id, its seed, its row's values, class and probability, and
-  whether texts are rendered.
+  whether texts are rendered;
+* for metrics: the keys of the explanations they were computed from (in order, with those of the noisy copies and
+  re-runs), so metrics are stored only when every explanation they read is itself a stored piece
+  (:meth:`Pieces.measured_key`).
 
 :class:`Pieces` looks a key up in the run's own checkpoints (``pieces/`` of its working folder, see
 :mod:`.resumable`), then in the runs root's shared store (:mod:`.explanation_store`); what it computes goes to the
@@ -177,7 +181,9 @@ class Pieces:
         self.base = {"model": fingerprint, "data": data_digest(data) if self.enabled else "",
                      "versions": library_versions(), "code": code_digest()} if self.enabled else {}
         self.reused = self.computed = 0
+        self.metrics_reused = 0  # metric frames answered from the store
         self.reused_from: set[str] = set()
+        self._named: dict[int, tuple[str, object]] = {}  # id(explanation) -> (its key, the explanation)
         self.stage_reused = False
         self.source = ""  # the run whose technical stage was reused
 
@@ -203,6 +209,34 @@ class Pieces:
         store = self.own if self.own is not None else self.shared
         if store is not None:
             store.put(key, piece)
+
+    def name(self, key: str, explanation) -> None:
+        """Record that ``explanation`` (this object) is the piece under ``key``."""
+        self._named[id(explanation)] = (key, explanation)
+
+    def measured_key(self, kind: str, config, model, explanations, copies: tuple = ()) -> str | None:
+        """Key of metrics computed by ``model`` and ``config`` from ``explanations`` and the noisy copies and
+        re-runs in ``copies`` (dicts ``{(method, ...): [explanation, ...]}``); None when the store is off or any
+        of them is not a stored piece (explained elsewhere: a class view's mapped copy, a plugin's)."""
+        view = model_fingerprint(model) if self.enabled else None
+        if view is None:
+            return None
+        names = self._names(explanations)
+        groups = []
+        for copy in copies:
+            groups.append([[repr(k), self._names(v)] for k, v in copy.items()])
+        if names is None or any(n is None for group in groups for _, n in group):
+            return None
+        return self.key(kind, settings=technical_settings(config), view=view, explanations=names, copies=groups)
+
+    def _names(self, explanations) -> list[str] | None:
+        out = []
+        for e in explanations:
+            named = self._named.get(id(e))
+            if named is None or named[1] is not e:
+                return None
+            out.append(named[0])
+        return out
 
     def stage_key(self, config) -> str | None:
         """Key of the technical stage's whole result (with the sanity checks and held-out scores); None when a
@@ -244,7 +278,8 @@ class Pieces:
     def summary(self) -> dict:
         """The manifest's ``reuse`` section."""
         return {"explanations_reused": int(self.reused), "explanations_computed": int(self.computed),
-                "technical_stage_reused": bool(self.stage_reused), "reused_from": self.source,
+                "technical_stage_reused": bool(self.stage_reused), "metric_sets_reused": int(self.metrics_reused),
+                "reused_from": self.source,
                 "damaged_entries_ignored": int(self.rejected), "store": "on" if self.enabled else "off"}
 
 
@@ -290,6 +325,7 @@ class StoredRunner:
                 piece = self._pieces.get(key)
                 if piece is not None:
                     self._answers[key] = piece
+                    self._pieces.name(key, piece)
                     self._from_store.add(key)
                     self._pieces.reused += 1 if render else 0  # counted: the cases' explanations, not noisy copies
             if key not in self._from_store:
@@ -301,6 +337,7 @@ class StoredRunner:
         for key, explanation in zip(keys, explanations):
             if key not in self._answers:
                 self._answers[key] = explanation
+                self._pieces.name(key, explanation)
                 self._pieces.computed += 1 if render else 0
                 self._pieces.put(key, explanation)
             out.append(self._answers[key])

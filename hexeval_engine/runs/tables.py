@@ -53,8 +53,17 @@ def neutralise_cells(df: pd.DataFrame) -> pd.DataFrame:
     """
     out = df.copy()
     for column in out.columns:
-        if not pd.api.types.is_numeric_dtype(out[column]) and not pd.api.types.is_bool_dtype(out[column]):
-            out[column] = out[column].map(_neutralise, na_action="ignore")
+        values = out[column]
+        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+            continue
+        if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) != "string":
+            # not text only (numbers, dates, mixed cells): mapped as always, which also settles their type
+            out[column] = values.map(_neutralise, na_action="ignore")
+            continue
+        # text only: each distinct text is looked at once (a per-case table repeats a few method and metric names)
+        quoted = {v: _QUOTE + v for v in values.dropna().unique() if _needs_quote(v)}
+        if quoted:
+            out[column] = values.map(lambda v: quoted.get(v, v), na_action="ignore")
     return out
 
 

@@ -271,8 +271,8 @@ def _warm(main_pid: int) -> int:
     idle BLAS workers spin-wait (see :mod:`hexeval_engine.runtime.blas_threads`); the results do not change.
     The objects of the preloaded libraries are frozen out of the garbage collector's full passes (they live as long
     as the helper; see :mod:`hexeval_engine.runtime.gc_freeze`).
-    A watchdog ends the helper once ``main_pid`` is gone: a main process killed outright (``kill -9``, the
-    out-of-memory killer) cannot shut it down, and the helper holds the pipes that would tell it.
+    A watchdog ends the helper once the main process is gone (:func:`_watch`): a main process killed outright
+    (``kill -9``, the out-of-memory killer) cannot shut it down, and the helper holds the pipes that would tell it.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C at a terminal is for the main process, which stops us
     threadpool_limits(limits=1)
@@ -282,8 +282,20 @@ def _warm(main_pid: int) -> int:
 
 
 def _watch(main_pid: int) -> None:
+    """End this process once the main process ``main_pid`` has died, checked every :data:`_WATCH_SECONDS`.
+
+    The sign is the pipe the main process launched the helper through: only the main process holds its writing
+    end (``multiprocessing.parent_process()``'s sentinel), so its end, however it comes (``kill -9`` included),
+    closes it at once, even while the dead process waits to be reaped (a zombie, which ``os.kill(pid, 0)`` still
+    finds: a parent reading the output pipes to their end before reaping would wait for the helper for ever).
+    Where there is no such pipe, the helper looks for ``main_pid`` itself."""
+    parent = multiprocessing.parent_process()
     while True:
         time.sleep(_WATCH_SECONDS)
+        if parent is not None:
+            if not parent.is_alive():
+                os._exit(0)  # nobody is left to take our answers
+            continue
         try:
             os.kill(main_pid, 0)
         except ProcessLookupError:

@@ -18,6 +18,34 @@ from .work import Work
 log = logging.getLogger(__name__)
 
 
+def kept(work: Work, kind: str, model, config, explanations, copies: tuple, compute):
+    """``compute()``, or the frame stored under the key of its inputs (``work.pieces``, see
+    :meth:`~hexeval_engine.runs.checkpoints.Pieces.measured_key`); a computed frame is stored as soon as it is
+    done, so a resumed run or a later one measures these explanations no more."""
+    pieces = work.pieces
+    key = pieces.measured_key(kind, config, model, explanations, copies) if pieces is not None else None
+    if key is not None:
+        frame = pieces.get(key)
+        if frame is not None:
+            pieces.metrics_reused += 1
+            return frame
+    frame = compute()
+    if key is not None and isinstance(frame, pd.DataFrame):
+        pieces.put(key, frame)
+    return frame
+
+
+def method_metrics(model, data, config, mine: list, perturbed: dict, seed_runs: dict, work: Work,
+                   shared: SharedInputs) -> pd.DataFrame:
+    """Per-case metrics of one method's explanations ``mine`` and their noisy copies and re-runs, computed (or
+    taken from the store: :func:`kept`)."""
+    def compute():
+        return compute_instance_metrics(model, data, mine, config, perturbed=perturbed, seed_runs=seed_runs,
+                                        shared=shared)
+
+    return kept(work, "method-metrics", model, config, mine, (perturbed, seed_runs), compute)
+
+
 def measure_method(model, data, config, method: str, work: Work, shared: SharedInputs, *, explanations) -> None:
     """Per-case metrics of one method's ``explanations`` (skipped if it failed or explained nothing)."""
     mine = [e for e in explanations if e.method == method]
@@ -25,10 +53,9 @@ def measure_method(model, data, config, method: str, work: Work, shared: SharedI
         return
     try:
         with work.clock.charge(method):
-            work.per_instance_parts.append(compute_instance_metrics(
-                model, data, mine, config,
-                perturbed={k: v for k, v in work.perturbed.items() if k[0] == method},
-                seed_runs={k: v for k, v in work.seed_runs.items() if k[0] == method}, shared=shared))
+            work.per_instance_parts.append(method_metrics(
+                model, data, config, mine, {k: v for k, v in work.perturbed.items() if k[0] == method},
+                {k: v for k, v in work.seed_runs.items() if k[0] == method}, work, shared))
     except Exception as err:
         log.exception("Metrics failed for %s", method)
         work.fail(method, f"metrics: {describe_error(err)}")
@@ -38,14 +65,19 @@ def claim_frame(model, data, config, claimed: list, work: Work, shared: SharedIn
     """Claim-scoped metrics in one pass over every method's ``claimed`` explanations (every method on the same
     neighbours and baseline, paired per case), charged to the methods by share: a frame (``None`` when nothing
     is claimed), or the error that stopped them."""
+    def compute():
+        claims = paired_rows(model, data, claimed, config, shared=shared)
+        return pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}) \
+            if claims else None
+
     try:
         claim_start = time.perf_counter()
-        claims = paired_rows(model, data, claimed, config, shared=shared)
+        frame = kept(work, "paired-metrics", model, config, claimed, (), compute)
         charge_shares(work.clock, claimed, time.perf_counter() - claim_start)
     except Exception as err:  # the other metrics still count; the failure is recorded where results are read
         log.exception("The paired metric passes (question skills) failed")
         return err
-    return pd.DataFrame(claims, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool}) if claims else None
+    return frame
 
 
 def record_claims(frame, ok_methods: list[str], work: Work) -> None:

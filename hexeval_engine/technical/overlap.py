@@ -11,11 +11,10 @@ import logging
 from ..explainers.base import instance_seed
 from ..explainers.registry import spec_of
 from ..runtime.parallel import ExplainJob
-from ..metrics.compute import compute_instance_metrics
 from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from .class_groups import CaseGroup
-from .measuring import claim_frame
+from .measuring import claim_frame, method_metrics
 from .sample_plan import Sample, shared_cases
 from .sanity import fitted_in_helper, queue_reruns
 from .stability import stability_jobs
@@ -101,8 +100,7 @@ def measure_early(runner, group: CaseGroup, sample: Sample, work: Work, jobs: li
         inputs = work.shared_inputs.setdefault(id(model), SharedInputs(model, group.data))
         try:
             with work.clock.charge(job.method):
-                frame = compute_instance_metrics(model, group.data, mine, config, perturbed=perturbed,
-                                                 seed_runs=seed_runs, shared=inputs)
+                frame = method_metrics(model, group.data, config, mine, perturbed, seed_runs, work, inputs)
         except Exception as err:  # measured again after the explanations, where its error is recorded as usual
             log.info("%s's metrics are computed after the explanations (%s)", job.method, describe_error(err))
             continue
