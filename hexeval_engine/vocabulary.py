@@ -286,6 +286,29 @@ def join_words(items, conjunction: str = "and") -> str:
     return f"{', '.join(items[:-1])}{',' if inner else ''} {conjunction} {items[-1]}"
 
 
+def the_role(title) -> str:
+    """A stakeholder's role as a reader names it in a sentence: ``"Patient" -> "the Patient"``.
+
+    Names that are not a role ("All stakeholders (equal weight …)", "everyone", a name that already has an
+    article) are kept as they are.
+    """
+    text = str(title or "").strip()
+    if not text:
+        return "a stakeholder"
+    if re.match(r"(?i)(all|every|everyone|the|a|an)\b", text):
+        return text
+    return f"the {text}"
+
+
+def join_roles(titles) -> str:
+    """Roles joined for a sentence: ``"the Patient, the Clinician and the Auditor"``; the article before each one
+    shows where a role with "and" in it ends ("the Compliance and Risk Officer and the Patient")."""
+    names = [the_role(t) for t in titles if str(t or "").strip()]
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
+
+
 def _label_keys(value) -> list[str]:
     keys = [str(value)]
     if isinstance(value, float) and not math.isnan(value) and value.is_integer():

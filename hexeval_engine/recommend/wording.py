@@ -7,6 +7,7 @@ sentence is read from the entry it describes.
 
 from __future__ import annotations
 
+from ..vocabulary import the_role
 from .sentences import QUESTION_PHRASES, QUESTION_SHORT
 
 QUESTION_COMPONENTS = ("why", "what_if", "will_it_hold", "how_to_change")
@@ -91,7 +92,7 @@ def _lead_sentence(entry: dict, level: float) -> str:
 
 def fill_words(entry: dict, technical: dict, level: float) -> None:
     """Set ``strengths``, ``concerns`` and ``reasoning`` of one stakeholder entry in place."""
-    who = entry["persona_role"] or "all stakeholders"
+    who = the_role(entry["persona_role"]) if entry["persona_role"] else "all stakeholders"
     if entry["recommended_method"] is None:
         entry["strengths"], entry["concerns"] = [], []
         entry["reasoning"] = f"No recommendation for {who}. {entry['reason']}"
