@@ -93,6 +93,14 @@ def format_number(value, *, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def signed(value, digits: int = 2) -> str:
+    """A difference or skill with its sign, ``+0.12`` / ``-0.12``; a value that rounds to zero reads ``0.00``
+    (never ``-0.00`` or ``+0.00``)."""
+    x = float(value)
+    text = f"{x:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
 def humanise(key: str) -> str:
     """A machine key as words: ``"duplicates_crossing_split" -> "Duplicates crossing split"``."""
     words = re.sub(r"[_\s]+", " ", str(key)).strip()

@@ -42,14 +42,15 @@ class MetricsTable:
 
 
 def number(value, digits: int = 2, *, signed: bool = False) -> str:
-    """``0.61``; ``+0.61`` with ``signed`` (a skill over a reference); a dash for no value."""
+    """``0.61``; ``+0.61`` with ``signed`` (a skill over a reference); a dash for no value.
+
+    Every cell has the same number of decimals (``0.0053`` and ``-1.1e-17`` read ``0.01`` and ``0.00``); a value
+    that rounds to zero reads ``0.00``, never ``-0.00``.
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return NOT_APPLICABLE
-    value = float(value)
-    sign = "+" if signed else ""
-    if value != 0 and abs(value) < 10 ** -digits:
-        return f"{value:{sign}.{digits}g}"
-    return f"{value:{sign}.{digits}f}"
+    text = f"{float(value):{'+' if signed else ''}.{digits}f}"
+    return text.lstrip("+-") if float(text) == 0 else text
 
 
 def with_interval(value, low, high, digits: int = 2) -> str:

@@ -7,7 +7,7 @@ sentence is read from the entry it describes.
 
 from __future__ import annotations
 
-from ..vocabulary import the_role
+from ..vocabulary import signed, the_role
 from .sentences import QUESTION_PHRASES, QUESTION_SHORT
 
 QUESTION_COMPONENTS = ("why", "what_if", "will_it_hold", "how_to_change")
@@ -43,7 +43,7 @@ def weights_text(weights: dict) -> str:
 
 
 def _interval(low, high) -> str:
-    return f"{low:+.2f} to {high:+.2f}" if low is not None and high is not None else "not estimable"
+    return f"{signed(low)} to {signed(high)}" if low is not None and high is not None else "not estimable"
 
 
 def _plural(n: int, word: str) -> str:
@@ -57,7 +57,7 @@ def _strengths_concerns(entry: dict, technical: dict, level: float) -> tuple[lis
     strengths, concerns = [], []
     vs = winner.get("vs_baseline") or {}
     if vs.get("qualifies"):
-        strengths.append(f"answers this stakeholder's questions better than random explanations ({vs['diff']:+.2f} "
+        strengths.append(f"answers this stakeholder's questions better than random explanations ({signed(vs['diff'])} "
                          f"over Random, {level:.0%} interval {_interval(vs['ci_low'], vs['ci_high'])}, "
                          f"{_plural(vs['n'], 'case')})")
     for q in QUESTION_COMPONENTS:
@@ -66,11 +66,16 @@ def _strengths_concerns(entry: dict, technical: dict, level: float) -> tuple[lis
             continue
         rest = [((a.get("questions") or {}).get(q) or {}).get("value") for a in others]
         rest = [v for v in rest if v is not None]
-        if rest and mine["value"] > max(rest) and mine["value"] > 0:
-            strengths.append(f"the best answer to *{QUESTION_PHRASES[q]}* (skill {mine['value']:+.2f})")
-        if mine.get("ci_low") is not None and mine["ci_low"] <= 0:
-            concerns.append(f"no clear help with *{QUESTION_PHRASES[q]}* (skill {mine['value']:+.2f}, "
-                            f"{level:.0%} interval {_interval(mine['ci_low'], mine['ci_high'])})")
+        best = bool(rest) and mine["value"] > max(rest) and mine["value"] > 0
+        unclear = mine.get("ci_low") is not None and mine["ci_low"] <= 0
+        interval = f"{level:.0%} interval {_interval(mine['ci_low'], mine['ci_high'])}"
+        if best and unclear:  # one sentence, not a strength its own concern contradicts
+            concerns.append(f"the best of the methods on *{QUESTION_PHRASES[q]}*, but not clearly better than no "
+                            f"explanation (skill {signed(mine['value'])}, {interval})")
+        elif best:
+            strengths.append(f"the best answer to *{QUESTION_PHRASES[q]}* (skill {signed(mine['value'])})")
+        elif unclear:
+            concerns.append(f"no clear help with *{QUESTION_PHRASES[q]}* (skill {signed(mine['value'])}, {interval})")
     concerns += technical.get(method, {}).get("concerns", [])
     return strengths, concerns
 
@@ -82,7 +87,7 @@ def _lead_sentence(entry: dict, level: float) -> str:
                 "on its card) or could not be scored for this stakeholder, so nothing was compared with it.")
     if runner is None:
         return ""
-    diff = (f"{runner['diff']:+.2f} ({level:.0%} interval {_interval(runner['ci_low'], runner['ci_high'])}, "
+    diff = (f"{signed(runner['diff'])} ({level:.0%} interval {_interval(runner['ci_low'], runner['ci_high'])}, "
             f"{_plural(runner['n'], 'paired case')}, corrected p = {runner['p_holm']:.3f})"
             if runner["diff"] is not None and runner["p_holm"] is not None else "not estimable")
     if entry["lead"] == "clear":
@@ -101,9 +106,9 @@ def fill_words(entry: dict, technical: dict, level: float) -> None:
     entry["strengths"], entry["concerns"] = strengths, concerns
     basis = ("the measured answers to their questions and people's ratings" if entry["mode"] == "measured_and_people"
              else "the measured answers to their questions")
-    interval = (f"{level:.0%} interval {entry['score_ci_low']:+.2f} to {entry['score_ci_high']:+.2f}"
+    interval = (f"{level:.0%} interval {signed(entry['score_ci_low'])} to {signed(entry['score_ci_high'])}"
                 if entry["score_ci_low"] is not None and entry["score_ci_high"] is not None else "no interval")
-    text = (f"{entry['recommended_method']} is recommended for {who}, on {basis}: skill {entry['score']:+.2f} over "
+    text = (f"{entry['recommended_method']} is recommended for {who}, on {basis}: skill {signed(entry['score'])} over "
             f"no explanation ({interval}; {_plural(entry['n_cases'], 'shared case')}).")
     text += _lead_sentence(entry, level)
     for note in entry["notes"]:

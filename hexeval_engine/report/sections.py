@@ -14,7 +14,7 @@ import pandas as pd
 
 from ..explanation import BASELINE_METHOD, NARRATIVE_METHOD
 from ..ratings_summary import comment_groups
-from ..vocabulary import dimension_label, format_number, humanise, plural
+from ..vocabulary import dimension_label, format_number, humanise, plural, signed
 from ..recommend.ratings_source import card_source, ratings_source
 from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
 from ..metrics.table import as_long, canonical_method, method_errors, method_order
@@ -237,12 +237,12 @@ def _alternatives_table(stakeholder: dict, technical: dict) -> str:
                 cells.append("<td class='na'>–</td>")
                 continue
             value = f"{comp['on_five']:.1f} of 5" if c == "perceived" and comp.get("on_five") is not None \
-                else f"{comp['value']:+.2f}"
+                else f"{signed(comp['value'])}"
             cells.append(f"<td>{value} <span class='ci'>× {format_number(comp.get('weight') or 0, digits=3)}</span>"
                          f"<div class='meaning'>n = {int(comp.get('n') or 0)}</div></td>")
         interval = ("" if alt["score_ci_low"] is None or alt["score_ci_high"] is None else
-                    f" <span class='ci'>[{alt['score_ci_low']:+.2f}, {alt['score_ci_high']:+.2f}]</span>")
-        score = "–" if alt["score"] is None else f"{alt['score']:+.2f}{interval}"
+                    f" <span class='ci'>[{signed(alt['score_ci_low'])}, {signed(alt['score_ci_high'])}]</span>")
+        score = "–" if alt["score"] is None else f"{signed(alt['score'])}{interval}"
         notes = "".join(f"<div class='meaning'>{esc(n)}</div>"
                         for n in ([alt["status"]] if alt.get("status") else []) + alt["notes"])
         rows.append(f"<tr><td>{alt['rank']}</td><td>{method_badge(alt['method'])}{notes}</td><td>{score}</td>"
@@ -280,7 +280,7 @@ def recommendations_section(recs: dict | None, manifest: dict | None = None) -> 
     for stakeholder in recs["stakeholders"].values():
         lead = LEAD_LABELS.get(stakeholder["lead"], LEAD_LABELS["none"])
         method = stakeholder["recommended_method"]
-        headline = (f"{method_badge(method)} <span class='score'>{stakeholder['score']:+.2f}</span> "
+        headline = (f"{method_badge(method)} <span class='score'>{signed(stakeholder['score'])}</span> "
                     f"<span class='lead {esc(stakeholder['lead'])}'>{esc(lead)}</span>") if method else ""
         extra = ""
         if stakeholder.get("decided_by"):
