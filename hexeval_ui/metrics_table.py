@@ -32,6 +32,7 @@ class MetricGroup:
     title: str
     frame: pd.DataFrame  # method, then one text column per metric; only methods with a value here
     help: dict[str, str]  # column label -> tooltip (meaning and direction)
+    continues: bool = False  # a later part of a table too wide for one: shown under the first part, without a title
 
 
 @dataclass(frozen=True)

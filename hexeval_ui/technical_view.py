@@ -39,7 +39,8 @@ def render_technical(run) -> None:
     for row in _rows(_fitting(table.groups)):
         for col, group in zip(st.columns(len(row)), row):
             with col:
-                st.markdown(f"**{group.title}**")
+                if not group.continues:  # a later part sits right under the first, which carries the title
+                    st.markdown(f"**{group.title}**")
                 config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small")}
                 # wide enough for the whole header ("Soft comprehensiveness ↑" was cut): ~8 px a character
                 config |= {label: st.column_config.TextColumn(label, help=text, width=column_px(label))
@@ -68,7 +69,8 @@ def column_px(label: str) -> int:
 
 
 def _fitting(groups) -> list:
-    """Each group split into tables whose columns fit :data:`TABLE_PX` ("Stability", "Stability (continued)")."""
+    """Each group split into tables whose columns fit :data:`TABLE_PX`; the parts after the first are marked
+    ``continues`` (shown without a title of their own, never "Stability (continued)")."""
     out = []
     for group in groups:
         chunks, current, used = [], [], 0
@@ -86,7 +88,7 @@ def _fitting(groups) -> list:
         for k, labels in enumerate(chunks):
             frame = group.frame[first + labels]
             frame = frame[~frame[labels].isin([NOT_APPLICABLE, ""]).all(axis=1)]  # methods this part says nothing of
-            out.append(replace(group, title=group.title + (" (continued)" if k else ""), frame=frame,
+            out.append(replace(group, continues=k > 0, frame=frame,
                                help={label: group.help[label] for label in labels}))
     return out
 
@@ -94,10 +96,10 @@ def _fitting(groups) -> list:
 def _rows(groups) -> list[list]:
     """Narrow tables two to a row, wide ones (many or long metric names) on a row of their own."""
     rows, pending = [], []
-    titles = [g.title for g in groups]
+    continued = {g.title for g in groups if g.continues}
     for group in groups:
         chars = 10 + sum(max(len(label), 19) for label in group.help)  # ~ characters a row of the table needs
-        split = group.title.endswith(" (continued)") or f"{group.title} (continued)" in titles
+        split = group.title in continued
         if chars > HALF_WIDTH_CHARS or split:  # a table in parts keeps its parts together, in their order
             rows += [pending] if pending else []
             pending = []
