@@ -118,8 +118,11 @@ def test_score_heatmap_marks_the_recommended_method():
         assert [c.endswith("★") for c in row] == [m == picked for m in heat.x]
     scores = [v for row in heat.z for v in row if v == v]
     assert (heat.zmin, heat.zmax) == (-0.5, 0.5)  # a skill over no explanation, 0 in the middle
-    assert "colour scale −0.5 to +0.5" in fig.layout.title.text  # and says so
-    assert all(c.startswith(("+", "-")) for row in heat.text for c in row if c)  # signed: 0 means no help
+    subtitle = fig.layout.title.text.split("<sup>")[1].removesuffix("</sup>")
+    # and says so, each line a whole phrase (the walk found "· 0 = no better than<br>no explanation")
+    assert subtitle.split("<br>") == ["★ the recommended method · ✕ not recommended: no better than random explanations",
+                                      "0 means no better than no explanation; colours run from −0.5 to +0.5"]
+    assert all(c.startswith(("+", "-", "0.00")) for row in heat.text for c in row if c)  # signed: 0 means no help
     # each number in black or white, whichever contrasts with its cell: the highest (bright yellow) black
     inks = {a.text: a.font.color for a in fig.layout.annotations}
     high_cell = next(c for row, zr in zip(heat.text, heat.z) for c, v in zip(row, zr) if v == max(scores))
