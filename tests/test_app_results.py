@@ -10,7 +10,7 @@ import pytest
 from app_helpers import ROOT, app, button, chart_titles, frame_with, open_page, texts
 from hexeval_engine.metrics.registry import METRICS
 from hexeval_engine import get_usecase
-from hexeval_ui.compare_view import BETTER, WORSE, change_style
+from hexeval_ui.compare_view import BETTER, WORSE, change_style, settings_sentences
 from hexeval_engine.runs import store as runs
 from ui_run_fixtures import save_fixture_run
 
@@ -196,12 +196,28 @@ def test_compare_warns_when_the_runs_used_different_models(outputs):
     at.selectbox(key="compare_b").set_value(str(b)).run()
     button(at, "Compare").click().run()
     assert not at.exception
-    differing = frame_with(at, "Setting")  # the settings that differ come first: here, only the model file
-    assert differing["Setting"].tolist() == ["Model file (sha256)"]
-    assert differing.iloc[0].tolist()[1:] == ["abababababab…", "cdcdcdcdcdcd…"]
+    # the settings that differ, as sentences (here only the model file), never "Model file (sha256) | ab… | cd…"
+    assert "- The runs used different model files (fingerprints abababababab… in run A and cdcdcdcdcdcd… in run B)." \
+        in texts(at)
+    assert not any("Setting" in d.value.columns for d in at.dataframe)
     assert [w.value for w in at.warning] == [
         "The runs used different model files (model sha256 abababababab… vs cdcdcdcdcdcd…): differences may come "
         "from the model, not from the settings."]
+
+
+def test_settings_that_differ_read_as_sentences():
+    """The earlier walk: rows like "Examples › Enabled | — | no" were labels, not something a person reads."""
+    a = {"counts": {"sample_size": 5}, "config": {"evaluation": {"sample_size": 5, "explainers": {
+        "lime": {"enabled": True, "num_samples": 500}}}}}
+    b = {"counts": {"sample_size": 6}, "config": {"evaluation": {"sample_size": 6, "explainers": {
+        "lime": {"enabled": False, "num_samples": 900}}}, "examples": {"enabled": False}}}
+    assert settings_sentences(a, b) == [
+        "Run A explained 5 cases and run B 6.",
+        "LIME is turned on in run A and turned off in run B.",
+        "The number of samples of LIME is 500 in run A and 900 in run B.",
+        "The sample size is 5 in run A and 6 in run B.",
+        "Examples are left at the default in run A and turned off in run B."]
+    assert not any("›" in line for line in settings_sentences(a, b))
 
 
 def test_only_a_change_beyond_the_uncertainty_is_coloured():

@@ -115,4 +115,4 @@ def test_a_real_saved_run_renders_every_section_and_compares(real_run, tmp_path)
     at.selectbox(key="compare_b").set_value(str(other)).run()
     button(at, "Compare").click().run()
     assert not at.exception and "Recommendation changes" in texts(at)
-    assert len(frame_with(at, "Difference (95% interval)")) > 0 and len(frame_with(at, "Setting")) > 0
+    assert len(frame_with(at, "Difference (95% interval)")) > 0 and "Settings that differ" in texts(at)
