@@ -152,8 +152,8 @@ def test_saved_runs_table_lists_runs_and_damaged_folders_as_warnings(outputs):
     broken.mkdir(parents=True)
     (broken / "run.json").write_text("{ not json")
     at = app()
-    table = frame_with(at, "sample size")
-    assert table[["date", "rater", "sample size", "status"]].iloc[0].tolist() == [
+    table = frame_with(at, "Cases")
+    assert table[["When", "Rater", "Cases", "Status"]].iloc[0].tolist() == [
         "2 January 2026, 03:04 UTC", "simulated", 12, "complete"]
     assert any("20260101-000000-broken" in w.value and "invalid JSON" in w.value for w in at.warning)
 
@@ -225,6 +225,27 @@ def test_only_a_change_beyond_the_uncertainty_is_coloured():
     assert change_style("within the uncertainty") == "" and change_style("only in one run") == ""
 
 
+def test_saved_runs_are_named_by_their_time_and_the_id_is_only_in_the_tooltip(outputs):
+    """The earlier walk: labels and headers showed ids ("run 20261129-025152-3ff6a9"), which nobody reads."""
+    first = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
+    second = save_fixture_run(outputs, created="2026-01-02T03:04:40+00:00")  # the same minute
+    at = app(viewed_run=str(first))
+    picker = at.selectbox(key="saved_run_choice")
+    shown = list(picker.options)  # a label per run, as the picker shows it
+    assert sorted(shown) == ["2 Jan 2026, 03:04:05 · simulated · 12 cases",
+                             "2 Jan 2026, 03:04:40 · simulated · 12 cases"], shown
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["When", "Rater", "Cases", "Status", "Failed methods", "Study"]
+    page = texts(at) + " ".join(shown)
+    assert first.name not in page and second.name not in page
+    picker.set_value(str(second)).run()
+    assert at.selectbox(key="saved_run_choice").help == f"Run id {second.name}, for the command line (hexeval runs show)."
+    at = open_page(at, RESULTS)
+    header = next(m for m in at.markdown if "cases sampled" in m.value)
+    assert "run of 2 January 2026, 03:04 UTC" in header.value and first.name not in header.value
+    assert first.name in header.help
+
+
 def test_delete_asks_first_and_clears_the_run_on_screen(outputs):
     keep = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
     doomed = save_fixture_run(outputs, created="2026-01-03T03:04:05+00:00")
@@ -238,7 +259,8 @@ def test_delete_asks_first_and_clears_the_run_on_screen(outputs):
     button(at, "Delete permanently").click().run()
     assert not at.exception
     assert not doomed.exists() and keep.exists()
-    assert any("Deleted run" in i.value and "was the run on Results" in i.value for i in at.info)
+    deleted = next(i.value for i in at.info if "Deleted the run" in i.value)
+    assert "3 Jan 2026, 03:04" in deleted and doomed.name not in deleted and "was the run on Results" in deleted
     assert at.session_state["viewed_run"] == "__latest__"
     open_page(at, RESULTS)
     assert not at.error and any("1 saved run of this use case is on this server" in i.value for i in at.info)
@@ -277,7 +299,7 @@ def test_bad_upload_keeps_the_results_already_on_screen(outputs):
     assert any("not a skops model" in e.value for e in at.error)
     at.session_state["usecase"] = "heart"
     open_page(at, RESULTS)
-    assert not at.error and run.name in texts(at)
+    assert not at.error and any(run.name in (m.help or "") for m in at.markdown)  # the run's id, in its tooltip
 
 
 def test_warnings_and_the_random_baseline_are_shown_where_results_are_read(outputs):

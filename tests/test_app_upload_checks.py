@@ -121,7 +121,7 @@ def test_a_custom_run_is_listed_in_a_new_session_and_opens_with_its_case_values(
     at = app(usecase="custom")  # a new session, as after a server restart
     at.session_state["viewed_run"] = str(result.output_path)  # picked in the sidebar
     at.run()
-    assert any("Ward check" in str(name) for name in at.dataframe[0].value["name"])  # Load previous results
+    assert any("Ward check" in str(name) for name in at.dataframe[0].value["Name"])  # Load previous results
     at = open_page(at, "app_pages/results.py")
     assert not at.error, [e.value for e in at.error]
     assert "Feature values are not available" not in texts(at)

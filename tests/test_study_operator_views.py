@@ -101,7 +101,7 @@ def test_runs_with_a_study_are_marked_in_listings_and_the_docs_have_the_guide(st
     from hexeval_ui.saved_runs_view import runs_table
     from hexeval_engine.runs.store import list_runs
     table = runs_table(list_runs(studied.parents[1], "heart"))
-    assert table["study"].str.startswith("study closed").tolist() == [True]
+    assert table["Study"].str.startswith("study closed").tolist() == [True]
     at = open_page(app(), "app_pages/documentation.py")
     assert "Studies with real stakeholders" in [t.label for t in at.tabs]
 
