@@ -103,7 +103,7 @@ def test_runs_with_a_study_are_marked_in_listings_and_the_docs_have_the_guide(st
     table = runs_table(list_runs(studied.parents[1], "heart"))
     assert table["Study"].str.startswith("study closed").tolist() == [True]
     at = open_page(app(), "app_pages/documentation.py")
-    assert "Studies with real stakeholders" in [t.label for t in at.tabs]
+    assert "Studies with people" in [t.label for t in at.tabs]
 
 
 def test_a_link_can_fix_the_role_and_the_intro_is_the_operators(run_copy):
