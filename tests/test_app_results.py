@@ -137,6 +137,9 @@ def test_recommendations_show_a_card_per_stakeholder_and_the_heatmap(outputs):
     assert alternatives.startswith(f"1. **{first['method']}** — skill +") and "Why skill" in alternatives
     assert f"n: {first['n_cases']} cases, {first['n_ratings']} ratings" in alternatives
     assert [m.value for m in at.metric] == [f"{saved[k]['score']:+.2f}" for k in ("Lead Cardiologist", "Patient")]
+    # what each stakeholder asks, in a sentence (the earlier walk: "Questions: why 0.35, will it hold 0.35 — …")
+    asks = [c.value for c in at.caption if c.value.startswith("Asks ")]
+    assert len(asks) == 2 and all("(weight 0." in a for a in asks) and not any("Questions:" in c.value for c in at.caption)
 
 
 def test_recommendations_without_ratings_still_give_each_stakeholder_a_measured_pick(outputs):

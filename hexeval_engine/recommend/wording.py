@@ -28,18 +28,19 @@ def component_label(component: str) -> str:
     return _COMPONENT_LABELS.get(component, component.replace("_", " "))
 
 
-def questions_text(weights: dict) -> str:
-    """``why 0.35, will it hold 0.35, what if 0.15, how to change it 0.15`` (largest first)."""
-    items = sorted(((q, float(w)) for q, w in (weights or {}).items() if float(w) > 0), key=lambda x: -x[1])
-    return ", ".join(f"{QUESTION_SHORT.get(q, q)} {w:.2f}" for q, w in items) or "no weights"
-
-
-def weights_text(weights: dict) -> str:
-    """The weights a card's score used, in words."""
-    text = "questions: " + questions_text(weights.get("questions") or {})
-    if float(weights.get("people") or 0) > 0:
-        text += f"; people's ratings {float(weights['people']):.2f} of the score"
-    return text
+def asks_sentence(entry: dict) -> str:
+    """What a stakeholder asks, as the card and the report say it: ``Asks why (weight 0.35), will it hold (0.35),
+    what if (0.15) and how to change it (0.15). Refers or reassures the patient in front of them.``"""
+    items = sorted(((q, float(w)) for q, w in (entry.get("questions") or {}).items() if float(w) > 0),
+                   key=lambda x: -x[1])
+    if not items:
+        return "Asks no question with a weight."
+    asked = [f"{QUESTION_SHORT.get(q, q)} ({'weight ' if k == 0 else ''}{w:.2f})" for k, (q, w) in enumerate(items)]
+    listed = asked[0] if len(asked) == 1 else f"{', '.join(asked[:-1])} and {asked[-1]}"
+    reason = (entry.get("questions_reason") if entry.get("questions_declared")
+              else "the persona declares no questions, so all four weigh the same") or ""
+    reason = reason.strip().rstrip(".")
+    return f"Asks {listed}." + (f" {reason[:1].upper() + reason[1:]}." if reason else "")
 
 
 def _interval(low, high) -> str:
