@@ -27,6 +27,8 @@ BROKEN = [
     (re.compile(r"\b(\w+) \1\b", re.IGNORECASE), "a doubled word"),
     (re.compile(r"\s{2,}|\s[.,;:]|\(\s*\)|\bthis\s*[.,]|\bof\s*[.,]|\{|\}"), "an empty placeholder"),
     (re.compile(r"\b(None|nan|np\.)|\(s\)|_"), "a Python value, plural hedge or column name"),
+    # the earlier walk: "these suggested changes helps me"
+    (re.compile(r"\bthese( \w+)? \w+s (helps|hardly helps|gives|does|says|tells)\b"), "a plural subject with a singular verb"),
 ]
 
 

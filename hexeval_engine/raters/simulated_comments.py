@@ -26,6 +26,9 @@ _VERDICT = {1: "hardly helps me", 2: "helps me little", 3: "helps me somewhat", 
 _FORM = {"reasons": "this list of reasons", "rule": "this rule", "changes": "these suggested changes",
          "story": "this story", "none": "it"}
 """What the reader calls the explanation, from what it shows (never from the method's name)."""
+#: The verdict's verb agrees with a plural name ("these suggested changes help me", never "helps me").
+_VERDICT_PLURAL = {k: v.replace("helps", "help") for k, v in _VERDICT.items()}
+_PLURAL_FORMS = {"changes"}
 
 
 def write_comment(task: RatingTask, props: ExplanationProperties, scores: dict[str, int]) -> str:
@@ -64,9 +67,10 @@ def _verdict(task, props: ExplanationProperties, support: int) -> str:
                       f" What I look for first is {wanted}, and it does not give me that." if support <= 2
                       else f" What I look for first is {wanted}, and it gives me part of that.")
     form = _FORM.get(props.form, "it")
+    verdict = (_VERDICT_PLURAL if props.form in _PLURAL_FORMS else _VERDICT)[support]
     if persona.is_end_user:
-        return f"As the person this {decision_noun(task.domain)} is about, {form} {_VERDICT[support]}.{looked_for}"
-    return f"{decision_phrase(task.domain)}, {form} {_VERDICT[support]}.{looked_for}"
+        return f"As the person this {decision_noun(task.domain)} is about, {form} {verdict}.{looked_for}"
+    return f"{decision_phrase(task.domain)}, {form} {verdict}.{looked_for}"
 
 
 def _paren(text: str, said: str) -> str:
