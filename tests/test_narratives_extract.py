@@ -188,3 +188,13 @@ def test_professional_narratives_say_each_factor_in_words_and_still_read_back_ex
         assert (faith.rank_agreement, faith.sign_agreement, faith.value_agreement) == (1, 1, 1) and not flagged
         seen.add("only slightly" in text.split("sex, here male", 1)[1].split(".")[0])
     assert seen == {True, False}  # sex (-0.05 beside cp's 0.21) is "only slightly" in the form without its number
+
+
+def test_a_number_followed_by_a_comma_is_read_without_it():
+    """The earlier walk: the read-back table showed "0," for "your number of major vessels, which is 0, and it …"."""
+    from hexeval_engine.narratives.offline_extractor import _stated_value
+
+    assert _stated_value(" of 0, and it makes this prediction more likely", "ca", {}) == "0"
+    assert _stated_value(", which is 125, and it counts against", "trestbps", {}) == "125"
+    assert _stated_value(" is $60,000, which supports", "income", {}) == "$60,000"
+    assert _stated_value(" is 1,250.5 mm", "x", {}) == "1,250.5"
