@@ -93,6 +93,13 @@ def format_number(value, *, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def ordinal(n: int) -> str:
+    """``1 -> "1st"``, ``2 -> "2nd"``, ``11 -> "11th"``, ``23 -> "23rd"``."""
+    n = int(n)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def signed(value, digits: int = 2) -> str:
     """A difference or skill with its sign, ``+0.12`` / ``-0.12``; a value that rounds to zero reads ``0.00``
     (never ``-0.00`` or ``+0.00``)."""
