@@ -16,7 +16,7 @@ from hexeval_engine.data.target import find_target
 from . import state
 from .components import bullet_list, section, show_error
 from .quality_view import render_quality
-from .settings import ALLOW_PICKLE_SETTING, pickle_uploads_allowed
+from .settings import pickle_uploads_allowed
 from .upload import UploadCheck, UploadedFile, blocking_problems, check_again, check_upload
 from .usecase_view import render_model_card
 from hexeval_engine.vocabulary import plural
@@ -41,9 +41,10 @@ def render_upload_form() -> UploadCheck | None:
         if allowed:
             st.caption(":orange[Pickle/joblib uploads are enabled by the server operator: only upload files you trust.]")
         else:
-            st.caption(f"Safe formats only: `.skops`, `.json`, `.ubj`, `.onnx`. Pickle/joblib files are refused because "
-                       f"loading one runs any code it contains; the server operator can allow them with "
-                       f"`{ALLOW_PICKLE_SETTING}=1`.")
+            # the switch's name is an operator detail (docs/safety.md), not something a user of the page can set
+            st.caption("Safe formats only: `.skops`, `.json`, `.ubj`, `.onnx`. Pickle uploads are turned off on this "
+                       "server, because loading a pickle/joblib file runs any code it contains; ask the operator if "
+                       "you need them.")
         st.radio("Text columns reach the model", list(ENCODINGS), format_func=ENCODINGS.get, key=state.UPLOAD_ENCODING,
                  help="A bare model (e.g. an XGBClassifier without a pipeline) trained on integer codes of its text "
                       "columns needs them coded the same way. Explanations still show the text labels. For codes in "
