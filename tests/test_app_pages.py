@@ -168,7 +168,7 @@ def test_a_saved_run_is_listed_and_loads_into_results(tmp_path, monkeypatch):
         assert not at.error, [e.value for e in at.error]
         assert not any("No results yet" in i.value or "No recommendations yet" in i.value for i in at.info)
         assert any("Heart Disease (Healthcare)" in m.value for m in at.markdown[:3])
-    assert at.markdown[0].value.startswith("**Verdict:** SHAP for Lead Cardiologist (close call); DiCE for Patient"), \
+    assert at.markdown[0].value.startswith("**Verdict:** SHAP for the Lead Cardiologist (close call); DiCE for the Patient"), \
         "the answer is the first thing on Recommendations"
 
 
