@@ -41,11 +41,11 @@ def render_technical(run) -> None:
             with col:
                 if not group.continues:  # a later part sits right under the first, which carries the title
                     st.markdown(f"**{group.title}**")
-                config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small")}
-                # wide enough for the whole header ("Soft comprehensiveness ↑" was cut): ~8 px a character
-                config |= {label: st.column_config.TextColumn(label, help=text, width=column_px(label))
-                           for label, text in group.help.items()}
-                st.dataframe(group.frame, hide_index=True, column_config=config)
+                # a table whose headers and cells wrap: on a phone it fits the width instead of scrolling sideways
+                # with its headers cut (a data grid keeps one line per cell)
+                st.table(group.frame.rename(columns={"method": "Method"}), hide_index=True, border="horizontal")
+                with st.expander("What these columns mean"):
+                    st.markdown("\n".join(f"- **{label}**: {text}" for label, text in group.help.items()))
     if table.any_derived:
         st.caption(f"{DERIVED_MARK} computed on a *derived* importance vector (Anchor: the features in its rule; "
                    "DiCE: the features its counterfactuals change), for reference only: methods of different kinds are "
@@ -58,8 +58,8 @@ def render_technical(run) -> None:
     _chart(fig, "No parsimony values in this run.", "parsimony")
 
 
-#: Pixels the columns of one metric table may take beside the pinned method column in the wide layout: a wider
-#: table scrolled sideways and cut its last header mid-word ("LIME agrees with itse…").
+#: Pixels the columns of one metric table may take beside the method column in the wide layout: a wider table is
+#: shown in parts, so that no part squeezes its columns into narrow strips of wrapped words.
 TABLE_PX = 860
 
 
