@@ -36,7 +36,9 @@ def render_technical(run) -> None:
     if not table.groups:
         st.info("This run has no technical metric values.", icon=":material/info:")
         return
-    for row in _rows(_fitting(table.groups)):
+    parts = _fitting(table.groups)
+    meanings = {g.title: g.help for g in table.groups}
+    for row in _rows(parts):
         for col, group in zip(st.columns(len(row)), row):
             with col:
                 if not group.continues:  # a later part sits right under the first, which carries the title
@@ -44,8 +46,12 @@ def render_technical(run) -> None:
                 # a table whose headers and cells wrap: on a phone it fits the width instead of scrolling sideways
                 # with its headers cut (a data grid keeps one line per cell)
                 st.table(group.frame.rename(columns={"method": "Method"}), hide_index=True, border="horizontal")
-                with st.expander("What these columns mean"):
-                    st.markdown("\n".join(f"- **{label}**: {text}" for label, text in group.help.items()))
+                k = next(i for i, part in enumerate(parts) if part is group)
+                following = parts[k + 1] if k + 1 < len(parts) else None
+                if following is None or not following.continues:  # once per table, under its last part
+                    with st.expander("What these columns mean"):
+                        st.markdown("\n".join(f"- **{label}**: {text}"
+                                               for label, text in meanings[group.title].items()))
     if table.any_derived:
         st.caption(f"{DERIVED_MARK} computed on a *derived* importance vector (Anchor: the features in its rule; "
                    "DiCE: the features its counterfactuals change), for reference only: methods of different kinds are "
