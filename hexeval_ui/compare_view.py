@@ -8,6 +8,7 @@ shown: green/red only where the engine calls a change better/worse (beyond both 
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import streamlit as st
@@ -15,7 +16,7 @@ import streamlit as st
 from hexeval_engine import HexevalError
 from hexeval_engine.runs import compare
 from hexeval_engine.charts.labels import ARROWS, metric_title
-from hexeval_engine.vocabulary import dimension_label, humanise
+from hexeval_engine.vocabulary import dimension_label, humanise, signed
 
 from . import state
 from .components import show_error
@@ -36,7 +37,12 @@ def change_style(verdict: str) -> str:
 
 
 def _fmt(value, pattern: str) -> str:
-    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else pattern.format(value)
+    """``value`` in ``pattern``; a signed pattern (``{:+.3f}``) writes a value that rounds to zero as ``0.000``,
+    never ``-0.000``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    signed_digits = re.fullmatch(r"\{:\+\.(\d)f\}", pattern)
+    return signed(value, int(signed_digits.group(1))) if signed_digits else pattern.format(value)
 
 
 def _change(diff, low, high, verdict, pattern: str) -> str:

@@ -225,6 +225,14 @@ def test_settings_that_differ_read_as_sentences():
     assert not any("›" in line for line in settings_sentences(a, b))
 
 
+def test_a_difference_that_rounds_to_zero_reads_without_a_sign():
+    """The walk: Compare showed "-0.073 (-0.145 to -0.000)"."""
+    from hexeval_ui.compare_view import _change
+
+    assert _change(-0.073, -0.145, -0.0002, "better", "{:+.3f}") == "-0.073 (-0.145 to 0.000)"
+    assert _change(0.0, 0.0, -0.0, "within the uncertainty", "{:+.2f}") == "0.00 (0.00 to 0.00), within the uncertainty"
+
+
 def test_only_a_change_beyond_the_uncertainty_is_coloured():
     assert change_style("better") == BETTER and change_style("worse") == WORSE
     assert change_style("within the uncertainty") == "" and change_style("only in one run") == ""
