@@ -16,9 +16,9 @@ HALF_WIDTH_CHARS = 66  # about what half of the wide layout shows without a hori
 
 def render_technical(run) -> None:
     section("Technical metrics",
-            "How faithful, compact and stable each method's explanations are. Each cell: the mean over the explained "
-            "instances and its 95% bootstrap interval in brackets. ↑ higher is better, ↓ lower is better; hover a "
-            "column header for what the metric means.")
+            "How well each method answers the stakeholders' questions, then how faithful, compact and stable its "
+            "explanations are. Each cell: the mean over the explained cases and its 95% bootstrap interval in "
+            "brackets. ↑ higher is better, ↓ lower is better; under each table, what its columns mean.")
     table = build_metrics_table(run.technical_metrics, run.technical_metrics_long)
     for method, error in table.failed.items():
         st.error(f"**{method} failed** and has no metrics in this run: {error}", icon=":material/error:")
