@@ -302,7 +302,8 @@ def recommendations_section(recs: dict | None, manifest: dict | None = None) -> 
                      + f"<p>{headline}</p>{extra}<p>{prose(stakeholder['reasoning'])}</p>"
                      + "<details class='fold'><summary>Every method's answers per question (click to open)</summary>"
                      + _alternatives_table(stakeholder, recs.get("technical") or {}) + "</details>"
-                     + "".join(f"<p class='meaning'>{prose(n)}</p>" for n in stakeholder.get("notes", []))
+                     + "".join(f"<p class='meaning'>{prose(str(n)[:1].upper() + str(n)[1:])}.</p>"
+                               for n in stakeholder.get("notes", []))  # a sentence: capital and full stop
                      + "</div>")
     for item in recs.get("excluded_methods") or []:
         parts.append(f"<p class='error'>Excluded: {esc(item['reason'])}</p>")
