@@ -46,12 +46,14 @@ def number(value, digits: int = 2, *, signed: bool = False) -> str:
     """``0.61``; ``+0.61`` with ``signed`` (a skill over a reference); a dash for no value.
 
     Every cell has the same number of decimals (``0.0053`` and ``-1.1e-17`` read ``0.01`` and ``0.00``); a value
-    that rounds to zero reads ``0.00``, never ``-0.00``.
+    that rounds to zero reads ``0.00``, never ``-0.00``; from 1,000 on a whole number with separators.
     """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return NOT_APPLICABLE
-    text = f"{float(value):{'+' if signed else ''}.{digits}f}"
-    return text.lstrip("+-") if float(text) == 0 else text
+    if abs(float(value)) >= 1000:  # a count of cases: "4,075", not "4075.00"
+        digits = 0
+    text = f"{float(value):{'+' if signed else ''},.{digits}f}"
+    return text.lstrip("+-") if float(text.replace(",", "")) == 0 else text
 
 
 def with_interval(value, low, high, digits: int = 2) -> str:

@@ -51,3 +51,4 @@ def test_metric_cells_all_have_two_decimals_and_no_minus_zero():
     assert number(0.25, signed=True) == "+0.25"
     assert with_interval(0.0039, -0.0001, 0.0075) == "0.00 [0.00, 0.01]"
     assert with_interval(0.16, 0.0053, 0.31) == "0.16 [0.01, 0.31]"
+    assert with_interval(4075.0, 3422.22, 4748.38) == "4,075 [3,422, 4,748]"  # counts of cases, not "4075.00"
