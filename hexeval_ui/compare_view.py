@@ -212,7 +212,9 @@ def settings_sentences(manifest_a: dict, manifest_b: dict) -> list[str]:
         if not path or path[0] == "domain":
             continue  # wording for people, not a setting of the evaluation
         va, vb = flat_a.get(path), flat_b.get(path)
-        if va != vb:
+        said = path == ("evaluation", "sample_size") and \
+            [(m.get("counts") or {}).get("sample_size") for m in (manifest_a, manifest_b)] == [va, vb]
+        if va != vb and not said:  # the explained cases, already said in their own sentence
             out.append(_config_sentence(path, va, vb))
     return out
 

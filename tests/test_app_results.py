@@ -220,9 +220,10 @@ def test_settings_that_differ_read_as_sentences():
         "Run A explained 5 cases and run B 6.",
         "LIME is turned on in run A and turned off in run B.",
         "The number of samples of LIME is 500 in run A and 900 in run B.",
-        "The sample size is 5 in run A and 6 in run B.",
         "Examples are left at the default in run A and turned off in run B."]
     assert not any("›" in line for line in settings_sentences(a, b))
+    fewer = {**b, "counts": {"sample_size": 4}}  # asked for 6, explained 4: both are said
+    assert "The sample size is 5 in run A and 6 in run B." in settings_sentences(a, fewer)
 
 
 def test_a_difference_that_rounds_to_zero_reads_without_a_sign():
