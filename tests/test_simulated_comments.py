@@ -64,6 +64,9 @@ def test_every_comment_is_a_proper_sentence(persona_file, domain_name):
             for pattern, what in BROKEN:
                 match = pattern.search(comment)
                 assert match is None, f"{what} ({match.group(0)!r}) in: {comment}"
+            # the walk: a rule's comment said "it says what would make a difference" and then "but not what
+            # could be done about it"
+            assert not ("what would make a difference" in comment and "not what could be done" in comment), comment
     assert seen == len(personas) * len(explanations()) > 0
 
 

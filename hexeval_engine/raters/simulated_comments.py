@@ -116,9 +116,11 @@ def _pos_completeness(task, p: ExplanationProperties, said: str) -> str:
     noun = decision_noun(task.domain)
     speaks = (f"It speaks to {count(len(p.features), 'characteristic')} of this {noun} "
               f"({_characteristics(task, p)})")
-    if not (p.changes or p.conditions):
-        return speaks + "."
-    return f"{speaks}, and it says what would make a difference."
+    if p.changes:
+        return f"{speaks}, and it says what would make a difference."
+    if p.conditions:  # a rule says when the answer stays, not what to change
+        return f"{speaks}, and it says under which conditions the answer stays the same."
+    return speaks + "."
 
 
 def _pos_actionability(task, p: ExplanationProperties, said: str) -> str:
@@ -193,7 +195,7 @@ def _neg_trust(task, p: ExplanationProperties, said: str) -> str:
     wary = ", and I am wary of automated judgements" if task.persona.level("ai_comfort") <= 0.25 else ""
     if p.contradictions:
         more = len(p.contradictions) - 1
-        also = f" ({count(more, 'other reason')} too)" if more else ""
+        also = f" ({count(more, 'other reason')} likewise)" if more else ""
         return (f"It gives {p.contradictions[0]}, though such cases usually go the other way{also}, "
                 f"which makes me doubt it{wary}.")
     if p.jargon:
