@@ -177,3 +177,12 @@ def test_a_deleted_run_shows_the_engine_error_not_a_traceback(tmp_path, monkeypa
     at = app(usecase="heart", session_runs={"heart": str(tmp_path / "runs" / "heart" / "gone")})
     open_page(at, "app_pages/results.py")
     assert any("does not exist" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_every_table_of_use_case_details_has_capitalised_headers():
+    """The walk: lower-case headers ("aspect", "in this use case", "feature", "kind", "precision")."""
+    at = open_page(app(), "app_pages/usecase_details.py")
+    assert not at.exception
+    headers = [c for d in at.dataframe for c in d.value.columns] + [c for t in at.table for c in t.value.columns]
+    lower = [c for c in headers if str(c)[:1].islower()]
+    assert headers and not lower, lower
