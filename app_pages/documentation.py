@@ -3,15 +3,15 @@
 import streamlit as st
 
 from hexeval_ui.components import page_header
-from hexeval_ui.docs_view import docs_dir, load_docs
+from hexeval_ui.docs_view import load_docs
 
-page_header("Documentation", f"The project's documentation, rendered from the markdown files in `{docs_dir().name}/`.")
+page_header("Documentation", "How HEXEval works, what it measures, how it recommends, and how to configure and extend it.")
 
 docs = load_docs()
 if not docs:
-    st.info(f"No documentation files found in `{docs_dir()}`.", icon=":material/info:")
+    st.info("The documentation is not installed on this server.", icon=":material/info:")
 else:
-    for tab, doc in zip(st.tabs([d.title for d in docs]), docs):
+    for tab, doc in zip(st.tabs([d.tab for d in docs]), docs):
         with tab:
             st.header(doc.title)
             st.markdown(doc.body)

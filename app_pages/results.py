@@ -5,6 +5,6 @@ from hexeval_ui.results_view import render_results
 from hexeval_ui.runs_view import render_viewed_run
 
 page_header("Results",
-            "How faithful, compact and stable each method's explanations are, and how each stakeholder persona "
-            "rated them.")
+            "How well each method answers the stakeholders' questions, what stands behind each answer, and how the "
+            "personas rated the explanations.")
 render_viewed_run(render_results, "No results yet — run an evaluation on Configure & Run, or load a saved run there.")

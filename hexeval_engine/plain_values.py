@@ -110,11 +110,11 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December")
 
 
-def show_time(iso: str, *, short: bool = False, with_year: bool = True) -> str:
+def show_time(iso: str, *, short: bool = False, with_year: bool = True, seconds: bool = False) -> str:
     """A saved moment as a person reads it: ``2026-11-25T08:45:12+00:00`` -> ``25 November 2026, 08:45 UTC``.
 
     ``short`` gives ``25 Nov 2026, 08:45`` (for pickers, where the label must fit a phone), without ``with_year``
-    ``25 Nov, 08:45``. A time without a
+    ``25 Nov, 08:45``; ``seconds`` adds them (``08:45:12``: two runs of the same minute). A time without a
     zone is taken as UTC (HEXEval writes UTC); a text that is no time reads ``an unknown time``.
     """
     try:
@@ -124,10 +124,11 @@ def show_time(iso: str, *, short: bool = False, with_year: bool = True) -> str:
     if moment.tzinfo is not None:
         moment = moment.astimezone(timezone.utc)
     month = _MONTHS[moment.month - 1]
+    clock = f"{moment:%H:%M:%S}" if seconds else f"{moment:%H:%M}"
     if short:
         year = f" {moment.year}" if with_year else ""
-        return f"{moment.day} {month[:3]}{year}, {moment:%H:%M}"
-    return f"{moment.day} {month} {moment.year}, {moment:%H:%M} UTC"
+        return f"{moment.day} {month[:3]}{year}, {clock}"
+    return f"{moment.day} {month} {moment.year}, {clock} UTC"
 
 
 def finite_number(value) -> float | None:

@@ -93,6 +93,21 @@ def format_number(value, *, digits: int = 3) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+def ordinal(n: int) -> str:
+    """``1 -> "1st"``, ``2 -> "2nd"``, ``11 -> "11th"``, ``23 -> "23rd"``."""
+    n = int(n)
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def signed(value, digits: int = 2) -> str:
+    """A difference or skill with its sign, ``+0.12`` / ``-0.12``; a value that rounds to zero reads ``0.00``
+    (never ``-0.00`` or ``+0.00``)."""
+    x = float(value)
+    text = f"{x:+.{digits}f}"
+    return text[1:] if float(text) == 0 else text
+
+
 def humanise(key: str) -> str:
     """A machine key as words: ``"duplicates_crossing_split" -> "Duplicates crossing split"``."""
     words = re.sub(r"[_\s]+", " ", str(key)).strip()
@@ -284,6 +299,29 @@ def join_words(items, conjunction: str = "and") -> str:
         return "".join(items)
     inner = any(f" {conjunction} " in item for item in items)
     return f"{', '.join(items[:-1])}{',' if inner else ''} {conjunction} {items[-1]}"
+
+
+def the_role(title) -> str:
+    """A stakeholder's role as a reader names it in a sentence: ``"Patient" -> "the Patient"``.
+
+    Names that are not a role ("All stakeholders (equal weight …)", "everyone", a name that already has an
+    article) are kept as they are.
+    """
+    text = str(title or "").strip()
+    if not text:
+        return "a stakeholder"
+    if re.match(r"(?i)(all|every|everyone|the|a|an)\b", text):
+        return text
+    return f"the {text}"
+
+
+def join_roles(titles) -> str:
+    """Roles joined for a sentence: ``"the Patient, the Clinician and the Auditor"``; the article before each one
+    shows where a role with "and" in it ends ("the Compliance and Risk Officer and the Patient")."""
+    names = [the_role(t) for t in titles if str(t or "").strip()]
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _label_keys(value) -> list[str]:

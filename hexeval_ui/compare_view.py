@@ -8,6 +8,7 @@ shown: green/red only where the engine calls a change better/worse (beyond both 
 from __future__ import annotations
 
 import math
+import re
 
 import pandas as pd
 import streamlit as st
@@ -15,7 +16,7 @@ import streamlit as st
 from hexeval_engine import HexevalError
 from hexeval_engine.runs import compare
 from hexeval_engine.charts.labels import ARROWS, metric_title
-from hexeval_engine.vocabulary import dimension_label, humanise
+from hexeval_engine.vocabulary import dimension_label, humanise, signed
 
 from . import state
 from .components import show_error
@@ -36,7 +37,12 @@ def change_style(verdict: str) -> str:
 
 
 def _fmt(value, pattern: str) -> str:
-    return "—" if value is None or (isinstance(value, float) and math.isnan(value)) else pattern.format(value)
+    """``value`` in ``pattern``; a signed pattern (``{:+.3f}``) writes a value that rounds to zero as ``0.000``,
+    never ``-0.000``."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    signed_digits = re.fullmatch(r"\{:\+\.(\d)f\}", pattern)
+    return signed(value, int(signed_digits.group(1))) if signed_digits else pattern.format(value)
 
 
 def _change(diff, low, high, verdict, pattern: str) -> str:
@@ -86,11 +92,11 @@ def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
                    ":red[red] = worse — only when the change is larger than both runs' uncertainty; otherwise it "
                    "is within the uncertainty and not coloured.")
         st.markdown("**Settings that differ**")
-        differing = settings_diff(a.manifest, b.manifest)
-        if differing.empty:
+        differing = settings_sentences(a.manifest, b.manifest)
+        if not differing:
             st.caption("Both runs used the same settings, model and data.")
-        else:
-            st.dataframe(differing, hide_index=True, width="stretch")
+        else:  # sentences, not a "Section › setting" table: they read, and wrap on a phone
+            st.markdown("\n".join(f"- {line}" for line in differing))
         changes = result["recommendation_changes"]
         st.markdown("**Recommendation changes**")
         if changes:
@@ -142,26 +148,75 @@ def _shown(value) -> str:
     return str(value)
 
 
-def settings_diff(manifest_a: dict, manifest_b: dict) -> pd.DataFrame:
-    """Every setting whose value differs between two runs, as (Setting, Run A, Run B) in words.
+#: Config sections named as a reader names them in a sentence (others: their key in words).
+_OWNERS = {"shap": "SHAP", "lime": "LIME", "anchor": "Anchor", "dice": "DiCE", "personas": "persona ratings",
+           "narratives": "narratives", "examples": "examples", "data": "the data", "stability": "the stability check",
+           "fidelity": "the fidelity check", "sanity": "the sanity checks", "parallel": "parallel work",
+           "counterfactual": "the counterfactual checks", "recommendations": "the recommendations"}
+#: Sections that only group others: a setting directly under them has no owner in its sentence.
+_GROUPS = {"evaluation", "explainers"}
 
-    Compares the evaluation configs key by key (nested keys as "Section › setting"), the rater,
-    the model and data hashes and the number of explained cases.
+
+def _value_words(value, *, switch: bool) -> str:
+    if value is None or value == "" or value == [] or value == {}:
+        return "left at the default"
+    if switch and isinstance(value, bool):
+        return "turned on" if value else "turned off"
+    return _shown(value)
+
+
+def _setting_sentence(label: str, va, vb) -> str:
+    """One differing setting as a sentence: ``The sample size is 5 in run A and 6 in run B.``"""
+    a, b = _value_words(va, switch=False), _value_words(vb, switch=False)
+    return f"{label[:1].upper() + label[1:]} is {a} in run A and {b} in run B."
+
+
+def _config_sentence(path: tuple, va, vb) -> str:
+    *parents, leaf = path
+    owners = [_OWNERS.get(p, humanise(p).lower()) for p in parents if p not in _GROUPS]
+    owner = owners[-1] if owners else ""
+    if leaf == "enabled":
+        subject = owner or "this part"
+        verb = "are" if subject.endswith("s") and subject not in {"SHAP", "LIME", "DiCE"} else "is"
+        return (f"{subject[:1].upper() + subject[1:]} {verb} {_value_words(va, switch=True)} in run A and "
+                f"{_value_words(vb, switch=True)} in run B.")
+    words = humanise(leaf).lower().replace("num ", "number of ")
+    subject = f"the {words}" + (f" of {owner}" if owner else "")
+    return _setting_sentence(subject, va, vb)
+
+
+def settings_sentences(manifest_a: dict, manifest_b: dict) -> list[str]:
+    """Every setting whose value differs between two runs, as a sentence a person reads ("LIME is turned on in
+    run A and turned off in run B.").
+
+    Compares the rater, the model and data hashes, the number of explained cases and the evaluation configs key
+    by key (the domain's wording left out).
     """
-    rows = []
+    out = []
     for label, (section, key) in _MANIFEST_SETTINGS.items():
         va, vb = ((m.get(section) or {}).get(key) for m in (manifest_a, manifest_b))
-        if va != vb:
-            rows.append((label, _shown(va), _shown(vb)))
+        if va == vb:
+            continue
+        if key == "sha256":
+            what = "model" if section == "model" else "data"
+            out.append(f"The runs used different {what} files (fingerprints {_shown(va)} in run A and {_shown(vb)} "
+                       "in run B).")
+        elif key == "sample_size":
+            out.append(f"Run A explained {_value_words(va, switch=False)} cases and run B "
+                       f"{_value_words(vb, switch=False)}.")
+        else:
+            out.append(_setting_sentence(f"the {label.lower()}", va, vb))
     flat_a = _flatten((manifest_a or {}).get("config") or {})
     flat_b = _flatten((manifest_b or {}).get("config") or {})
     for path in sorted(set(flat_a) | set(flat_b)):
-        if path and path[0] == "domain":
+        if not path or path[0] == "domain":
             continue  # wording for people, not a setting of the evaluation
         va, vb = flat_a.get(path), flat_b.get(path)
-        if va != vb:
-            rows.append((" › ".join(humanise(p) for p in path), _shown(va), _shown(vb)))
-    return pd.DataFrame(rows, columns=["Setting", "Run A", "Run B"])
+        said = path == ("evaluation", "sample_size") and \
+            [(m.get("counts") or {}).get("sample_size") for m in (manifest_a, manifest_b)] == [va, vb]
+        if va != vb and not said:  # the explained cases, already said in their own sentence
+            out.append(_config_sentence(path, va, vb))
+    return out
 
 
 def render_compare_picker(labels: dict[str, str], *, short_labels: dict[str, str] | None = None) -> None:

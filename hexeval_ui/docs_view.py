@@ -8,8 +8,13 @@ from pathlib import Path
 from hexeval_engine.paths import project_root
 
 # Reading order; any other docs/*.md follow alphabetically.
-ORDER = ("how_it_works", "metrics", "recommendations", "configuration", "multiclass", "personas", "simulated_rater",
-         "studies", "plugins", "safety")
+ORDER = ("how_it_works", "metrics", "recommendations", "narratives", "simulated_rater", "studies", "multiclass",
+         "configuration", "plugins", "safety")
+#: A tab's name: a few words that fit a tab bar (the document's full title heads the tab). Other files: their title.
+TAB_NAMES = {"how_it_works": "How it works", "metrics": "Metrics", "recommendations": "Recommendations",
+             "narratives": "Narratives", "simulated_rater": "Simulated rater", "studies": "Studies with people",
+             "multiclass": "Multi-class and regression", "configuration": "Configuration",
+             "plugins": "Your own explainer", "safety": "Safety"}
 
 
 @dataclass(frozen=True)
@@ -17,6 +22,11 @@ class Doc:
     stem: str
     title: str
     body: str  # markdown without the title line
+
+    @property
+    def tab(self) -> str:
+        """The tab's name (:data:`TAB_NAMES`), the title for a file not listed there."""
+        return TAB_NAMES.get(self.stem, self.title)
 
 
 def docs_dir() -> Path:

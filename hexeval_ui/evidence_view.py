@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine.report.warnings import run_warnings as recorded_warnings
-from hexeval_engine.vocabulary import plural
+from hexeval_engine.vocabulary import plural, signed
 
 from .components import section
 
@@ -43,7 +43,7 @@ def _p(x) -> str:
 
 
 def _signed_interval(low, high) -> str:
-    return "–" if low is None or high is None else f"{low:+.2f} to {high:+.2f}"
+    return "–" if low is None or high is None else f"{signed(low)} to {signed(high)}"
 
 
 _QUESTION_HEADERS = {"why": "Why", "what_if": "What if", "will_it_hold": "Will it hold",
@@ -59,7 +59,7 @@ def question_table(recs: dict) -> pd.DataFrame:
             v = questions.get(q) or {}
             vs = v.get("vs_random") or {}
             mark = " ✓" if vs.get("qualifies") else ""
-            row[header] = (f"{v['value']:+.2f} [{_signed_interval(v.get('ci_low'), v.get('ci_high'))}]{mark}"
+            row[header] = (f"{signed(v['value'])} [{_signed_interval(v.get('ci_low'), v.get('ci_high'))}]{mark}"
                            if v.get("value") is not None else "–")
         row["Cases"] = max((int((questions.get(q) or {}).get("n") or 0) for q in _QUESTION_HEADERS), default=0)
         rows.append(row)
@@ -79,7 +79,7 @@ def baseline_table(recs: dict) -> pd.DataFrame:
             "Fidelity (shared cases)": f"{_num(fid.get('value'))} [{_num(fid.get('ci_low'))}, {_num(fid.get('ci_high'))}]",
             "Cases": fid.get("n", 0),
             "Difference from random": "reference" if is_baseline else (
-                f"{vs['diff']:+.2f} [{_signed_interval(vs.get('ci_low'), vs.get('ci_high'))}]"
+                f"{signed(vs['diff'])} [{_signed_interval(vs.get('ci_low'), vs.get('ci_high'))}]"
                 if vs.get("diff") is not None else "not tested"),
             "Signed-rank p": "" if is_baseline else _p(vs.get("p_value")),
             "Beats random": "" if is_baseline else (
@@ -155,7 +155,7 @@ def comparisons_table(entry: dict) -> pd.DataFrame:
     rows = []
     for c in entry.get("comparisons") or []:
         rows.append({"Versus": c.get("method"),
-                     "Difference": _num(c.get("diff")) if c.get("diff") is None else f"{c['diff']:+.2f}",
+                     "Difference": _num(c.get("diff")) if c.get("diff") is None else f"{signed(c['diff'])}",
                      "95% interval": _signed_interval(c.get("ci_low"), c.get("ci_high")),
                      "Units": c.get("n", 0),  # paired cases
                      "p (Holm)": _p(c.get("p_holm"))})

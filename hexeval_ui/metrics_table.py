@@ -32,6 +32,7 @@ class MetricGroup:
     title: str
     frame: pd.DataFrame  # method, then one text column per metric; only methods with a value here
     help: dict[str, str]  # column label -> tooltip (meaning and direction)
+    continues: bool = False  # a later part of a table too wide for one: shown under the first part, without a title
 
 
 @dataclass(frozen=True)
@@ -42,14 +43,17 @@ class MetricsTable:
 
 
 def number(value, digits: int = 2, *, signed: bool = False) -> str:
-    """``0.61``; ``+0.61`` with ``signed`` (a skill over a reference); a dash for no value."""
+    """``0.61``; ``+0.61`` with ``signed`` (a skill over a reference); a dash for no value.
+
+    Every cell has the same number of decimals (``0.0053`` and ``-1.1e-17`` read ``0.01`` and ``0.00``); a value
+    that rounds to zero reads ``0.00``, never ``-0.00``; from 1,000 on a whole number with separators.
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return NOT_APPLICABLE
-    value = float(value)
-    sign = "+" if signed else ""
-    if value != 0 and abs(value) < 10 ** -digits:
-        return f"{value:{sign}.{digits}g}"
-    return f"{value:{sign}.{digits}f}"
+    if abs(float(value)) >= 1000:  # a count of cases: "4,075", not "4075.00"
+        digits = 0
+    text = f"{float(value):{'+' if signed else ''},.{digits}f}"
+    return text.lstrip("+-") if float(text.replace(",", "")) == 0 else text
 
 
 def with_interval(value, low, high, digits: int = 2) -> str:

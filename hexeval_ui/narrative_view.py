@@ -6,10 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from hexeval_engine.narratives.wording import AUDIENCE_LABELS
-from hexeval_engine.vocabulary import plural
+from hexeval_engine.vocabulary import join_words, ordinal, plural
 
 _DIRECTION = {1: "towards the prediction", -1: "away from the prediction"}
-_CHECKS = {"Narrative's rank": "rank_ok", "Narrative's direction": "sign_ok", "Narrative's value": "value_ok"}
 
 
 def render_case_narratives(run, iid: int) -> None:
@@ -22,7 +21,7 @@ def render_case_narratives(run, iid: int) -> None:
         return
     st.markdown("#### Narratives of this case")
     st.caption("The source attributions told as a story, then read back: every feature the narrative names is "
-               "compared with the attribution. Cells in red are where the story and the model disagree.")
+               "compared with the attribution. Red marks where the story and the model disagree.")
     for row in mine.itertuples(index=False):
         with st.container(border=True):
             _narrative(run, row, table)
@@ -44,8 +43,7 @@ def _narrative(run, row, table: pd.DataFrame) -> None:
     checks = getattr(run, "narrative_extractions", None)
     if checks is not None and len(checks):
         mine = checks[checks["narrative_id"] == row.narrative_id]
-        right.dataframe(comparison_styler(comparison_table(mine)), hide_index=True,
-                        key=f"narrative_check_{row.narrative_id}")
+        right.markdown("**Read back, feature by feature**\n\n" + "\n".join(f"- {line}" for line in readback_lines(mine)))
     fake = table[(table["instance_id"] == row.instance_id) & (table["audience"] == row.audience)
                  & table["manipulated"].astype(bool)]
     if len(fake):
@@ -56,33 +54,44 @@ def _narrative(run, row, table: pd.DataFrame) -> None:
                                                    "no — this manipulated narrative passed"))
 
 
-def comparison_table(checks: pd.DataFrame) -> pd.DataFrame:
-    """One row per feature: the attribution's rank, direction and value beside what the narrative says."""
-    rows = []
+def readback_lines(checks: pd.DataFrame) -> list[str]:
+    """One sentence per feature: what the attribution says (rank, direction, value) and where the narrative read
+    back says otherwise, marked red; features it leaves out greyed. Sentences wrap on a phone, where a seven-column
+    table scrolled sideways."""
+    lines = []
     for c in checks.sort_values(["in_table", "true_rank"], ascending=[False, True]).itertuples(index=False):
-        rows.append({"Feature": c.label + ("" if c.in_table else " (not in the table)"),
-                     "Rank": "" if pd.isna(c.true_rank) else int(c.true_rank) + 1,
-                     "Narrative's rank": "not stated" if pd.isna(c.stated_rank) else int(c.stated_rank) + 1,
-                     "Direction": _DIRECTION.get(_int(c.true_sign), ""),
-                     "Narrative's direction": _DIRECTION.get(_int(c.stated_sign), "not stated"),
-                     "Value": c.true_value, "Narrative's value": c.stated_value or "not stated",
-                     "rank_ok": c.rank_ok, "sign_ok": c.sign_ok, "value_ok": c.value_ok,
-                     "mentioned": bool(c.mentioned)})
-    return pd.DataFrame(rows)
+        if not c.in_table:
+            lines.append(f":red[:material/close: **{c.label}**: the narrative names it, but it is not among the "
+                         "attributions it tells.]")
+            continue
+        rank = "" if pd.isna(c.true_rank) else ordinal(int(c.true_rank) + 1)
+        truth = ", ".join(p for p in (f"ranked {rank}" if rank else "", _DIRECTION.get(_int(c.true_sign), ""),
+                                      f"value {c.true_value}" if _text(c.true_value) else "") if p)
+        if not bool(c.mentioned):
+            lines.append(f":gray[**{c.label}** ({truth}): the narrative leaves it out.]")
+            continue
+        wrong = []
+        if _false(c.rank_ok):
+            wrong.append(f"ranks it {ordinal(int(c.stated_rank) + 1)}" if not pd.isna(c.stated_rank)
+                         else "gives no rank")
+        if _false(c.sign_ok):
+            stated = _DIRECTION.get(_int(c.stated_sign))
+            wrong.append(f"says it points {stated}" if stated else "gives no direction")
+        if _false(c.value_ok):
+            wrong.append(f"gives its value as {c.stated_value}" if _text(c.stated_value) else "gives no value")
+        if wrong:
+            lines.append(f":red[:material/close: **{c.label}** ({truth}): the narrative {join_words(wrong)}.]")
+        else:
+            lines.append(f":green[:material/check:] **{c.label}** ({truth}): the narrative says the same.")
+    return lines
 
 
-def comparison_styler(table: pd.DataFrame):
-    """The comparison with disagreeing cells in red and unmentioned features greyed; check columns hidden."""
-    def colours(frame: pd.DataFrame) -> pd.DataFrame:
-        out = pd.DataFrame("", index=frame.index, columns=frame.columns)
-        for column, check in _CHECKS.items():
-            bad = frame[check].map(lambda v: v is False or v == 0.0 or str(v) == "False")
-            out.loc[bad, column] = "background-color: #fde0dc; color: #8a1c10; font-weight: 600"
-        out.loc[~frame["mentioned"].astype(bool), :] = "color: #888"
-        return out
+def _false(check) -> bool:
+    return check is False or str(check) == "False" or (not pd.isna(check) and check == 0.0)
 
-    hidden = [*_CHECKS.values(), "mentioned"]
-    return table.style.apply(colours, axis=None).hide(axis="columns", subset=hidden)
+
+def _text(value) -> bool:
+    return not pd.isna(value) and str(value).strip() != ""
 
 
 def _metrics_line(row) -> str:

@@ -41,25 +41,26 @@ def render_quality(report, *, class_labels: tuple | None = None, target: str | N
     with middle:
         st.markdown("**Missing values**")
         if report.missing_values:
-            st.dataframe(pd.DataFrame({"column": list(report.missing_values), "missing": list(report.missing_values.values())}),
+            st.dataframe(pd.DataFrame({"Column": list(report.missing_values), "Missing": list(report.missing_values.values())}),
                          hide_index=True)
         else:
             st.caption("None.")
     with right:
         st.markdown("**Implausible values**")
         if report.outliers:
-            st.dataframe(pd.DataFrame([{"column": c, **o} for c, o in report.outliers.items()]), hide_index=True)
+            st.dataframe(pd.DataFrame([{"Column": c, "Rows": o.get("count"), "Lowest": o.get("min"), "Highest": o.get("max"),
+                                        "Why": o.get("reason")} for c, o in report.outliers.items()]), hide_index=True)
         else:
             st.caption("None found.")
 
 
 def _class_table(balance: dict, class_labels: tuple | None) -> pd.DataFrame:
     total = sum(balance.values()) or 1
-    rows = [{"value": k, "rows": v, "share": f"{v / total:.0%}"} for k, v in balance.items()]
+    rows = [{"Value": k, "Rows": v, "Share": f"{v / total:.0%}"} for k, v in balance.items()]
     if class_labels is not None and len(class_labels) == 2:  # with three classes or more none is "positive"
         positive = str(class_labels[1])
         for r in rows:
-            r["class"] = "positive" if r["value"] == positive else "negative"
+            r["Class"] = "positive" if r["Value"] == positive else "negative"
     return pd.DataFrame(rows)
 
 

@@ -11,7 +11,7 @@ from hexeval_engine.vocabulary import plural
 
 from hexeval_engine.charts import method_color, score_heatmap
 from hexeval_engine.recommend.verdict import clear_lead_rule
-from hexeval_engine.recommend.wording import ALL_COMPONENTS, component_label, questions_text
+from hexeval_engine.recommend.wording import ALL_COMPONENTS, asks_sentence, component_label
 
 from .components import section
 from .evidence_view import render_comparisons, render_warnings
@@ -112,11 +112,8 @@ def _card(entry: dict, run) -> None:
         st.markdown(f"**Why this pick:** {entry['decided_by']}.")
     if entry.get("gap"):
         st.info(f"**Perceived and measured disagree.** {entry['gap']}.", icon=":material/compare_arrows:")
-    questions = entry.get("questions") or {}
-    if questions:
-        declared = entry.get("questions_reason") if entry.get("questions_declared") else \
-            "the persona declares no questions, so all four weigh the same"
-        st.caption(f"Questions: {questions_text(questions)} — {declared}.")
+    if entry.get("questions"):
+        st.caption(asks_sentence(entry))
     if entry.get("score") is not None:
         st.caption(f"Skill {with_interval(entry['score'], entry.get('score_ci_low'), entry.get('score_ci_high'))}"
                    f" · {plural(int(entry.get('n_cases') or 0), 'shared case')}"

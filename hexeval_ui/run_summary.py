@@ -58,8 +58,9 @@ def render_run_summary(run, *, explain_simulated: bool = True) -> None:
     m = run.manifest
     sample = (m.get("counts") or {}).get("sample_size", "?")
     title = m.get("usecase_title") or m.get("usecase", "?")
-    st.markdown(f"**{title}** · run `{run.run_id}` · {show_time(m.get('created', ''))} · "
-                f"{sample} instances sampled · {_who_rated(run)}")
+    # the run is named by its time; its id (for the command line) only in the tooltip
+    st.markdown(f"**{title}** · run of {show_time(m.get('created', ''))} · {sample} cases sampled · {_who_rated(run)}",
+                help=f"Run id {run.run_id}, for the command line (hexeval runs show).")
     integrity = getattr(run, "integrity", None)
     if integrity is not None and integrity.warning:  # edited, or not verifiable: said where "as written" would be
         st.warning(integrity.warning, icon=":material/gpp_maybe:")

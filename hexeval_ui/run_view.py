@@ -10,6 +10,7 @@ from hexeval_engine import HexevalError
 from hexeval_engine.paths import generic_personas_path
 
 from . import state
+from .class_names_view import class_name_overrides
 from .components import RESULTS_PAGE, show_error
 from .engine import outputs_root
 from .rater import RaterChoice, key_settings
@@ -105,6 +106,9 @@ def _inputs(usecase, upload, overrides: dict) -> dict:
     persona_file = {"file": str(upload.personas_path or generic_personas_path())}
     overrides = overrides | {"personas": overrides["personas"] | persona_file,
                              "data": overrides.get("data", {}) | upload.data_options}  # remedies, encoding
+    named = class_name_overrides(upload)  # what the user called the target's codes ("0" -> "benign")
+    if named:
+        overrides["domain"] = overrides.get("domain", {}) | named["domain"]
     name = str(st.session_state.get(state.UPLOAD_RUN_NAME) or "").strip() or None
     return {"model_path": upload.model_path, "data_path": upload.data_path, "target_column": upload.target,
             "config_path": upload.config_path, "config_overrides": overrides, "allow_pickle": pickle_uploads_allowed(),

@@ -43,12 +43,32 @@ def saved_runs(usecase: str) -> list:
 
 def saved_run_labels(usecase: str) -> dict[str, str]:
     """Complete saved runs of ``usecase``: folder -> short label."""
-    return {str(r.path): run_label(r) for r in saved_runs(usecase)}
+    return run_labels(saved_runs(usecase))
 
 
-def run_label(info, *, with_title: bool | None = None) -> str:
-    """``date · rater · 20 cases · id``; runs of uploads (or ``with_title``) start with their name."""
-    created = show_time(info.created, short=True) if info.created else ""
+def run_labels(infos, *, with_title: bool | None = None) -> dict[str, str]:
+    """Run folder -> :func:`run_label`; runs whose labels coincide are told apart by the seconds of their time,
+    then by their order (never by their id: a person names a run by when it ran)."""
+    infos = list(infos)
+    labels = {str(r.path): run_label(r, with_title=with_title) for r in infos}
+    for text in {t for t in labels.values() if list(labels.values()).count(t) > 1}:
+        same = [r for r in infos if labels[str(r.path)] == text]
+        for r in same:
+            labels[str(r.path)] = run_label(r, with_title=with_title, seconds=True)
+        for k, r in enumerate(r for r in same if [labels[str(o.path)] for o in same].count(labels[str(r.path)]) > 1):
+            labels[str(r.path)] += f" · {k + 1} of that second"
+    return labels
+
+
+def run_id_help(info) -> str | None:
+    """The tooltip that gives a run's id (for ``hexeval runs show``): the id is never part of a label."""
+    return f"Run id {info.run_id}, for the command line (hexeval runs show)." if info is not None else None
+
+
+def run_label(info, *, with_title: bool | None = None, seconds: bool = False) -> str:
+    """``date · rater · 20 cases``; runs of uploads (or ``with_title``) start with their name. The id is left out:
+    :func:`run_labels` tells runs of the same minute apart by their seconds."""
+    created = show_time(info.created, short=True, seconds=seconds) if info.created else ""
     size = plural(info.sample_size, "case") if info.sample_size else ""  # words, not the statistician's "n="
     title = getattr(info, "title", "") if (with_title or (with_title is None and info.usecase.startswith(CUSTOM_PREFIX))) \
         else ""
@@ -56,7 +76,7 @@ def run_label(info, *, with_title: bool | None = None) -> str:
     edited = ("edited after the run" if getattr(info, "edited_files", None)
               else "not verifiable" if state == "not verifiable" else "")
     study = "with a study" if getattr(info, "study", "") else ""
-    return " · ".join(p for p in (title, created, info.rater, size, info.run_id[-6:], study, edited) if p)
+    return " · ".join(p for p in (title, created, info.rater, size, study, edited) if p)
 
 
 #: Characters of use-case name and time in a run picker's label. A picker's value is one line that cannot wrap;
@@ -69,7 +89,7 @@ def short_run_labels(infos) -> dict[str, str]:
     """Run folder -> ``Heart Disease · 25 Nov, 08:29``: the use case's short name and the time, short enough for
     a picker on a phone. Runs whose short names coincide are told apart by what differs between them: an
     upload's model and data files (``model.skops on data.csv``), else the rater and number of cases, else the
-    id's last characters."""
+    time with its seconds (never the id)."""
     infos = list(infos)
     names = {str(r.path): (getattr(r, "title", "") or r.usecase).split(" (")[0].strip() for r in infos}
     groups: dict[str, list] = {}
@@ -89,8 +109,8 @@ def short_run_labels(infos) -> dict[str, str]:
             return mine[1] if len(models) == 1 else f"{mine[0]} on {mine[1]}"
         return names[str(info.path)]
 
-    def short(info, text: str) -> str:
-        moment = show_time(info.created, short=True, with_year=False) if info.created else ""
+    def short(info, text: str, seconds: bool = False) -> str:
+        moment = show_time(info.created, short=True, with_year=False, seconds=seconds) if info.created else ""
         room = PICKER_CHARS - len(moment) - 3
         if text.startswith("Custom: "):  # an upload's "Custom: model.skops on data.csv": its files say which
             text = text[len("Custom: "):]
@@ -115,8 +135,10 @@ def short_run_labels(infos) -> dict[str, str]:
                         ([rater] if len(raters) > 1 and rater else [])
                 extras[str(r.path)] = " · ".join(parts)
             texts = [f"{text} · {extras[str(r.path)]}" for r in group]
-            if len(set(texts)) < len(texts) or not all(extras.values()):
-                extras = {str(r.path): r.run_id[-4:] for r in group}
+            if len(set(texts)) < len(texts) or not all(extras.values()):  # the same minute: its seconds say which
+                for r in group:
+                    out[str(r.path)] = short(r, detail(r), seconds=True)
+                continue
         for r in group:
             out[str(r.path)] = f"{text} · {extras[str(r.path)]}" if extras[str(r.path)] else text
     return {str(r.path): out[str(r.path)] for r in infos}

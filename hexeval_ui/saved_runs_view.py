@@ -17,21 +17,22 @@ from hexeval_engine.runs.folders import temp_folders
 from . import state
 from .components import COMPARE_PAGE, RESULTS_PAGE, section, show_error
 from .engine import outputs_root
-from .runs_view import run_label, scan
+from .runs_view import run_id_help, run_labels, scan
 from hexeval_engine.plain_values import show_time
 from hexeval_engine.vocabulary import plural
 
-COLUMNS = ["name", "date", "run", "rater", "sample size", "status", "failed methods", "study"]
+COLUMNS = ["Name", "When", "Rater", "Cases", "Status", "Failed methods", "Study"]
 
 
 def runs_table(infos, *, names: bool = False) -> pd.DataFrame:
-    """One row per run; ``names`` adds the run's name (for uploads: the typed name or the files)."""
-    table = pd.DataFrame([{"name": getattr(r, "title", r.usecase), "date": show_time(r.created) if r.created else "",
-                           "run": r.run_id, "rater": r.rater, "sample size": r.sample_size, "status": r.status,
-                           "failed methods": ", ".join(m for m in r.methods_failed if m) or "",
-                           "study": getattr(r, "study", "")} for r in infos],
+    """One row per run, named by its time (the id is in the picker's tooltip); ``names`` adds the run's name
+    (for uploads: the typed name or the files)."""
+    table = pd.DataFrame([{"Name": getattr(r, "title", r.usecase), "When": show_time(r.created) if r.created else "",
+                           "Rater": r.rater, "Cases": r.sample_size, "Status": r.status,
+                           "Failed methods": ", ".join(m for m in r.methods_failed if m) or "",
+                           "Study": getattr(r, "study", "")} for r in infos],
                          columns=COLUMNS)
-    return table if names else table.drop(columns="name")
+    return table if names else table.drop(columns="Name")
 
 
 def render_saved_runs(usecase: str) -> None:
@@ -53,10 +54,11 @@ def render_saved_runs(usecase: str) -> None:
         st.caption("No saved runs for this use case yet — the first run you make appears here.")
         return
     st.dataframe(runs_table(infos, names=custom), hide_index=True, key="saved_runs_table")
-    labels = {str(r.path): run_label(r) for r in infos}
+    labels = run_labels(infos)
     pick, load, delete = st.columns([4, 1, 1], vertical_alignment="bottom")
+    chosen_info = next((r for r in infos if str(r.path) == st.session_state.get("saved_run_choice")), None)
     choice = pick.selectbox("Saved run", list(labels), index=None, format_func=labels.get, key="saved_run_choice",
-                            placeholder="Choose a saved run")
+                            placeholder="Choose a saved run", help=run_id_help(chosen_info))
     chosen = choice is not None
     if load.button("Load", icon=":material/folder_open:", on_click=_view, args=(choice,), width="stretch",
                    disabled=not chosen, help=None if chosen else "Choose a saved run first."):
@@ -79,7 +81,7 @@ def _cancel_delete() -> None:
     st.session_state[state.DELETE_PENDING] = None
 
 
-def _delete(path: str) -> None:
+def _delete(path: str, label: str) -> None:
     st.session_state[state.DELETE_PENDING] = None
     try:
         runs.delete_run(path, outputs_root())
@@ -87,7 +89,7 @@ def _delete(path: str) -> None:
         state.notify(f"The run was not deleted: {err}")
         return
     on_screen = state.forget_run(path)
-    message = f"Deleted run `{path.rsplit('/', 1)[-1]}`."
+    message = f"Deleted the run {label}."
     if on_screen:
         message += " It was the run on Results and Recommendations; they now show the latest run of this session, if any."
     state.notify(message)
@@ -106,5 +108,5 @@ def _delete_confirmation(labels: dict[str, str]) -> None:
                    + (" It is the run currently shown on Results and Recommendations." if on_screen else ""),
                    icon=":material/delete_forever:")
         yes, no, _ = st.columns([1, 1, 3])
-        yes.button("Delete permanently", type="primary", on_click=_delete, args=(path,), key="confirm_delete")
+        yes.button("Delete permanently", type="primary", on_click=_delete, args=(path, labels[path]), key="confirm_delete")
         no.button("Cancel", on_click=_cancel_delete, key="cancel_delete")

@@ -16,9 +16,9 @@ HALF_WIDTH_CHARS = 66  # about what half of the wide layout shows without a hori
 
 def render_technical(run) -> None:
     section("Technical metrics",
-            "How faithful, compact and stable each method's explanations are. Each cell: the mean over the explained "
-            "instances and its 95% bootstrap interval in brackets. ↑ higher is better, ↓ lower is better; hover a "
-            "column header for what the metric means.")
+            "How well each method answers the stakeholders' questions, then how faithful, compact and stable its "
+            "explanations are. Each cell: the mean over the explained cases and its 95% bootstrap interval in "
+            "brackets. ↑ higher is better, ↓ lower is better; under each table, what its columns mean.")
     table = build_metrics_table(run.technical_metrics, run.technical_metrics_long)
     for method, error in table.failed.items():
         st.error(f"**{method} failed** and has no metrics in this run: {error}", icon=":material/error:")
@@ -36,15 +36,22 @@ def render_technical(run) -> None:
     if not table.groups:
         st.info("This run has no technical metric values.", icon=":material/info:")
         return
-    for row in _rows(_fitting(table.groups)):
+    parts = _fitting(table.groups)
+    meanings = {g.title: g.help for g in table.groups}
+    for row in _rows(parts):
         for col, group in zip(st.columns(len(row)), row):
             with col:
-                st.markdown(f"**{group.title}**")
-                config = {"method": st.column_config.TextColumn("Method", pinned=True, width="small")}
-                # wide enough for the whole header ("Soft comprehensiveness ↑" was cut): ~8 px a character
-                config |= {label: st.column_config.TextColumn(label, help=text, width=column_px(label))
-                           for label, text in group.help.items()}
-                st.dataframe(group.frame, hide_index=True, column_config=config)
+                if not group.continues:  # a later part sits right under the first, which carries the title
+                    st.markdown(f"**{group.title}**")
+                # a table whose headers and cells wrap: on a phone it fits the width instead of scrolling sideways
+                # with its headers cut (a data grid keeps one line per cell)
+                st.table(group.frame.rename(columns={"method": "Method"}), hide_index=True, border="horizontal")
+                k = next(i for i, part in enumerate(parts) if part is group)
+                following = parts[k + 1] if k + 1 < len(parts) else None
+                if following is None or not following.continues:  # once per table, under its last part
+                    with st.expander("What these columns mean"):
+                        st.markdown("\n".join(f"- **{label}**: {text}"
+                                               for label, text in meanings[group.title].items()))
     if table.any_derived:
         st.caption(f"{DERIVED_MARK} computed on a *derived* importance vector (Anchor: the features in its rule; "
                    "DiCE: the features its counterfactuals change), for reference only: methods of different kinds are "
@@ -57,8 +64,8 @@ def render_technical(run) -> None:
     _chart(fig, "No parsimony values in this run.", "parsimony")
 
 
-#: Pixels the columns of one metric table may take beside the pinned method column in the wide layout: a wider
-#: table scrolled sideways and cut its last header mid-word ("LIME agrees with itse…").
+#: Pixels the columns of one metric table may take beside the method column in the wide layout: a wider table is
+#: shown in parts, so that no part squeezes its columns into narrow strips of wrapped words.
 TABLE_PX = 860
 
 
@@ -68,7 +75,8 @@ def column_px(label: str) -> int:
 
 
 def _fitting(groups) -> list:
-    """Each group split into tables whose columns fit :data:`TABLE_PX` ("Stability", "Stability (continued)")."""
+    """Each group split into tables whose columns fit :data:`TABLE_PX`; the parts after the first are marked
+    ``continues`` (shown without a title of their own, never "Stability (continued)")."""
     out = []
     for group in groups:
         chunks, current, used = [], [], 0
@@ -86,7 +94,7 @@ def _fitting(groups) -> list:
         for k, labels in enumerate(chunks):
             frame = group.frame[first + labels]
             frame = frame[~frame[labels].isin([NOT_APPLICABLE, ""]).all(axis=1)]  # methods this part says nothing of
-            out.append(replace(group, title=group.title + (" (continued)" if k else ""), frame=frame,
+            out.append(replace(group, continues=k > 0, frame=frame,
                                help={label: group.help[label] for label in labels}))
     return out
 
@@ -94,10 +102,10 @@ def _fitting(groups) -> list:
 def _rows(groups) -> list[list]:
     """Narrow tables two to a row, wide ones (many or long metric names) on a row of their own."""
     rows, pending = [], []
-    titles = [g.title for g in groups]
+    continued = {g.title for g in groups if g.continues}
     for group in groups:
         chars = 10 + sum(max(len(label), 19) for label in group.help)  # ~ characters a row of the table needs
-        split = group.title.endswith(" (continued)") or f"{group.title} (continued)" in titles
+        split = group.title in continued
         if chars > HALF_WIDTH_CHARS or split:  # a table in parts keeps its parts together, in their order
             rows += [pending] if pending else []
             pending = []

@@ -9,14 +9,16 @@ import streamlit as st
 
 from hexeval_engine import HexevalError
 from hexeval_engine.data.csv_reader import read_csv
+from hexeval_engine.data.outcome_wording import outcome_words
 from hexeval_engine.models.model_words import model_words
 from hexeval_engine.plain_values import show_number
 from hexeval_engine.data.target import find_target
 
 from . import state
+from .class_names_view import class_name_overrides, render_class_names
 from .components import bullet_list, section, show_error
 from .quality_view import render_quality
-from .settings import ALLOW_PICKLE_SETTING, pickle_uploads_allowed
+from .settings import pickle_uploads_allowed
 from .upload import UploadCheck, UploadedFile, blocking_problems, check_again, check_upload
 from .usecase_view import render_model_card
 from hexeval_engine.vocabulary import plural
@@ -41,9 +43,10 @@ def render_upload_form() -> UploadCheck | None:
         if allowed:
             st.caption(":orange[Pickle/joblib uploads are enabled by the server operator: only upload files you trust.]")
         else:
-            st.caption(f"Safe formats only: `.skops`, `.json`, `.ubj`, `.onnx`. Pickle/joblib files are refused because "
-                       f"loading one runs any code it contains; the server operator can allow them with "
-                       f"`{ALLOW_PICKLE_SETTING}=1`.")
+            # the switch's name is an operator detail (docs/safety.md), not something a user of the page can set
+            st.caption("Safe formats only: `.skops`, `.json`, `.ubj`, `.onnx`. Pickle uploads are turned off on this "
+                       "server, because loading a pickle/joblib file runs any code it contains; ask the operator if "
+                       "you need them.")
         st.radio("Text columns reach the model", list(ENCODINGS), format_func=ENCODINGS.get, key=state.UPLOAD_ENCODING,
                  help="A bare model (e.g. an XGBClassifier without a pipeline) trained on integer codes of its text "
                       "columns needs them coded the same way. Explanations still show the text labels. For codes in "
@@ -153,6 +156,8 @@ def render_check(check: UploadCheck) -> None:
         else:
             st.success(f"Ready to run: **{model_words(check.model_type)}** predicts `{check.target}`{positive} on this data.",
                        icon=":material/check_circle:")
+    if check.ok:
+        render_class_names(check)  # "class 1 of diagnosis" unless the user names the codes
     if check.column_note:  # it changes what the explanations say, so it is not folded away with the data report
         st.info(check.column_note, icon=":material/category:")
     for message in check.errors:
@@ -257,8 +262,10 @@ def _upload_domain(check: UploadCheck):
     from hexeval_engine import HexevalConfig
 
     negative, positive = check.class_labels or ("0", "1")
-    return HexevalConfig().domain.model_copy(update={"positive_outcome": f"{check.target} = {positive}",
-                                                     "negative_outcome": f"{check.target} = {negative}"})
+    named = class_name_overrides(check).get("domain", {})
+    return HexevalConfig().domain.model_copy(update={
+        "positive_outcome": named.get("positive_outcome") or outcome_words(check.target, positive),
+        "negative_outcome": named.get("negative_outcome") or outcome_words(check.target, negative)})
 
 
 def render_custom_run_card() -> bool:

@@ -22,7 +22,7 @@ def render_domain(domain, usecase) -> None:
             ("Stakeholder setting", domain.stakeholder_context), ("End user", domain.end_user_context),
             ("Positive outcome", domain.positive_outcome), ("Negative outcome", domain.negative_outcome)]
     rows += [(f"Term: {k.replace('_', ' ')}", v) for k, v in domain.terms.items()]
-    st.dataframe(pd.DataFrame([r for r in rows if r[1]], columns=["aspect", "in this use case"]), hide_index=True)
+    st.dataframe(pd.DataFrame([r for r in rows if r[1]], columns=["Aspect", "In this use case"]), hide_index=True)
 
 
 def _metric(card: dict, name: str):
@@ -122,9 +122,9 @@ def confusion_table(matrix: list[list[int]], labels: list[str]) -> pd.DataFrame:
 def per_class_table(per_class: list[dict], domain) -> pd.DataFrame:
     """One row per class: its label and meaning, precision, recall, F1 and the number of test rows."""
     meaning = {"negative": domain.negative_outcome, "positive": domain.positive_outcome}
-    return pd.DataFrame([{"class": f"{c['class']} ({meaning[c['role']]})" if c["role"] in meaning else c["class"],
-                          "precision": f"{c['precision']:.3f}", "recall": f"{c['recall']:.3f}",
-                          "F1": f"{c['f1']:.3f}", "test rows": f"{c['support']:,}"} for c in per_class])
+    return pd.DataFrame([{"Class": f"{c['class']} ({meaning[c['role']]})" if c["role"] in meaning else c["class"],
+                          "Precision": f"{c['precision']:.3f}", "Recall": f"{c['recall']:.3f}",
+                          "F1": f"{c['f1']:.3f}", "Test rows": f"{c['support']:,}"} for c in per_class])
 
 
 def _class_names(card: dict, domain) -> tuple[str, str]:
@@ -141,10 +141,10 @@ def _feature_table(card: dict, domain) -> pd.DataFrame:
     rows = []
     for f in card.get("features", []):
         labels = domain.value_labels.get(f, {})
-        rows.append({"feature": f, "kind": "categorical" if f in categorical else "numeric",
-                     "meaning": domain.feature_descriptions.get(f, ""),
-                     "values": ", ".join(f"{k} = {v}" for k, v in labels.items())})
-    return pd.DataFrame(rows, columns=["feature", "kind", "meaning", "values"])
+        rows.append({"Feature": f, "Kind": "categorical" if f in categorical else "numeric",
+                     "Meaning": domain.feature_descriptions.get(f, ""),
+                     "Values": ", ".join(f"{k} = {v}" for k, v in labels.items())})
+    return pd.DataFrame(rows, columns=["Feature", "Kind", "Meaning", "Values"])
 
 
 def render_persona(persona: dict) -> None:
@@ -170,8 +170,8 @@ def render_persona(persona: dict) -> None:
             levels = {k: persona[k] for k in LEVEL_FIELDS if persona.get(k) is not None}
             if levels:
                 st.markdown("**Rater profile**")
-                st.dataframe(pd.DataFrame({"trait": [_title(k) for k in levels],
-                                           "level": [str(v).replace("_", " ") for v in levels.values()]}),
+                st.dataframe(pd.DataFrame({"Trait": [_title(k) for k in levels],
+                                           "Level": [str(v).replace("_", " ") for v in levels.values()]}),
                              hide_index=True)
                 shown |= set(levels)
         for key, value in persona.items():

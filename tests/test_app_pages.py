@@ -11,7 +11,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from hexeval_engine import get_usecase
-from app_helpers import app, open_page
+from app_helpers import app, open_page, texts
 from ui_run_fixtures import save_fixture_run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,13 +59,19 @@ def test_sidebar_choices_survive_page_switches():
     assert at.header[0].value == "Credit Risk (Finance)"
 
 
-def test_documentation_renders_every_markdown_file():
+def test_documentation_renders_every_markdown_file_under_a_short_tab_name():
+    """Every docs/*.md has a tab (studies.md and plugins.md too) with a name that fits a tab bar; the document's
+    full title heads the tab (the earlier walk: ten long titles such as "The simulated rater (simulated-v4)")."""
     at = open_page(app(), "app_pages/documentation.py")
-    titles = [t.label for t in at.tabs]
+    tabs = [t.label for t in at.tabs]
+    assert tabs == ["How it works", "Metrics", "Recommendations", "Narratives", "Simulated rater",
+                    "Studies with people", "Multi-class and regression", "Configuration", "Your own explainer", "Safety"]
+    headers = [h.value for h in at.header]
     for md in (ROOT / "docs").glob("*.md"):
         first = md.read_text(encoding="utf-8").splitlines()[0]
-        assert first.removeprefix("# ").strip() in titles
-    assert titles[0] == "How HEXEval works"
+        assert first.removeprefix("# ").strip() in headers, md.name
+    assert len(tabs) == len(list((ROOT / "docs").glob("*.md")))
+    assert "markdown files in `docs/`" not in texts(at)  # a folder of the server is no concern of the reader
 
 
 # ----- custom upload ---------------------------------------------------------------------------
@@ -119,7 +125,10 @@ class _Sentinel:
 def test_pickle_upload_is_refused_unless_the_operator_allows_it(tmp_path):
     sentinel = tmp_path / "pickle-was-loaded"
     at = _custom_app_with_previous_results()
-    assert any("HEXEVAL_ALLOW_PICKLE_UPLOADS" in c.value for c in at.caption)  # why pickles are refused
+    # why pickles are refused, in words: the switch's name is an operator detail, kept for docs/safety.md
+    assert any("Pickle uploads are turned off on this server" in c.value and "ask the operator" in c.value
+               for c in at.caption)
+    assert "HEXEVAL_ALLOW_PICKLE_UPLOADS" not in texts(at)
     # Every file type reaches HEXEval's own check (not Streamlit's bare "files are not allowed"), which refuses a
     # pickle by its name, before reading it, and says what to upload instead.
     at.file_uploader(key="upload_model").set_value(("model.pkl", pickle.dumps(_Sentinel(sentinel)),
@@ -159,7 +168,7 @@ def test_a_saved_run_is_listed_and_loads_into_results(tmp_path, monkeypatch):
         assert not at.error, [e.value for e in at.error]
         assert not any("No results yet" in i.value or "No recommendations yet" in i.value for i in at.info)
         assert any("Heart Disease (Healthcare)" in m.value for m in at.markdown[:3])
-    assert at.markdown[0].value.startswith("**Verdict:** SHAP for Lead Cardiologist (close call); DiCE for Patient"), \
+    assert at.markdown[0].value.startswith("**Verdict:** SHAP for the Lead Cardiologist (close call); DiCE for the Patient"), \
         "the answer is the first thing on Recommendations"
 
 
@@ -168,3 +177,12 @@ def test_a_deleted_run_shows_the_engine_error_not_a_traceback(tmp_path, monkeypa
     at = app(usecase="heart", session_runs={"heart": str(tmp_path / "runs" / "heart" / "gone")})
     open_page(at, "app_pages/results.py")
     assert any("does not exist" in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_every_table_of_use_case_details_has_capitalised_headers():
+    """The walk: lower-case headers ("aspect", "in this use case", "feature", "kind", "precision")."""
+    at = open_page(app(), "app_pages/usecase_details.py")
+    assert not at.exception
+    headers = [c for d in at.dataframe for c in d.value.columns] + [c for t in at.table for c in t.value.columns]
+    lower = [c for c in headers if str(c)[:1].islower()]
+    assert headers and not lower, lower

@@ -10,7 +10,7 @@ import pytest
 from app_helpers import ROOT, app, button, chart_titles, frame_with, open_page, texts
 from hexeval_engine.metrics.registry import METRICS
 from hexeval_engine import get_usecase
-from hexeval_ui.compare_view import BETTER, WORSE, change_style
+from hexeval_ui.compare_view import BETTER, WORSE, change_style, settings_sentences
 from hexeval_engine.runs import store as runs
 from ui_run_fixtures import save_fixture_run
 
@@ -25,20 +25,22 @@ def outputs(tmp_path) -> Path:
 
 
 def _frame_element(at, column: str):
-    return next(d for d in at.dataframe if column in d.value.columns)
+    return next(d for d in at.table if column in d.value.columns)
 
 
 def test_results_show_metrics_with_directions_intervals_and_failures(outputs):
     run = save_fixture_run(outputs, failed="LIME")
     at = open_page(app(viewed_run=str(run)), RESULTS)
-    fidelity = _frame_element(at, "Prediction left as top features go ↓").value.set_index("method")
+    # tables whose cells wrap (the earlier walk: at 390 px the data grids scrolled sideways, headers cut)
+    fidelity = _frame_element(at, "Prediction left as top features go ↓").value.set_index("Method")
     assert fidelity.loc["SHAP", "Prediction left as top features go ↓"] == "0.20 [0.15, 0.25]"
     assert fidelity.loc["SHAP", "Prediction rebuilt from top features ↑"] == "0.80 [0.75, 0.85]"
     assert fidelity.loc["Anchor", "Prediction left as top features go ↓"].endswith("†")  # derived importance vector
     assert "LIME" not in fidelity.index  # it has no values; its failure is shown instead
     rules = _frame_element(at, "Conditions in the rule ↓")
-    assert rules.value["method"].tolist() == ["Anchor"]
-    assert json.loads(rules.proto.columns)["Conditions in the rule ↓"]["help"] == METRICS["rule_length"].help + " Lower is better."
+    assert rules.value["Method"].tolist() == ["Anchor"]
+    meaning = f"- **Conditions in the rule ↓**: {METRICS['rule_length'].help} Lower is better."
+    assert any(meaning in m.value.split("\n") for m in at.markdown)  # each column's meaning, under its table
     overview = frame_with(at, "Algorithm").set_index("Method")
     assert overview.loc["LIME", "Status"] == "failed: LIME exploded on purpose"
     assert overview.loc["SHAP", "Status"] == "ok" and overview.loc["SHAP", "Gives"] == "feature weights"
@@ -137,6 +139,9 @@ def test_recommendations_show_a_card_per_stakeholder_and_the_heatmap(outputs):
     assert alternatives.startswith(f"1. **{first['method']}** — skill +") and "Why skill" in alternatives
     assert f"n: {first['n_cases']} cases, {first['n_ratings']} ratings" in alternatives
     assert [m.value for m in at.metric] == [f"{saved[k]['score']:+.2f}" for k in ("Lead Cardiologist", "Patient")]
+    # what each stakeholder asks, in a sentence (the earlier walk: "Questions: why 0.35, will it hold 0.35 — …")
+    asks = [c.value for c in at.caption if c.value.startswith("Asks ")]
+    assert len(asks) == 2 and all("(weight 0." in a for a in asks) and not any("Questions:" in c.value for c in at.caption)
 
 
 def test_recommendations_without_ratings_still_give_each_stakeholder_a_measured_pick(outputs):
@@ -152,8 +157,8 @@ def test_saved_runs_table_lists_runs_and_damaged_folders_as_warnings(outputs):
     broken.mkdir(parents=True)
     (broken / "run.json").write_text("{ not json")
     at = app()
-    table = frame_with(at, "sample size")
-    assert table[["date", "rater", "sample size", "status"]].iloc[0].tolist() == [
+    table = frame_with(at, "Cases")
+    assert table[["When", "Rater", "Cases", "Status"]].iloc[0].tolist() == [
         "2 January 2026, 03:04 UTC", "simulated", 12, "complete"]
     assert any("20260101-000000-broken" in w.value and "invalid JSON" in w.value for w in at.warning)
 
@@ -196,17 +201,63 @@ def test_compare_warns_when_the_runs_used_different_models(outputs):
     at.selectbox(key="compare_b").set_value(str(b)).run()
     button(at, "Compare").click().run()
     assert not at.exception
-    differing = frame_with(at, "Setting")  # the settings that differ come first: here, only the model file
-    assert differing["Setting"].tolist() == ["Model file (sha256)"]
-    assert differing.iloc[0].tolist()[1:] == ["abababababab…", "cdcdcdcdcdcd…"]
+    # the settings that differ, as sentences (here only the model file), never "Model file (sha256) | ab… | cd…"
+    assert "- The runs used different model files (fingerprints abababababab… in run A and cdcdcdcdcdcd… in run B)." \
+        in texts(at)
+    assert not any("Setting" in d.value.columns for d in at.dataframe)
     assert [w.value for w in at.warning] == [
         "The runs used different model files (model sha256 abababababab… vs cdcdcdcdcdcd…): differences may come "
         "from the model, not from the settings."]
 
 
+def test_settings_that_differ_read_as_sentences():
+    """The earlier walk: rows like "Examples › Enabled | — | no" were labels, not something a person reads."""
+    a = {"counts": {"sample_size": 5}, "config": {"evaluation": {"sample_size": 5, "explainers": {
+        "lime": {"enabled": True, "num_samples": 500}}}}}
+    b = {"counts": {"sample_size": 6}, "config": {"evaluation": {"sample_size": 6, "explainers": {
+        "lime": {"enabled": False, "num_samples": 900}}}, "examples": {"enabled": False}}}
+    assert settings_sentences(a, b) == [
+        "Run A explained 5 cases and run B 6.",
+        "LIME is turned on in run A and turned off in run B.",
+        "The number of samples of LIME is 500 in run A and 900 in run B.",
+        "Examples are left at the default in run A and turned off in run B."]
+    assert not any("›" in line for line in settings_sentences(a, b))
+    fewer = {**b, "counts": {"sample_size": 4}}  # asked for 6, explained 4: both are said
+    assert "The sample size is 5 in run A and 6 in run B." in settings_sentences(a, fewer)
+
+
+def test_a_difference_that_rounds_to_zero_reads_without_a_sign():
+    """The walk: Compare showed "-0.073 (-0.145 to -0.000)"."""
+    from hexeval_ui.compare_view import _change
+
+    assert _change(-0.073, -0.145, -0.0002, "better", "{:+.3f}") == "-0.073 (-0.145 to 0.000)"
+    assert _change(0.0, 0.0, -0.0, "within the uncertainty", "{:+.2f}") == "0.00 (0.00 to 0.00), within the uncertainty"
+
+
 def test_only_a_change_beyond_the_uncertainty_is_coloured():
     assert change_style("better") == BETTER and change_style("worse") == WORSE
     assert change_style("within the uncertainty") == "" and change_style("only in one run") == ""
+
+
+def test_saved_runs_are_named_by_their_time_and_the_id_is_only_in_the_tooltip(outputs):
+    """The earlier walk: labels and headers showed ids ("run 20261129-025152-3ff6a9"), which nobody reads."""
+    first = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
+    second = save_fixture_run(outputs, created="2026-01-02T03:04:40+00:00")  # the same minute
+    at = app(viewed_run=str(first))
+    picker = at.selectbox(key="saved_run_choice")
+    shown = list(picker.options)  # a label per run, as the picker shows it
+    assert sorted(shown) == ["2 Jan 2026, 03:04:05 · simulated · 12 cases",
+                             "2 Jan 2026, 03:04:40 · simulated · 12 cases"], shown
+    table = at.dataframe[0].value
+    assert list(table.columns) == ["When", "Rater", "Cases", "Status", "Failed methods", "Study"]
+    page = texts(at) + " ".join(shown)
+    assert first.name not in page and second.name not in page
+    picker.set_value(str(second)).run()
+    assert at.selectbox(key="saved_run_choice").help == f"Run id {second.name}, for the command line (hexeval runs show)."
+    at = open_page(at, RESULTS)
+    header = next(m for m in at.markdown if "cases sampled" in m.value)
+    assert "run of 2 January 2026, 03:04 UTC" in header.value and first.name not in header.value
+    assert first.name in header.help
 
 
 def test_delete_asks_first_and_clears_the_run_on_screen(outputs):
@@ -222,7 +273,8 @@ def test_delete_asks_first_and_clears_the_run_on_screen(outputs):
     button(at, "Delete permanently").click().run()
     assert not at.exception
     assert not doomed.exists() and keep.exists()
-    assert any("Deleted run" in i.value and "was the run on Results" in i.value for i in at.info)
+    deleted = next(i.value for i in at.info if "Deleted the run" in i.value)
+    assert "3 Jan 2026, 03:04" in deleted and doomed.name not in deleted and "was the run on Results" in deleted
     assert at.session_state["viewed_run"] == "__latest__"
     open_page(at, RESULTS)
     assert not at.error and any("1 saved run of this use case is on this server" in i.value for i in at.info)
@@ -261,7 +313,7 @@ def test_bad_upload_keeps_the_results_already_on_screen(outputs):
     assert any("not a skops model" in e.value for e in at.error)
     at.session_state["usecase"] = "heart"
     open_page(at, RESULTS)
-    assert not at.error and run.name in texts(at)
+    assert not at.error and any(run.name in (m.help or "") for m in at.markdown)  # the run's id, in its tooltip
 
 
 def test_warnings_and_the_random_baseline_are_shown_where_results_are_read(outputs):

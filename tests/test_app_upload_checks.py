@@ -117,11 +117,35 @@ def test_a_custom_run_is_listed_in_a_new_session_and_opens_with_its_case_values(
     labels = saved_run_labels("custom")  # what the sidebar's "Run being viewed" offers for Custom Upload
     assert "Ward check" in labels[str(result.output_path)]
     size = json.loads((result.output_path / "run.json").read_text())["counts"]["sample_size"]
-    assert f" · {size} cases · " in labels[str(result.output_path)] and "n=" not in labels[str(result.output_path)]
+    assert labels[str(result.output_path)].endswith(f" · {size} cases") and "n=" not in labels[str(result.output_path)]
     at = app(usecase="custom")  # a new session, as after a server restart
     at.session_state["viewed_run"] = str(result.output_path)  # picked in the sidebar
     at.run()
-    assert any("Ward check" in str(name) for name in at.dataframe[0].value["name"])  # Load previous results
+    assert any("Ward check" in str(name) for name in at.dataframe[0].value["Name"])  # Load previous results
     at = open_page(at, "app_pages/results.py")
     assert not at.error, [e.value for e in at.error]
     assert "Feature values are not available" not in texts(at)
+
+
+def test_coded_classes_of_an_upload_can_be_named_and_say_class_1_otherwise():
+    """The earlier walk: an upload whose target is coded 0/1 read "The model predicts: 1"."""
+    from hexeval_ui.class_names_view import KEYS, class_name_overrides
+
+    at = _upload(app(usecase="custom"))
+    button(at, "Drop duplicate rows before splitting").click().run()
+    inputs = {t.label: t for t in at.text_input if t.label.startswith("Class ")}
+    assert list(inputs) == ["Class 0 means", "Class 1 means"]
+    assert any("“class 1 of target”" in c.value for c in at.caption)  # what texts say without names
+    inputs["Class 0 means"].set_value("no heart disease")
+    inputs["Class 1 means"].set_value("heart disease").run()
+    check = at.session_state["upload"]
+    named = class_name_overrides(check, [at.session_state[k] for k in KEYS])
+    assert named == {"domain": {"negative_outcome": "no heart disease", "positive_outcome": "heart disease"}}
+    from hexeval_engine.inputs import load_inputs
+
+    # the names reach the run's wording exactly as the run view passes them
+    loaded = load_inputs(check.model_path, check.data_path, check.target, None,
+                         {"data": {"target": check.target, **check.data_options}, **named})
+    assert (loaded.config.domain.positive_outcome, loaded.config.domain.negative_outcome) == \
+        ("heart disease", "no heart disease")
+    assert class_name_overrides(check, ["", ""]) == {}

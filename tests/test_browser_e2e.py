@@ -180,7 +180,7 @@ def test_run_heart_disease_then_results_and_recommendations(page):
     _shot(page, "09_run_complete")
     page.get_by_text("See the results").click()
     page.get_by_role("heading", name="Results", level=1).wait_for()
-    page.get_by_text("5 instances").first.wait_for()
+    page.get_by_text("5 cases sampled", exact=False).first.wait_for()
     _tab(page, "Persona ratings")
     page.get_by_text("Ratings on six dimensions (all personas)").wait_for()
     page.locator(".js-plotly-plot .polar").first.wait_for()

@@ -194,7 +194,7 @@ def test_two_participants_answer_resume_and_the_run_shows_their_evidence_as_peop
 
     html = render_report(load_run(run_copy))
     verdict = re.search(r"<p class='verdict'>(.*?)</p>", html).group(1)
-    assert "the ratings are simulated" not in verdict and "ratings by 2 real people for Patient, by simulated" in verdict
+    assert "the ratings are simulated" not in verdict and "ratings by 2 real people for the Patient, by simulated" in verdict
     assert "No real stakeholder and no LLM rated these explanations" not in html
     visible = re.sub(r"<[^>]+>", " ", re.sub(r"<script.*?</script>", "", html, flags=re.S))
     assert not PIDS.search(visible), PIDS.search(visible)
@@ -244,7 +244,7 @@ def _operator_pages(page, tag: str) -> None:
         else:
             verdict = page.locator(".st-key-verdict_line").inner_text()
             assert "the ratings are simulated" not in verdict, verdict
-            assert "ratings by 2 real people for Patient, by simulated personas for the other" in verdict, verdict
+            assert "ratings by 2 real people for the Patient, by simulated personas for the other" in verdict, verdict
             card = page.get_by_text(re.compile(r"^Rated by 2 real people in the role Patient · \d+ ratings$"))
             assert "simulated" not in card.inner_text()
         _shot(page, f"operator-{title.lower()}-{tag}")

@@ -39,7 +39,9 @@ def test_fidelity_chart_bars_colours_and_error_bars():
     assert [t.marker.color for t in fig.data[:3]] == [METHOD_COLORS[m] for m in ("SHAP", "LIME", "Anchor")]
     # one stacked panel per metric (titles never overlap at phone width), horizontal bars named by method
     titles = [a.text for a in fig.layout.annotations]
-    assert titles == ["Prediction left as top features go ↓ (lower is better)", "Prediction rebuilt from top features ↑ (higher is better)"]
+    # short panel titles (at 390 px "… ↑ (higher is better)" ran off the edge); the chart's title explains the arrows
+    assert titles == ["Prediction left as top features go ↓", "Prediction rebuilt from top features ↑"]
+    assert "↑ higher is better, ↓ lower is better" in fig.layout.title.text
     deletion, insertion = fig.data[0], fig.data[3]
     assert deletion.orientation == "h" and list(deletion.y) == ["SHAP"] and list(deletion.x) == [0.20]
     assert list(insertion.x) == [0.80] and insertion.xaxis == "x2"
@@ -52,15 +54,15 @@ def test_fidelity_chart_bars_colours_and_error_bars():
 def test_fidelity_chart_reads_direction_from_the_table():
     table = long_table()
     table.loc[table["metric"] == "fidelity_deletion", "direction"] = "higher"
-    assert fidelity_chart(table).layout.annotations[0].text == "Prediction left as top features go ↑ (higher is better)"
+    assert fidelity_chart(table).layout.annotations[0].text == "Prediction left as top features go ↑"
 
 
 def test_parsimony_chart_one_panel_per_metric_and_one_legend_entry_per_method():
     fig = parsimony_chart(wide_table())
     titles = [a.text for a in fig.layout.annotations]
-    assert titles == ["Features that matter ↓ (lower is better)", "Focus on few features ↑ (higher is better)",
-                      "Spread over many features ↓ (lower is better)", "Conditions in the rule ↓ (lower is better)",
-                      "Features changed ↓ (lower is better)"]
+    assert titles == ["Features that matter ↓", "Focus on few features ↑", "Spread over many features ↓",
+                      "Conditions in the rule ↓", "Features changed ↓"]
+    assert all(len(t) <= 40 for t in titles)  # fits a phone's width
     first = [t.name for t in fig.data if t.showlegend]
     assert first == ["SHAP", "LIME", "Anchor", "DiCE"]  # each method named once (the axis labels name them all)
     for trace in fig.data:
@@ -118,8 +120,11 @@ def test_score_heatmap_marks_the_recommended_method():
         assert [c.endswith("★") for c in row] == [m == picked for m in heat.x]
     scores = [v for row in heat.z for v in row if v == v]
     assert (heat.zmin, heat.zmax) == (-0.5, 0.5)  # a skill over no explanation, 0 in the middle
-    assert "colour scale −0.5 to +0.5" in fig.layout.title.text  # and says so
-    assert all(c.startswith(("+", "-")) for row in heat.text for c in row if c)  # signed: 0 means no help
+    subtitle = fig.layout.title.text.split("<sup>")[1].removesuffix("</sup>")
+    # and says so, each line a whole phrase (the walk found "· 0 = no better than<br>no explanation")
+    assert subtitle.split("<br>") == ["★ the recommended method · ✕ not recommended: no better than random explanations",
+                                      "0 means no better than no explanation; colours run from −0.5 to +0.5"]
+    assert all(c.startswith(("+", "-", "0.00")) for row in heat.text for c in row if c)  # signed: 0 means no help
     # each number in black or white, whichever contrasts with its cell: the highest (bright yellow) black
     inks = {a.text: a.font.color for a in fig.layout.annotations}
     high_cell = next(c for row, zr in zip(heat.text, heat.z) for c, v in zip(row, zr) if v == max(scores))
@@ -193,7 +198,7 @@ def test_fidelity_title_hangs_from_the_top_with_room_for_every_subtitle_line():
     """Issue 36 item 11: the subtitle, centred in the top margin, touched the first panel's title."""
     fig = fidelity_chart(long_table())
     lines = fig.layout.title.text.count("<br>") + 1
-    assert lines == 3  # title, what it measures, the hatching note (Anchor is derived in the fixture)
+    assert lines == 4  # title, what it measures, what the arrows mean, the hatching note (Anchor is derived here)
     assert fig.layout.title.yref == "container" and fig.layout.title.y == 1 and fig.layout.title.yanchor == "top"
     # 14 px padding, ~22 px for the title line, ~16 px a subtitle line, and ~24 px for the panel title under it
     assert fig.layout.margin.t >= fig.layout.title.pad.t + 22 + 16 * (lines - 1) + 24

@@ -59,3 +59,13 @@ def test_the_docs_say_where_the_pages_live_and_why():
     for entry in ("app.py", "study_app.py"):
         text = (root / entry).read_text(encoding="utf-8")
         assert not re.search(r"(?<!app_)\bpages/", text), entry
+
+
+def test_how_it_works_describes_the_current_pipeline_not_the_old_technical_plus_ratings_score():
+    """The earlier walk: "1. Technical evidence … 3. Recommendation: combines the technical scores with that
+    persona's ratings" described a pipeline HEXEval no longer runs (picks are measured on the questions)."""
+    text = (Path(__file__).resolve().parents[1] / "docs" / "how_it_works.md").read_text(encoding="utf-8")
+    assert "## 1. Technical evidence" not in text and "combines the technical scores with that" not in text
+    for question in ("**why**", "**what if**", "**will it hold**", "**how to change it**"):
+        assert question in text
+    assert "never decide a pick" in text and "skill over no explanation" in text.lower()

@@ -21,7 +21,7 @@ def _group() -> MetricGroup:
 def test_a_wide_table_is_shown_in_parts_that_fit_with_every_header_whole():
     parts = _fitting([_group()])
     assert sum(column_px(label) for label in LABELS) > TABLE_PX  # too wide as one table
-    assert [p.title for p in parts] == ["Stability", "Stability (continued)"]
+    assert [(p.title, p.continues) for p in parts] == [("Stability", False), ("Stability", True)]
     assert [label for p in parts for label in p.help] == LABELS  # every metric once, in order
     for part in parts:
         assert sum(column_px(label) for label in part.help) <= TABLE_PX
@@ -32,4 +32,5 @@ def test_a_wide_table_is_shown_in_parts_that_fit_with_every_header_whole():
 def test_the_parts_of_a_table_stay_together_in_order_beside_narrow_tables():
     narrow = MetricGroup("Rules", pd.DataFrame({"Method": ["Anchor"], "Rule ↑": ["0.9"]}), {"Rule ↑": "a rule"})
     rows = _rows([narrow, *_fitting([_group()]), narrow])
-    assert [[g.title for g in row] for row in rows] == [["Rules"], ["Stability"], ["Stability (continued)"], ["Rules"]]
+    assert [[(g.title, g.continues) for g in row] for row in rows] == \
+        [[("Rules", False)], [("Stability", False)], [("Stability", True)], [("Rules", False)]]

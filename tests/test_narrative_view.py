@@ -6,7 +6,7 @@ import pandas as pd
 from app_helpers import app, open_page, texts
 
 from hexeval_engine import evaluate
-from hexeval_ui.narrative_view import comparison_styler, comparison_table
+from hexeval_ui.narrative_view import readback_lines
 
 FAST = {"evaluation": {"sample_size": 6, "explainers": {"lime": {"enabled": False}, "anchor": {"enabled": False},
                                                        "dice": {"enabled": False}}},
@@ -28,16 +28,16 @@ def _checks():
     ])
 
 
-def test_comparison_marks_exactly_the_disagreeing_cells():
-    table = comparison_table(_checks())
-    assert table["Feature"].tolist() == ["chest pain type", "maximum heart rate achieved", "number of major vessels"]
-    assert table.loc[1, "Direction"] == "away from the prediction"
-    assert table.loc[1, "Narrative's direction"] == "towards the prediction"
-    assert table.loc[2, "Narrative's rank"] == "not stated" and table.loc[0, "Rank"] == 1
-    styles = comparison_styler(table)._compute().ctx
-    columns = list(table.columns)
-    red = {(r, columns[c]) for (r, c), css in styles.items() if any("#fde0dc" in v for _, v in css)}
-    assert red == {(1, "Narrative's direction"), (1, "Narrative's value")}
+def test_the_read_back_is_a_sentence_per_feature_with_the_disagreements_in_red():
+    """The earlier walk: a seven-column table (Feature, Rank, Narrative's rank, Direction, …) scrolled sideways on a
+    phone and repeated what agreed; each feature is now one sentence that says only what differs."""
+    lines = readback_lines(_checks())
+    assert lines == [
+        ":green[:material/check:] **chest pain type** (ranked 1st, towards the prediction, value typical angina): "
+        "the narrative says the same.",
+        ":red[:material/close: **maximum heart rate achieved** (ranked 2nd, away from the prediction, value 150): the "
+        "narrative says it points towards the prediction and gives its value as 172.]",
+        ":gray[**number of major vessels** (ranked 3rd, towards the prediction, value 2): the narrative leaves it out.]"]
 
 
 def test_case_explorer_shows_the_narratives_of_a_case(tmp_path):
@@ -49,5 +49,5 @@ def test_case_explorer_shows_the_narratives_of_a_case(tmp_path):
     for text in real.loc[real["instance_id"] == iid, "text"]:
         assert text in page
     assert "Narratives of this case" in page and "template narrator (built-in, no LLM)" in page
-    assert any("Narrative's rank" in d.value.columns for d in at.dataframe)
+    assert "Read back, feature by feature" in page and "the narrative says the same." in page
     assert any("Manipulation check" in e.label for e in at.expander)

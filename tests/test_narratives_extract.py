@@ -169,3 +169,32 @@ def test_a_narrative_names_its_features_once_however_many_clauses_it_has(monkeyp
     got = OfflineExtractor(CATEGORIES).extract(text, facts())
     assert got == want and len(want.mentions) == 5
     assert sorted(asked) == sorted(facts().features)  # once per feature of the case
+
+
+def test_professional_narratives_say_each_factor_in_words_and_still_read_back_exactly():
+    """The earlier walk: "The fifth most important factor is sex = male (attribution -0.037), which counts against
+    the prediction" read like a printout; every form now says the value and how much it weighs in words."""
+    from dataclasses import replace
+
+    from hexeval_engine.narratives.template import professional_text
+
+    seen = set()
+    for case in range(12):  # the form of each sentence is picked by the case: every form is met
+        truth = replace(facts("professional"), instance_id=case)
+        text = professional_text(truth)
+        assert " = " not in text and "attribution -" not in text and "attribution +" not in text, text
+        assert "The fifth most important factor is sex, here male" in text, text
+        faith, (flagged, _) = _check(text, truth)
+        assert (faith.rank_agreement, faith.sign_agreement, faith.value_agreement) == (1, 1, 1) and not flagged
+        seen.add("only slightly" in text.split("sex, here male", 1)[1].split(".")[0])
+    assert seen == {True, False}  # sex (-0.05 beside cp's 0.21) is "only slightly" in the form without its number
+
+
+def test_a_number_followed_by_a_comma_is_read_without_it():
+    """The earlier walk: the read-back table showed "0," for "your number of major vessels, which is 0, and it …"."""
+    from hexeval_engine.narratives.offline_extractor import _stated_value
+
+    assert _stated_value(" of 0, and it makes this prediction more likely", "ca", {}) == "0"
+    assert _stated_value(", which is 125, and it counts against", "trestbps", {}) == "125"
+    assert _stated_value(" is $60,000, which supports", "income", {}) == "$60,000"
+    assert _stated_value(" is 1,250.5 mm", "x", {}) == "1,250.5"

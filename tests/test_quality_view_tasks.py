@@ -22,7 +22,8 @@ def test_three_classes_are_listed_without_a_positive_one():
     at = AppTest.from_function(_page, args=("3-class",)).run()
     assert not at.exception
     (table,) = [d.value for d in at.dataframe]
-    assert list(table["value"]) == ["setosa", "versicolor", "virginica"] and "class" not in table.columns
+    assert list(table["Value"]) == ["setosa", "versicolor", "virginica"] and "Class" not in table.columns
+    assert all(c[:1].isupper() for c in table.columns)  # headers as a table's headers: capitalised
     assert [m.value for m in at.metric if m.label == "Minority class"] == ["33%"]
 
 

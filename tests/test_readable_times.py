@@ -54,7 +54,8 @@ def test_picker_labels_fit_a_phone_and_tell_runs_of_the_same_minute_apart():
         info("a", "Heart Disease (Healthcare)", "2026-11-25T08:29:01+00:00", "20261125-082901-acaf1f"),
         info("b", "Heart Disease (Healthcare)", "2026-11-25T08:29:40+00:00", "20261125-082940-93f3eb"),
         info("c", "A very long name someone typed for their upload", "2026-11-24T10:00:00+00:00", "x-1234")])
-    assert labels["a"] == "Heart Disease · 25 Nov, 08:29 · af1f" and labels["b"].endswith("· f3eb")
+    # told apart by their seconds, never by their ids
+    assert labels["a"] == "Heart Disease · 25 Nov, 08:29:01" and labels["b"] == "Heart Disease · 25 Nov, 08:29:40"
     assert labels["c"].endswith("… · 24 Nov, 10:00") and len(labels["c"]) <= PICKER_CHARS
 
 

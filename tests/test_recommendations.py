@@ -110,8 +110,24 @@ def test_simulated_ratings_are_shown_as_perceived_and_never_move_the_pick():
     assert (after["recommended_method"], after["lead"], after["score"]) == \
         (before["recommended_method"], before["lead"], before["score"])
     assert after["perceived"]["LIME"]["on_five"] == pytest.approx(5.0)
-    assert after["gap"] == ("Analyst rated LIME highest (5.0 of 5, simulated ratings), but SHAP answers their "
+    assert after["gap"] == ("The Analyst rated LIME highest (5.0 of 5, simulated ratings), but SHAP answers their "
                             "questions better when measured")
+
+
+def test_methods_rated_alike_are_said_to_tie_and_a_pick_among_them_is_no_disagreement():
+    """The earlier walk: "rated SHAP highest (3.8 of 5)" where SHAP and LIME were both rated 3.78."""
+    per_case = skills()
+    questions = asking(Analyst={"why": 1})
+    tied = {("Analyst", "LIME"): 5, ("Analyst", "Anchor"): 5, ("Analyst", "SHAP"): 2, ("Analyst", "DiCE"): 2}
+    entry = generate_recommendations(long_table(), case_ratings(tied, cases=24), None, per_instance=per_case,
+                                     persona_questions=questions, rater_kind="simulated")["stakeholders"]["Analyst"]
+    assert entry["recommended_method"] == "SHAP"
+    assert entry["gap"] == ("The Analyst rated LIME and Anchor highest, tied (5.0 of 5 each, simulated ratings), but "
+                            "SHAP answers their questions better when measured")
+    with_pick = {**tied, ("Analyst", "SHAP"): 5}
+    entry = generate_recommendations(long_table(), case_ratings(with_pick, cases=24), None, per_instance=per_case,
+                                     persona_questions=questions, rater_kind="simulated")["stakeholders"]["Analyst"]
+    assert entry["gap"] is None  # SHAP is among the highest rated: perceived and measured agree
 
 
 def test_peoples_ratings_enter_with_the_configured_share():

@@ -172,3 +172,18 @@ def test_configuration_shows_labels_and_no_absolute_path_or_raw_literal(tmp_path
     assert "duplicates_crossing_split" not in configuration and "Duplicates shared by training and test rows" in configuration
     assert "{}" not in configuration and '["0", "1"]' not in configuration and "per_method" not in configuration
     assert "<td>0, 1</td>" in configuration and "<th>Per method</th>" in configuration and "1.44" in configuration
+
+
+def test_the_report_reads_like_the_dashboard_without_markup_or_statisticians_shorthand(report_html):
+    """The earlier walk: asterisks around question phrases ("for *when does this answer stay the same*"), a
+    "Questions: questions: why 0.35, …" line, "SHAP n=8" in the ratings tables and the run's id as its name."""
+    body = report_html[report_html.index("<body"):]
+    visible = re.sub(r"<script.*?</script>", "", body, flags=re.S)
+    assert "<em>" in visible and not re.search(r"\*[a-z][^*<]*\*", visible)  # emphasis as italics, never asterisks
+    assert "Questions: questions" not in visible and "Asks why (weight " in visible
+    assert not re.search(r"\bn=\d", visible)
+    assert re.search(r"SHAP</span> <span class='ci'>\d+ (cases?|ratings?)</span>", visible)
+    header = visible[:visible.index("</header>")]
+    assert "Run of 1 January 2026, 00:00 UTC · complete" in header and "20260101-000000-abc123" not in header
+    footer = visible[visible.index("<footer>"):]
+    assert "20260101-000000-abc123" in footer  # for the command line, at the end

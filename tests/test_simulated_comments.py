@@ -27,6 +27,10 @@ BROKEN = [
     (re.compile(r"\b(\w+) \1\b", re.IGNORECASE), "a doubled word"),
     (re.compile(r"\s{2,}|\s[.,;:]|\(\s*\)|\bthis\s*[.,]|\bof\s*[.,]|\{|\}"), "an empty placeholder"),
     (re.compile(r"\b(None|nan|np\.)|\(s\)|_"), "a Python value, plural hedge or column name"),
+    # the earlier walk: "these suggested changes helps me"
+    (re.compile(r"\bthese( \w+)? \w+s (helps|hardly helps|gives|does|says|tells)\b"), "a plural subject with a singular verb"),
+    # the walk: "as a reason for the prediction (likely to repay (approve))"
+    (re.compile(r"\([^()]*\([^()]*\)\)"), "a parenthesis inside a parenthesis"),
 ]
 
 
@@ -62,6 +66,9 @@ def test_every_comment_is_a_proper_sentence(persona_file, domain_name):
             for pattern, what in BROKEN:
                 match = pattern.search(comment)
                 assert match is None, f"{what} ({match.group(0)!r}) in: {comment}"
+            # the walk: a rule's comment said "it says what would make a difference" and then "but not what
+            # could be done about it"
+            assert not ("what would make a difference" in comment and "not what could be done" in comment), comment
     assert seen == len(personas) * len(explanations()) > 0
 
 
@@ -147,3 +154,16 @@ def test_rule_bound_at_the_lowest_value_reads_as_that_value(usecase_bundle):
     assert "number of major vessels coloured by fluoroscopy is 0" in rating.comment, rating.comment
     assert "at most 0" not in rating.comment
     assert f"is at most {int(lowest_chol) + 50}" in rating.comment, rating.comment
+
+
+def test_a_contradicted_reason_names_an_outcome_with_brackets_without_nesting_them():
+    """The walk: "as a reason for the prediction (likely to repay (approve)), though such cases …"."""
+    domain = Domain(positive_outcome="likely to repay (approve)", negative_outcome="likely to default (decline)")
+    case = Case(0, (CaseFeature("income", "annual income", "$28,000"),), 1, domain.positive_outcome, 0.8,
+                leanings=(("income", -1),))  # such incomes lean away from repaying
+    persona = load_personas(ROOT / "configs" / "credit_risk" / "personas.yaml")[0]
+    exp = attribution("SHAP", 0, {"income": 0.4})
+    comment = make_rater("simulated").rate(RatingTask(persona, case, exp, domain, "Explanation A")).comment
+    assert "as a reason for the prediction, likely to repay (approve), though such cases usually go the other way" \
+        in comment, comment
+    assert not re.search(r"\([^()]*\([^()]*\)\)", comment), comment

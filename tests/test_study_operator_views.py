@@ -68,7 +68,7 @@ def test_pages_say_people_rated_and_never_show_a_participant_id(studied):
         shown = texts(at)
         verdicts = [m.value for m in at.markdown if m.value.startswith("**Verdict:**")]
         # people's ratings are people's; only the stakeholders no person answered for keep simulated personas
-        assert all("the ratings are simulated" not in v and "ratings by 2 real people for Patient, by simulated personas "
+        assert all("the ratings are simulated" not in v and "ratings by 2 real people for the Patient, by simulated personas "
                    "for the other 3 stakeholders" in v for v in verdicts), verdicts
         assert "Ratings by 2 real people (study)" in shown
         assert "not from an LLM or real people" not in shown
@@ -89,7 +89,7 @@ def test_report_says_people_rated_and_never_shows_a_participant_id(studied):
     assert "No real stakeholder and no LLM rated these explanations" not in html
     assert "Ratings by real people." in html
     verdict = re.search(r"<p class='verdict'>(.*?)</p>", html).group(1)
-    assert "the ratings are simulated" not in verdict and "ratings by 2 real people for Patient, by simulated" in verdict
+    assert "the ratings are simulated" not in verdict and "ratings by 2 real people for the Patient, by simulated" in verdict
     body = re.sub(r"<script.*?</script>", "", html, flags=re.S)
     assert not PIDS.search(re.sub(r"<[^>]+>", " ", body)), PIDS.search(re.sub(r"<[^>]+>", " ", body))
     assert "Rated by 2 real people in the role Patient" in html
@@ -101,9 +101,9 @@ def test_runs_with_a_study_are_marked_in_listings_and_the_docs_have_the_guide(st
     from hexeval_ui.saved_runs_view import runs_table
     from hexeval_engine.runs.store import list_runs
     table = runs_table(list_runs(studied.parents[1], "heart"))
-    assert table["study"].str.startswith("study closed").tolist() == [True]
+    assert table["Study"].str.startswith("study closed").tolist() == [True]
     at = open_page(app(), "app_pages/documentation.py")
-    assert "Studies with real stakeholders" in [t.label for t in at.tabs]
+    assert "Studies with people" in [t.label for t in at.tabs]
 
 
 def test_a_link_can_fix_the_role_and_the_intro_is_the_operators(run_copy):

@@ -47,7 +47,9 @@ def test_only_a_trailing_known_unit_is_read():
 def test_a_class_code_reads_as_the_data_has_it_and_a_word_label_after_the_target():
     cancer = _data(target="malignant_or_benign", is_regression=False, class_labels=(0, 1), n_classes=2)
     domain = _name_outcomes(HexevalConfig(), cancer).domain
-    assert domain.positive_outcome == "malignant or benign = 1" and domain.negative_outcome == "malignant or benign = 0"
+    # the earlier walk: "The model predicts: 1"; a code is a class of the target until the user names it
+    assert domain.positive_outcome == "class 1 of malignant or benign"
+    assert domain.negative_outcome == "class 0 of malignant or benign"
     churn = _data(target="status", is_regression=False, class_labels=("stayed", "churned"), n_classes=2)
     assert _name_outcomes(HexevalConfig(), churn).domain.positive_outcome == "status churned"
 

@@ -22,7 +22,7 @@ def test_different_picks_name_their_stakeholders_and_strengths():
     recs = _recs(_card("Cardiologist", "SHAP", "clear"), _card("Patient", "Anchor", "close_call"),
                  _card("Administrator", "SHAP", "close_call"))
     assert verdict_line(recs, simulated=False) == (
-        "SHAP for Cardiologist and Administrator (1 clear lead, 1 close call); Anchor for Patient (close call).")
+        "SHAP for the Cardiologist and the Administrator (1 clear lead, 1 close call); Anchor for the Patient (close call).")
 
 
 def test_a_narrative_telling_is_named_plain_is_the_default_and_a_missing_pick_is_named():
@@ -30,14 +30,16 @@ def test_a_narrative_telling_is_named_plain_is_the_default_and_a_missing_pick_is
                  _card("Analyst", "SHAP", "close_call", recommended_format="plain"),
                  _card("Officer", None, "none"))
     assert verdict_line(recs, simulated=False) == (
-        "SHAP (told as a narrative) for Patient (the only method left after the checks); SHAP for Analyst (close call); "
-        "no method qualified for Officer.")
+        "SHAP (told as a narrative) for the Patient (the only method left after the checks); SHAP for the Analyst "
+        "(close call); no method qualified for the Officer.")
 
 
 def test_no_stakeholders_and_technical_only_runs_still_give_a_sentence():
     assert verdict_line({}, simulated=False).startswith("No recommendation")
-    line = verdict_line(_recs(_card("Everyone", "LIME", "close_call"), mode="technical_only"), simulated=True)
-    assert line == "LIME for Everyone — close call; technical evidence only, the same for everyone."
+    line = verdict_line(_recs(_card("All stakeholders (equal weight on every question)", "LIME", "close_call"),
+                              mode="technical_only"), simulated=True)
+    assert line == ("LIME for All stakeholders (equal weight on every question) — close call; technical evidence only, "
+                    "the same for everyone.")
 
 
 def test_clear_lead_rule_names_every_condition_at_the_run_level():
@@ -51,8 +53,20 @@ def test_a_newcomer_reads_what_a_single_candidate_means_alone_and_in_a_mix():
     """Issue 36 item 12: "only candidates" meant nothing to a newcomer."""
     alone = verdict_line(_recs(_card("Patient", "DiCE", "single_candidate"), _card("Officer", "DiCE", "single_candidate")),
                          simulated=False)
-    assert alone == "DiCE for all 2 stakeholders — the only method left after the checks."
+    assert alone == "DiCE for both stakeholders — the only method left after the checks."
     mix = verdict_line(_recs(_card("A", "SHAP", "clear"), _card("B", "SHAP", "single_candidate"),
                              _card("C", "SHAP", "single_candidate")), simulated=False)
     assert mix == "SHAP for all 3 stakeholders — 1 clear lead, 2 where it was the only method left after the checks."
     assert "candidate" not in alone + mix
+
+
+def test_the_roles_of_a_group_read_as_a_list_of_people_with_their_articles():
+    """The earlier walk: "DiCE for Policy-focused Loan Officer, Compliance and Risk Officer, and Loan Applicant"
+    read as a list of labels; a reader expects "for the Patient, the Clinician and the Auditor"."""
+    recs = _recs(_card("Patient", "DiCE", "close_call"), _card("Clinician", "DiCE", "close_call"),
+                 _card("Auditor", "DiCE", "close_call"), _card("Compliance and Risk Officer", "SHAP", "clear"))
+    assert verdict_line(recs, simulated=False) == (
+        "DiCE for the Patient, the Clinician and the Auditor (close calls); SHAP for the Compliance and Risk Officer "
+        "(clear lead).")
+    one = verdict_line(_recs(_card("Patient", "DiCE", "clear")), simulated=False)
+    assert one == "DiCE for the Patient — clear lead."

@@ -99,6 +99,10 @@ def test_heart_texts_contain_no_codes_or_column_names(usecase_bundle):
     assert "number of major vessels coloured by fluoroscopy is 0 and angina induced by exercise is no" in texts[1]
     assert "maximum heart rate achieved from 169 bpm to 136 bpm" in texts[2]
     assert "age and sex" in texts[2]
+    # the earlier walk: "No small change to the features that may change was found that would alter the prediction."
+    none = render(_explanation(counterfactuals=[], extra={"immutable_features": ["age", "sex"]}), row, data, config)[0]
+    assert none.endswith("No counterfactual for this case: DiCE found no change (age and sex kept as they are) that "
+                         "would make the prediction 'heart disease likely (refer for cardiac work-up)'."), none
 
 
 def test_generic_use_case_without_descriptions_still_reads_as_words():

@@ -30,5 +30,6 @@ def metric_help(metric: str, fallback: str = "") -> str:
 
 
 def direction_label(metric: str, direction: str) -> str:
-    """``Prediction rebuilt from top features ↑ (higher is better)``."""
-    return f"{metric_title(metric)} {ARROWS[direction]} ({direction} is better)"
+    """``Prediction rebuilt from top features ↑``: a panel's title, short enough for a phone's width; the chart's
+    title says what the arrows mean."""
+    return f"{metric_title(metric)} {ARROWS[direction]}"

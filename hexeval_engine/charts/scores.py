@@ -12,6 +12,7 @@ import math
 import plotly.graph_objects as go
 from plotly.colors import find_intermediate_color, hex_to_rgb, sequential, unlabel_rgb
 
+from ..vocabulary import signed
 from ..metrics.table import method_order
 from .colors import SCORE_COLORSCALE, style
 
@@ -52,7 +53,7 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
         marks = {a.get("method"): EXCLUDED_MARK for a in s.get("alternatives") or [] if a.get("status")}
         row = [scores.get(m) if scores.get(m) is not None else math.nan for m in methods]
         z.append(row)
-        text.append(["" if math.isnan(v) else f"{v:{sign}.2f}" + (f" {RECOMMENDED_MARK}" if m == s.get("recommended_method")
+        text.append(["" if math.isnan(v) else (signed(v) if sign else f"{v:.2f}") + (f" {RECOMMENDED_MARK}" if m == s.get("recommended_method")
                                                            else marks.get(m, "")) for m, v in zip(methods, row)])
     if all(math.isnan(v) for row in z for v in row):
         return None
@@ -77,14 +78,15 @@ def score_heatmap(recommendations: dict | None) -> go.Figure | None:
     fig.update_traces(y=list(range(len(stakeholders))))
     fig.update_layout(height=200 + 56 * len(stakeholders))
     if measured:
-        title = (f"Skill on each stakeholder's questions<br><sup>{RECOMMENDED_MARK} recommended · "
-                 f"{EXCLUDED_MARK.strip()} excluded (does not beat random) · 0 = no better than<br>no explanation; "
-                 "colour scale −0.5 to +0.5</sup>")
+        # each line of the subtitle is a whole phrase: a line break never cuts one in two
+        title = (f"Skill on each stakeholder's questions<br><sup>{RECOMMENDED_MARK} the recommended method · "
+                 f"{EXCLUDED_MARK.strip()} not recommended: no better than random explanations<br>"
+                 "0 means no better than no explanation; colours run from −0.5 to +0.5</sup>")
     else:
         mode = " (technical only)" if recommendations.get("mode") == "technical_only" else ""
-        title = (f"Combined score per stakeholder{mode}<br><sup>{RECOMMENDED_MARK} recommended · "
-                 f"{EXCLUDED_MARK.strip()} excluded (does not beat random) · colour scale "
-                 f"0 to 1,<br>the score's whole range</sup>")
+        title = (f"Combined score per stakeholder{mode}<br><sup>{RECOMMENDED_MARK} the recommended method · "
+                 f"{EXCLUDED_MARK.strip()} not recommended: no better than random explanations<br>"
+                 "colours run over the score's whole range, 0 to 1</sup>")
     fig = style(fig, title)
     fig.update_layout(margin={"t": 100, "b": 100}, showlegend=False)
     return fig

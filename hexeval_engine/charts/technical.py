@@ -111,7 +111,8 @@ def fidelity_chart(technical: pd.DataFrame | None) -> go.Figure | None:
     if rows.empty:
         return None
     shown = [m for m in FIDELITY_METRICS if m in set(rows["metric"])]
-    title = "Fidelity: deletion vs insertion<br><sup>area under the explained-class probability curve</sup>"
+    title = ("Fidelity: deletion vs insertion<br><sup>area under the explained-class probability curve<br>"
+             "↑ higher is better, ↓ lower is better</sup>")
     if rows["derived"].any():
         title = title.replace("</sup>", "<br>hatched bars: computed on a derived importance vector</sup>")
     return _panels(rows, shown, title)

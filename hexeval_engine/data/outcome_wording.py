@@ -2,6 +2,7 @@
 
 ``units_from_names(config, data)``  names and units from undescribed column names (``area_m2``: "area", m²)
 ``name_outcomes(config, data)``     the outcome wording from the target's own labels ("status churned")
+``outcome_words(target, label)``    one class's name when nobody named it ("class 1 of diagnosis")
 """
 
 from __future__ import annotations
@@ -17,6 +18,12 @@ from .dataset import Dataset
 def _is_code(label) -> bool:
     """A class label that is a bare number or boolean (``0``, ``1.0``, ``True``), not a word."""
     return bool(re.fullmatch(r"[-+]?\d+(\.\d+)?|true|false", str(label).strip(), re.IGNORECASE))
+
+
+def outcome_words(target: str, label) -> str:
+    """How a class is named when nobody named it: a text label after the target's name ("status churned"), a bare
+    code as a class of the target ("class 1 of malignant or benign"), never "The model predicts: 1"."""
+    return f"class {label} of {target}" if _is_code(label) else f"{target} {label}"
 
 
 def units_from_names(config: HexevalConfig, data: Dataset) -> HexevalConfig:
@@ -47,9 +54,7 @@ def name_outcomes(config: HexevalConfig, data: Dataset) -> HexevalConfig:
                  if key not in domain.model_fields_set}
         return config.model_copy(update={"domain": domain.model_copy(update=words)}) if words else config
     negative, positive = data.class_labels
-    # a text label reads after the target's name ("status churned"); a bare code as the data has it
-    # ("malignant or benign = 0": the column says what it means, its code does not)
-    words = {key: f"{target} = {label}" if _is_code(label) else f"{target} {label}"
+    words = {key: outcome_words(target, label)
              for key, label in (("positive_outcome", positive), ("negative_outcome", negative))
              if key not in domain.model_fields_set}
     if not words:

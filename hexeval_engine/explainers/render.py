@@ -136,16 +136,17 @@ def _rule(e, w: _Words) -> tuple[str, str]:
 
 def _counterfactuals(e, w: _Words) -> tuple[str, str]:
     cfs = e.counterfactuals or []
-    if not cfs:
-        return ("No small change to the features that may change was found that would alter the prediction.",
-                "DiCE: no counterfactual found")
     other = w.outcome(1 - e.predicted_class)
+    fixed = e.extra.get("immutable_features") or []
+    if not cfs:  # said as what was looked for and not found, in one sentence
+        kept = f" ({join_words(w.name(f) for f in fixed)} kept as they are)" if fixed else ""
+        return (f"No counterfactual for this case: DiCE found no change{kept} that would make the prediction "
+                f"'{other}'.", "DiCE: no counterfactual found")
     options = []
     for cf in cfs[: w.k]:
         changes = [w.vocabulary.change(f, old, new) for f, (old, new) in cf.changes.items()]
         options.append("change " + join_words(changes) if changes else "no change")
     text = f"The prediction would become '{other}' if you " + "; or ".join(options) + "."
-    fixed = e.extra.get("immutable_features") or []
     if fixed:
         text += " Not changed in any suggestion: " + join_words(w.name(f) for f in fixed) + "."
     tech = " | ".join(

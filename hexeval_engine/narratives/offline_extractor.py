@@ -27,7 +27,8 @@ from .wording import feature_names_for_matching
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
 _LIST_MARKER = re.compile(r"^\s*#?\d{1,2}[.)]$")
-_NUMBER = re.compile(r"[-+−]?\$?\d[\d,]*(?:\.\d+)?%?")
+# thousands separators inside a number only: "0, and it …" states 0, never "0,"
+_NUMBER = re.compile(r"[-+−]?\$?\d(?:[\d,]*\d)?(?:\.\d+)?%?")
 _CONJUNCTION = re.compile(r"(?<![a-z])(?:and|while|whereas|but)(?![a-z])", re.I)
 _BOUND_L, _BOUND_R = r"(?<![A-Za-z0-9_])", r"(?![A-Za-z0-9_])"
 

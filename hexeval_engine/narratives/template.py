@@ -15,7 +15,7 @@ import math
 import hashlib
 import time
 
-from ..vocabulary import value_clause
+from ..vocabulary import signed, value_clause
 from .cues import ORDINAL_WORDS
 from .facts import FeatureFact, NarrativeFacts
 from .wording import probability_text
@@ -87,14 +87,23 @@ def professional_text(facts: NarrativeFacts) -> str:
         parts[0] = (f"Prediction: {facts.outcome} (probability {probability_text(facts.probability)}). "
                     f"No feature has a non-zero {facts.source_method} attribution.")
         return parts[0]
+    largest = max(abs(f.attribution) for f in facts.top) or 1.0
     for fact in facts.top:
         cue = _pick(facts, fact.rank, _PRO_TOWARDS if fact.sign > 0 else _PRO_AWAY)
-        forms = (f"{_opening(fact)} {fact.label} = {fact.value_text} (attribution {fact.attribution:+.3f}), which "
-                 f"{cue}.",
-                 f"{_opening(fact)} {fact.label}, here {fact.value_text}; with {fact.attribution:+.3f} it {cue}.")
+        # in words ("here male: it counts against the prediction only slightly"), never "sex = male (attribution
+        # -0.037)"; the second form gives the weight for the reader who wants the number
+        forms = (f"{_opening(fact)} {fact.label}, here {fact.value_text}: it {cue} {_strength(fact, largest)}.",
+                 f"{_opening(fact)} {fact.label}, here {fact.value_text}; with a weight of "
+                 f"{signed(fact.attribution, 3)} it {cue}.")
         parts.append(_pick(facts, fact.rank, forms))
     parts.append("The remaining features contribute less.")
     return " ".join(parts)
+
+
+def _strength(fact: FeatureFact, largest: float) -> str:
+    """How much a factor weighs beside the largest of the story, in words."""
+    share = abs(fact.attribution) / largest
+    return "strongly" if share >= 0.6 else "moderately" if share >= 0.3 else "only slightly"
 
 
 def _opening(fact: FeatureFact) -> str:

@@ -63,7 +63,7 @@ class ExplanationProperties:
         (``Case.leanings``), so a reader who has seen such cases can check the direction given.
     contradictions : tuple of str
         Those reasons given for the opposite of the way such cases lean, in words (“resting blood
-        pressure is 152 mm Hg” as a reason for the prediction (heart disease unlikely)").
+        pressure is 152 mm Hg” as a reason for the prediction, heart disease unlikely").
     reasons : int
         Reasons shown (attributed features and rule conditions), checkable or not.
     form : str
@@ -207,7 +207,7 @@ def _check_reasons(reasons, case: Case) -> tuple[int, tuple[str, ...]]:
             continue
         checkable += 1
         if direction != expected:
-            outcome = f"the prediction ({case.outcome})" if case.outcome else "the prediction"
+            outcome = f"the prediction, {case.outcome}" if case.outcome else "the prediction"  # its own brackets stay unnested
             contradictions.append(f"“{words}” as a reason {'for' if direction > 0 else 'against'} {outcome}")
     return checkable, tuple(dict.fromkeys(contradictions))
 

@@ -26,6 +26,9 @@ _VERDICT = {1: "hardly helps me", 2: "helps me little", 3: "helps me somewhat", 
 _FORM = {"reasons": "this list of reasons", "rule": "this rule", "changes": "these suggested changes",
          "story": "this story", "none": "it"}
 """What the reader calls the explanation, from what it shows (never from the method's name)."""
+#: The verdict's verb agrees with a plural name ("these suggested changes help me", never "helps me").
+_VERDICT_PLURAL = {k: v.replace("helps", "help") for k, v in _VERDICT.items()}
+_PLURAL_FORMS = {"changes"}
 
 
 def write_comment(task: RatingTask, props: ExplanationProperties, scores: dict[str, int]) -> str:
@@ -64,9 +67,10 @@ def _verdict(task, props: ExplanationProperties, support: int) -> str:
                       f" What I look for first is {wanted}, and it does not give me that." if support <= 2
                       else f" What I look for first is {wanted}, and it gives me part of that.")
     form = _FORM.get(props.form, "it")
+    verdict = (_VERDICT_PLURAL if props.form in _PLURAL_FORMS else _VERDICT)[support]
     if persona.is_end_user:
-        return f"As the person this {decision_noun(task.domain)} is about, {form} {_VERDICT[support]}.{looked_for}"
-    return f"{decision_phrase(task.domain)}, {form} {_VERDICT[support]}.{looked_for}"
+        return f"As the person this {decision_noun(task.domain)} is about, {form} {verdict}.{looked_for}"
+    return f"{decision_phrase(task.domain)}, {form} {verdict}.{looked_for}"
 
 
 def _paren(text: str, said: str) -> str:
@@ -112,9 +116,11 @@ def _pos_completeness(task, p: ExplanationProperties, said: str) -> str:
     noun = decision_noun(task.domain)
     speaks = (f"It speaks to {count(len(p.features), 'characteristic')} of this {noun} "
               f"({_characteristics(task, p)})")
-    if not (p.changes or p.conditions):
-        return speaks + "."
-    return f"{speaks}, and it says what would make a difference."
+    if p.changes:
+        return f"{speaks}, and it says what would make a difference."
+    if p.conditions:  # a rule says when the answer stays, not what to change
+        return f"{speaks}, and it says under which conditions the answer stays the same."
+    return speaks + "."
 
 
 def _pos_actionability(task, p: ExplanationProperties, said: str) -> str:
@@ -189,7 +195,7 @@ def _neg_trust(task, p: ExplanationProperties, said: str) -> str:
     wary = ", and I am wary of automated judgements" if task.persona.level("ai_comfort") <= 0.25 else ""
     if p.contradictions:
         more = len(p.contradictions) - 1
-        also = f" ({count(more, 'other reason')} too)" if more else ""
+        also = f" ({count(more, 'other reason')} likewise)" if more else ""
         return (f"It gives {p.contradictions[0]}, though such cases usually go the other way{also}, "
                 f"which makes me doubt it{wary}.")
     if p.jargon:

@@ -31,6 +31,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..vocabulary import signed
 from ..explainers.actionability import declares_limits
 from ..explanation import BASELINE_METHOD
 from ..paired_stats import paired_difference
@@ -85,7 +86,7 @@ def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -
     lift = _mean(long, method, "rule_precision_lift")
     if lift is not None and lift <= 0:
         concerns.append(f"its rules predict no better than the base rate of the predicted outcome "
-                        f"(lift {lift:+.2f})")
+                        f"(lift {signed(lift)})")
     validity = _mean(long, method, "counterfactual_validity")
     if validity is not None:
         if validity <= 0:

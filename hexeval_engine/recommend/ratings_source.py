@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..vocabulary import join_words, plural
+from ..vocabulary import join_roles, join_words, plural
 
 PEOPLE = "people"
 
@@ -102,8 +102,9 @@ def ratings_source(manifest: dict, recommendations: dict | None) -> RatingsSourc
         persona_word = {"simulated": "simulated personas", "llm": "LLM personas"}.get(persona_kind, "personas")
         note = f"ratings by {plural(n_people, 'real person', 'real people')}"
         if others:
-            note += f" for {join_words(rated)}, by {persona_word} for the other {plural(len(others), 'stakeholder')}"
-            few += (f" {join_words(others)} {'keeps' if len(others) == 1 else 'keep'} the personas' recommendation"
+            note += f" for {join_roles(rated)}, by {persona_word} for the other {plural(len(others), 'stakeholder')}"
+            kept = join_roles(others)
+            few += (f" {kept[:1].upper() + kept[1:]} {'keeps' if len(others) == 1 else 'keep'} the personas' recommendation"
                     f"{'' if len(others) == 1 else 's'}: no person, or too few, answered in "
                     f"{'that role' if len(others) == 1 else 'those roles'}.")
         sentence = (f"The stakeholder ratings behind these recommendations are by {plural(n_people, 'real person', 'real people')} "

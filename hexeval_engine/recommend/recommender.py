@@ -348,9 +348,10 @@ def _explain(entry: dict, measured: _Measured, plan: "_Plan", perceived: dict) -
         entry["notes"].append(close_call_sentence([method, *entry["tied"]]))
     rated = {m: v for m, v in perceived.items() if m in plan.candidates and v.get("value") is not None}
     if rated:
-        best = max(rated, key=lambda m: rated[m]["value"])
-        if best != method:
-            entry["gap"] = gap_sentence(entry["title"], best, method, plan.source_words, rated[best]["on_five"])
+        top = max(v["value"] for v in rated.values())
+        best = [m for m in rated if abs(rated[m]["value"] - top) < 1e-9]  # methods rated alike are named together
+        if method not in best:
+            entry["gap"] = gap_sentence(entry["title"], best, method, plan.source_words, rated[best[0]]["on_five"])
 
 
 def _format(method: str | None, plan: "_Plan", people: pd.DataFrame | None, level: float, seed: int) -> dict:

@@ -15,7 +15,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..vocabulary import join_words
+from ..vocabulary import join_words, the_role
 
 #: Each question as a stakeholder asks it (the card's words).
 QUESTION_PHRASES = {"why": "why did the model say this", "what_if": "what will the model say for a similar case",
@@ -88,15 +88,22 @@ def deciding_sentence(question: str, winner: str, other: str | None, support: di
     return text
 
 
-def gap_sentence(role: str, perceived_best: str, measured: str, source: str, on_five: float) -> str:
-    """Perceived and measured disagree: who rated what highest, and what answers their questions better."""
-    return (f"{role} rated {perceived_best} highest ({on_five:.1f} of 5, {source}), but {measured} answers their "
-            "questions better when measured")
+def gap_sentence(role: str, perceived_best, measured: str, source: str, on_five: float) -> str:
+    """Perceived and measured disagree: who rated what highest, and what answers their questions better.
+
+    ``perceived_best`` is one method or the methods tied at the top ("rated SHAP and LIME highest, tied at …").
+    """
+    best = [perceived_best] if isinstance(perceived_best, str) else list(perceived_best)
+    who = the_role(role)
+    rated = (f"rated {best[0]} highest ({on_five:.1f} of 5" if len(best) == 1
+             else f"rated {join_words(best)} highest, tied ({on_five:.1f} of 5 each")
+    return f"{who[:1].upper() + who[1:]} {rated}, {source}), but {measured} answers their questions better when measured"
 
 
 def close_call_sentence(tied: list[str]) -> str:
     """The methods the evidence cannot separate from the recommended one."""
-    return f"close call: the evidence does not separate {join_words(tied)}, so either is defensible"
+    either = "either is" if len(tied) == 2 else "any of them is"
+    return f"close call: the evidence does not separate {join_words(tied)}, so {either} defensible"
 
 
 def finite(x) -> float | None:

@@ -7,7 +7,7 @@ cards without a recommendation, still give a sentence.
 
 from __future__ import annotations
 
-from ..vocabulary import join_words, plural
+from ..vocabulary import join_roles, plural
 from .recommender import MIN_UNITS_FOR_CLEAR
 
 #: How each lead reads in the verdict (plural form, for a group of stakeholders).
@@ -55,7 +55,7 @@ def verdict_line(recommendations: dict, *, simulated: bool, note: str | None = N
     ``note`` (:attr:`.ratings_source.RatingsSource.verdict_note`) names who rated ("ratings by 4 real people").
 
     Examples: ``SHAP for all 4 stakeholders — close calls; measured on the questions each stakeholder asks.`` or
-    ``SHAP for Lead Cardiologist and Patient (close calls); Anchor for Hospital Administrator (clear lead).``
+    ``SHAP for the Lead Cardiologist and the Patient (close calls); Anchor for the Hospital Administrator (clear lead).``
     """
     recs = recommendations or {}
     groups = verdict_groups(recs)
@@ -66,15 +66,16 @@ def verdict_line(recommendations: dict, *, simulated: bool, note: str | None = N
     for g in groups:
         strength = _strength(g["leads"])
         if g["method"] is None:
-            parts.append(f"no method qualified for {join_words(g['stakeholders'])}")
+            parts.append(f"no method qualified for {join_roles(g['stakeholders'])}")
             continue
         # The plain form is the default; only a narrative telling is worth words ("SHAP (told as a narrative)").
         shown = g["method"] + (" (told as a narrative)" if g.get("format") == "narrative" else "")
         if len(groups) == 1:
-            who = f"all {plural(total, 'stakeholder')}" if total > 1 else g["stakeholders"][0]
+            who = ("both stakeholders" if total == 2 else f"all {plural(total, 'stakeholder')}") if total > 1 \
+                else join_roles(g["stakeholders"])
             parts.append(f"{shown} for {who}" + (f" — {strength}" if strength else ""))
         else:
-            parts.append(f"{shown} for {join_words(g['stakeholders'])}" + (f" ({strength})" if strength else ""))
+            parts.append(f"{shown} for {join_roles(g['stakeholders'])}" + (f" ({strength})" if strength else ""))
     line = "; ".join(parts)
     line = line[0].upper() + line[1:]
     if recs.get("mode") == "technical_only":

@@ -7,6 +7,7 @@ sentence is read from the entry it describes.
 
 from __future__ import annotations
 
+from ..vocabulary import signed, the_role
 from .sentences import QUESTION_PHRASES, QUESTION_SHORT
 
 QUESTION_COMPONENTS = ("why", "what_if", "will_it_hold", "how_to_change")
@@ -27,22 +28,23 @@ def component_label(component: str) -> str:
     return _COMPONENT_LABELS.get(component, component.replace("_", " "))
 
 
-def questions_text(weights: dict) -> str:
-    """``why 0.35, will it hold 0.35, what if 0.15, how to change it 0.15`` (largest first)."""
-    items = sorted(((q, float(w)) for q, w in (weights or {}).items() if float(w) > 0), key=lambda x: -x[1])
-    return ", ".join(f"{QUESTION_SHORT.get(q, q)} {w:.2f}" for q, w in items) or "no weights"
-
-
-def weights_text(weights: dict) -> str:
-    """The weights a card's score used, in words."""
-    text = "questions: " + questions_text(weights.get("questions") or {})
-    if float(weights.get("people") or 0) > 0:
-        text += f"; people's ratings {float(weights['people']):.2f} of the score"
-    return text
+def asks_sentence(entry: dict) -> str:
+    """What a stakeholder asks, as the card and the report say it: ``Asks why (weight 0.35), will it hold (0.35),
+    what if (0.15) and how to change it (0.15). Refers or reassures the patient in front of them.``"""
+    items = sorted(((q, float(w)) for q, w in (entry.get("questions") or {}).items() if float(w) > 0),
+                   key=lambda x: -x[1])
+    if not items:
+        return "Asks no question with a weight."
+    asked = [f"{QUESTION_SHORT.get(q, q)} ({'weight ' if k == 0 else ''}{w:.2f})" for k, (q, w) in enumerate(items)]
+    listed = asked[0] if len(asked) == 1 else f"{', '.join(asked[:-1])} and {asked[-1]}"
+    reason = (entry.get("questions_reason") if entry.get("questions_declared")
+              else "the persona declares no questions, so all four weigh the same") or ""
+    reason = reason.strip().rstrip(".")
+    return f"Asks {listed}." + (f" {reason[:1].upper() + reason[1:]}." if reason else "")
 
 
 def _interval(low, high) -> str:
-    return f"{low:+.2f} to {high:+.2f}" if low is not None and high is not None else "not estimable"
+    return f"{signed(low)} to {signed(high)}" if low is not None and high is not None else "not estimable"
 
 
 def _plural(n: int, word: str) -> str:
@@ -56,7 +58,7 @@ def _strengths_concerns(entry: dict, technical: dict, level: float) -> tuple[lis
     strengths, concerns = [], []
     vs = winner.get("vs_baseline") or {}
     if vs.get("qualifies"):
-        strengths.append(f"answers this stakeholder's questions better than random explanations ({vs['diff']:+.2f} "
+        strengths.append(f"answers this stakeholder's questions better than random explanations ({signed(vs['diff'])} "
                          f"over Random, {level:.0%} interval {_interval(vs['ci_low'], vs['ci_high'])}, "
                          f"{_plural(vs['n'], 'case')})")
     for q in QUESTION_COMPONENTS:
@@ -65,11 +67,16 @@ def _strengths_concerns(entry: dict, technical: dict, level: float) -> tuple[lis
             continue
         rest = [((a.get("questions") or {}).get(q) or {}).get("value") for a in others]
         rest = [v for v in rest if v is not None]
-        if rest and mine["value"] > max(rest) and mine["value"] > 0:
-            strengths.append(f"the best answer to *{QUESTION_PHRASES[q]}* (skill {mine['value']:+.2f})")
-        if mine.get("ci_low") is not None and mine["ci_low"] <= 0:
-            concerns.append(f"no clear help with *{QUESTION_PHRASES[q]}* (skill {mine['value']:+.2f}, "
-                            f"{level:.0%} interval {_interval(mine['ci_low'], mine['ci_high'])})")
+        best = bool(rest) and mine["value"] > max(rest) and mine["value"] > 0
+        unclear = mine.get("ci_low") is not None and mine["ci_low"] <= 0
+        interval = f"{level:.0%} interval {_interval(mine['ci_low'], mine['ci_high'])}"
+        if best and unclear:  # one sentence, not a strength its own concern contradicts
+            concerns.append(f"the best of the methods on *{QUESTION_PHRASES[q]}*, but not clearly better than no "
+                            f"explanation (skill {signed(mine['value'])}, {interval})")
+        elif best:
+            strengths.append(f"the best answer to *{QUESTION_PHRASES[q]}* (skill {signed(mine['value'])})")
+        elif unclear:
+            concerns.append(f"no clear help with *{QUESTION_PHRASES[q]}* (skill {signed(mine['value'])}, {interval})")
     concerns += technical.get(method, {}).get("concerns", [])
     return strengths, concerns
 
@@ -81,7 +88,7 @@ def _lead_sentence(entry: dict, level: float) -> str:
                 "on its card) or could not be scored for this stakeholder, so nothing was compared with it.")
     if runner is None:
         return ""
-    diff = (f"{runner['diff']:+.2f} ({level:.0%} interval {_interval(runner['ci_low'], runner['ci_high'])}, "
+    diff = (f"{signed(runner['diff'])} ({level:.0%} interval {_interval(runner['ci_low'], runner['ci_high'])}, "
             f"{_plural(runner['n'], 'paired case')}, corrected p = {runner['p_holm']:.3f})"
             if runner["diff"] is not None and runner["p_holm"] is not None else "not estimable")
     if entry["lead"] == "clear":
@@ -91,7 +98,7 @@ def _lead_sentence(entry: dict, level: float) -> str:
 
 def fill_words(entry: dict, technical: dict, level: float) -> None:
     """Set ``strengths``, ``concerns`` and ``reasoning`` of one stakeholder entry in place."""
-    who = entry["persona_role"] or "all stakeholders"
+    who = the_role(entry["persona_role"]) if entry["persona_role"] else "all stakeholders"
     if entry["recommended_method"] is None:
         entry["strengths"], entry["concerns"] = [], []
         entry["reasoning"] = f"No recommendation for {who}. {entry['reason']}"
@@ -100,9 +107,9 @@ def fill_words(entry: dict, technical: dict, level: float) -> None:
     entry["strengths"], entry["concerns"] = strengths, concerns
     basis = ("the measured answers to their questions and people's ratings" if entry["mode"] == "measured_and_people"
              else "the measured answers to their questions")
-    interval = (f"{level:.0%} interval {entry['score_ci_low']:+.2f} to {entry['score_ci_high']:+.2f}"
+    interval = (f"{level:.0%} interval {signed(entry['score_ci_low'])} to {signed(entry['score_ci_high'])}"
                 if entry["score_ci_low"] is not None and entry["score_ci_high"] is not None else "no interval")
-    text = (f"{entry['recommended_method']} is recommended for {who}, on {basis}: skill {entry['score']:+.2f} over "
+    text = (f"{entry['recommended_method']} is recommended for {who}, on {basis}: skill {signed(entry['score'])} over "
             f"no explanation ({interval}; {_plural(entry['n_cases'], 'shared case')}).")
     text += _lead_sentence(entry, level)
     for note in entry["notes"]:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ..ratings_summary import DIMENSIONS
 from ..runs.files import HUMAN_RATINGS, STUDY_CALIBRATION
-from ..vocabulary import dimension_label, plural
+from ..vocabulary import dimension_label, plural, signed
 from .sections import esc
 
 MAX_COMMENTS = 12
@@ -48,8 +48,8 @@ def _share(entry: dict | None) -> str:
 def _versus(entry: dict | None) -> str:
     if not entry or entry.get("value") is None:
         return "–"
-    interval = f" [{entry['ci_low']:+.2f}, {entry['ci_high']:+.2f}]" if entry.get("ci_low") is not None else ""
-    return f"{entry['value']:+.2f}{interval}, {plural(entry['n'], 'pair')}"
+    interval = f" [{signed(entry['ci_low'])}, {signed(entry['ci_high'])}]" if entry.get("ci_low") is not None else ""
+    return f"{signed(entry['value'])}{interval}, {plural(entry['n'], 'pair')}"
 
 
 def shown_text(cell) -> str:

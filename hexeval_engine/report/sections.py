@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import html
 import math
+import re
 import os
 
 import pandas as pd
 
 from ..explanation import BASELINE_METHOD, NARRATIVE_METHOD
 from ..ratings_summary import comment_groups
-from ..vocabulary import dimension_label, format_number, humanise, plural
+from ..vocabulary import dimension_label, format_number, humanise, plural, signed
 from ..recommend.ratings_source import card_source, ratings_source
-from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, component_label, weights_text
+from ..recommend.wording import ALL_COMPONENTS, LEAD_LABELS, asks_sentence, component_label
 from ..metrics.table import as_long, canonical_method, method_errors, method_order
 from ..models.model_words import model_words
 from ..charts.colors import method_color
@@ -29,6 +30,12 @@ def esc(value) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     return html.escape(str(value), quote=True)
+
+
+def prose(value) -> str:
+    """A sentence of the engine as HTML: escaped, its markdown emphasis (``*when does this answer stay the same*``)
+    as italics instead of asterisks the reader would see."""
+    return re.sub(r"\*([^*\n]+)\*", r"<em>\1</em>", esc(value))
 
 
 def _fmt(value, digits: int = 3) -> str:
@@ -237,12 +244,12 @@ def _alternatives_table(stakeholder: dict, technical: dict) -> str:
                 cells.append("<td class='na'>–</td>")
                 continue
             value = f"{comp['on_five']:.1f} of 5" if c == "perceived" and comp.get("on_five") is not None \
-                else f"{comp['value']:+.2f}"
+                else f"{signed(comp['value'])}"
             cells.append(f"<td>{value} <span class='ci'>× {format_number(comp.get('weight') or 0, digits=3)}</span>"
                          f"<div class='meaning'>n = {int(comp.get('n') or 0)}</div></td>")
         interval = ("" if alt["score_ci_low"] is None or alt["score_ci_high"] is None else
-                    f" <span class='ci'>[{alt['score_ci_low']:+.2f}, {alt['score_ci_high']:+.2f}]</span>")
-        score = "–" if alt["score"] is None else f"{alt['score']:+.2f}{interval}"
+                    f" <span class='ci'>[{signed(alt['score_ci_low'])}, {signed(alt['score_ci_high'])}]</span>")
+        score = "–" if alt["score"] is None else f"{signed(alt['score'])}{interval}"
         notes = "".join(f"<div class='meaning'>{esc(n)}</div>"
                         for n in ([alt["status"]] if alt.get("status") else []) + alt["notes"])
         rows.append(f"<tr><td>{alt['rank']}</td><td>{method_badge(alt['method'])}{notes}</td><td>{score}</td>"
@@ -280,24 +287,23 @@ def recommendations_section(recs: dict | None, manifest: dict | None = None) -> 
     for stakeholder in recs["stakeholders"].values():
         lead = LEAD_LABELS.get(stakeholder["lead"], LEAD_LABELS["none"])
         method = stakeholder["recommended_method"]
-        headline = (f"{method_badge(method)} <span class='score'>{stakeholder['score']:+.2f}</span> "
+        headline = (f"{method_badge(method)} <span class='score'>{signed(stakeholder['score'])}</span> "
                     f"<span class='lead {esc(stakeholder['lead'])}'>{esc(lead)}</span>") if method else ""
         extra = ""
         if stakeholder.get("decided_by"):
-            extra += f"<p><strong>Why this pick:</strong> {esc(stakeholder['decided_by'])}.</p>"
+            extra += f"<p><strong>Why this pick:</strong> {prose(stakeholder['decided_by'])}.</p>"
         if stakeholder.get("gap"):
-            extra += f"<p class='rater-note'><strong>Perceived and measured disagree.</strong> {esc(stakeholder['gap'])}.</p>"
+            extra += f"<p class='rater-note'><strong>Perceived and measured disagree.</strong> {prose(stakeholder['gap'])}.</p>"
         if stakeholder.get("questions"):
-            why = (stakeholder.get("questions_reason") if stakeholder.get("questions_declared")
-                   else "the persona declares no questions, so all four weigh the same")
-            extra += f"<p class='muted'>Questions: {esc(weights_text({'questions': stakeholder['questions']}))} — {esc(why)}.</p>"
+            extra += f"<p class='muted'>{esc(asks_sentence(stakeholder))}</p>"
         names = card_source(stakeholder, source)  # people counted by role, never named by their link's id
         parts.append(f"<div class='card'><h3>{esc(stakeholder['title'])}</h3>"
                      + (f"<p class='muted'>{esc(names)}</p>" if names else "")
-                     + f"<p>{headline}</p>{extra}<p>{esc(stakeholder['reasoning'])}</p>"
+                     + f"<p>{headline}</p>{extra}<p>{prose(stakeholder['reasoning'])}</p>"
                      + "<details class='fold'><summary>Every method's answers per question (click to open)</summary>"
                      + _alternatives_table(stakeholder, recs.get("technical") or {}) + "</details>"
-                     + "".join(f"<p class='meaning'>{esc(n)}</p>" for n in stakeholder.get("notes", []))
+                     + "".join(f"<p class='meaning'>{prose(str(n)[:1].upper() + str(n)[1:])}.</p>"
+                               for n in stakeholder.get("notes", []))  # a sentence: capital and full stop
                      + "</div>")
     for item in recs.get("excluded_methods") or []:
         parts.append(f"<p class='error'>Excluded: {esc(item['reason'])}</p>")
@@ -337,8 +343,11 @@ def ratings_section(ratings: pd.DataFrame | None) -> str:
             rows = []
             for method in method_order(set(mine["method"])):
                 means = mine.loc[mine["method"] == method, list(DIMENSIONS)].mean()
-                n = int((mine["method"] == method).sum())
-                rows.append(f"<tr><td>{method_badge(method)} <span class='ci'>n={n}</span></td>"
+                rated = mine[mine["method"] == method]
+                # words, not the statistician's "n=8": the cases rated (the ratings where no case is recorded)
+                case = next((c for c in ("instance_index", "instance_id") if c in rated.columns), None)
+                count = plural(int(rated[case].nunique()), "case") if case else plural(len(rated), "rating")
+                rows.append(f"<tr><td>{method_badge(method)} <span class='ci'>{count}</span></td>"
                             + "".join(f"<td>{_fmt(float(means[d]), 1)}</td>" for d in DIMENSIONS) + "</tr>")
             parts.append(f"<table class='ratings'><thead><tr><th>Method</th>{head}</tr></thead>"
                          f"<tbody>{''.join(rows)}</tbody></table>")

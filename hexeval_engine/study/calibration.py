@@ -21,7 +21,7 @@ from scipy import stats
 from ..explanation import BASELINE_METHOD
 from ..paired_stats import mean_ci
 from ..ratings_summary import DIMENSIONS
-from ..vocabulary import plural
+from ..vocabulary import plural, signed
 from .forward import answer_scores
 from .krippendorff import resampled_alpha
 
@@ -212,8 +212,8 @@ def signed_text(entry: dict) -> str:
     """A paired difference in words: ``+0.25 [0.05, 0.45], 12 pairs``."""
     if not entry or entry.get("value") is None:
         return "not measurable"
-    interval = f" [{entry['ci_low']:+.2f}, {entry['ci_high']:+.2f}]" if entry.get("ci_low") is not None else ""
-    return f"{entry['value']:+.2f}{interval}, {plural(entry['n'], 'pair')}"
+    interval = f" [{signed(entry['ci_low'])}, {signed(entry['ci_high'])}]" if entry.get("ci_low") is not None else ""
+    return f"{signed(entry['value'])}{interval}, {plural(entry['n'], 'pair')}"
 
 
 def forward_sentence(role: str, forward: dict, persona_kind: str) -> str:
