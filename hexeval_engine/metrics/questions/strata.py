@@ -65,30 +65,46 @@ class Groups:
 
     def __init__(self, keeps, strata):
         keeps, strata = np.asarray(keeps, dtype=bool), np.asarray(strata)
-        self.keeps, self.selections, self.weights, self.reason = keeps, [], [], None
+        self.keeps, self.weights, self.reason = keeps, [], None
+        self.label = np.full(len(keeps), -1, dtype=np.intp)  # the row's group among those kept, -1 outside them
+        kept_n, flipped_n = [], []
         if not (~keeps).any():
             self.reason = NO_FLIP
-            return
-        if not keeps.any():
+        elif not keeps.any():
             self.reason = NO_KEEP
-            return
-        for group in np.unique(strata):
-            selection = strata == group
-            kept = int(keeps[selection].sum())
-            flipped = int(selection.sum()) - kept
-            if kept and flipped:
-                self.selections.append(selection)
-                self.weights.append(kept * flipped / (kept + flipped))
-        if not self.selections:
-            self.reason = NO_GROUP
+        else:
+            for group in np.unique(strata):
+                selection = strata == group
+                kept = int(keeps[selection].sum())
+                flipped = int(selection.sum()) - kept
+                if kept and flipped:
+                    self.label[selection] = len(self.weights)
+                    self.weights.append(kept * flipped / (kept + flipped))
+                    kept_n.append(kept)
+                    flipped_n.append(flipped)
+            if not self.weights:
+                self.reason = NO_GROUP
+        self.kept_n, self.flipped_n = np.asarray(kept_n, dtype=float), np.asarray(flipped_n, dtype=float)
+
+    def means(self, values) -> tuple[np.ndarray, np.ndarray]:
+        """Per group: the mean of ``values`` over its rows that kept the answer, and over those that flipped it.
+
+        ``values`` are multiples of 1/2 (0, 1/2, 1), so every sum is exact and each mean is the one division a
+        per-group ``mean()`` makes."""
+        values = np.asarray(values, dtype=float)
+        inside = self.label >= 0
+        kept, flipped = inside & self.keeps, inside & ~self.keeps
+        size = len(self.weights)
+        kept_sum = np.bincount(self.label[kept], weights=values[kept], minlength=size)
+        flipped_sum = np.bincount(self.label[flipped], weights=values[flipped], minlength=size)
+        return kept_sum / self.kept_n, flipped_sum / self.flipped_n
 
 
 def stratified(keeps, strata, score) -> tuple[float, str | None]:
-    """The weighted mean over groups of ``score(selection)`` (a boolean mask of one group's rows), see above;
-    ``(NaN, reason)`` when no group holds both answers. ``strata`` is each row's group, or the :class:`Groups` of
-    these ``keeps``."""
+    """The weighted mean over groups of ``score(kept_means, flipped_means)`` (arrays with one entry per group, from
+    :meth:`Groups.means` of the values the score reads), see above; ``(NaN, reason)`` when no group holds both
+    answers. ``strata`` is each row's group, or the :class:`Groups` of these ``keeps``."""
     groups = strata if isinstance(strata, Groups) else Groups(keeps, strata)
     if groups.reason is not None:
         return float("nan"), groups.reason
-    values = [score(selection) for selection in groups.selections]
-    return float(np.average(values, weights=groups.weights)), None
+    return float(np.average(score(groups), weights=groups.weights)), None

@@ -116,9 +116,9 @@ def what_if_skill(expected, keeps, strata=None) -> tuple[float, float, str | Non
     strata = np.zeros(len(keeps), dtype=int) if strata is None else strata
     credit = np.where(expected == ABSTAIN, 0.5, (expected == 1) == keeps)
 
-    def balanced(selection):
-        inside = keeps[selection]
-        return 0.5 * (float(credit[selection][inside].mean()) + float(credit[selection][~inside].mean()))
+    def balanced(groups):
+        kept, flipped = groups.means(credit)
+        return 0.5 * (kept + flipped)
 
     value, reason = stratified(keeps, strata, balanced)
     return value - 0.5, value, reason

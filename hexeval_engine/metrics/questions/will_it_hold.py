@@ -91,9 +91,9 @@ def will_it_hold_skill(region, keeps, strata=None) -> tuple[float, float, float,
     region, keeps = np.asarray(region, dtype=bool), np.asarray(keeps, dtype=bool)
     strata = np.zeros(len(keeps), dtype=int) if strata is None else strata
 
-    def youden(selection):
-        inside, kept = region[selection], keeps[selection]
-        return float(inside[kept].mean()) - float(inside[~kept].mean())
+    def youden(groups):
+        kept, flipped = groups.means(region)
+        return kept - flipped
 
     skill, reason = stratified(keeps, strata, youden)
     if reason is not None and not ((~keeps).any() and keeps.any()):
