@@ -6,7 +6,8 @@ The data are synthetic and seeded (a few columns carry the signal); the model is
 defaults, as a person would run it: ``hexeval evaluate wide.skops wide.csv --target target --sample-size 10``
 (simulated personas, the helper process when two cores are free).
 
-Prints one line per run: wall time from the shell, the run's stage and per-method times from its manifest,
+Prints one line per run: wall time from the shell, CPU seconds of the command and the processes it started and
+waited for (the helper included), the run's stage and per-method times from its manifest,
 peak resident memory of the command and its helper (largest ``ru_maxrss`` of the children), and the load
 average when it ended.
 
@@ -54,15 +55,18 @@ def make_data(folder: Path, columns: int, rows: int) -> tuple[Path, Path]:
 
 
 def run_once(model: Path, csv: Path, out: Path, sample_size: int) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "hexeval_engine", "evaluate", str(model), str(csv), "--target",
                            "target", "--sample-size", str(sample_size), "--output", str(out), "--quiet"],
                           cwd=ROOT, capture_output=True, text=True, env=os.environ | {"PYTHONPATH": str(ROOT)})
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if proc.returncode != 0:
         return {"error": proc.stderr[-500:], "wall": wall}
     manifest = json.loads(max(out.glob("*/*/run.json"), key=lambda p: p.stat().st_mtime).read_text())
-    return {"wall": wall, "timings": manifest["timings"],
+    return {"wall": wall, "cpu": cpu, "timings": manifest["timings"],
             "peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
 
 
@@ -87,7 +91,7 @@ def main() -> None:
             t = result["timings"]
             stages = ", ".join(f"{k} {v:.1f}" for k, v in t.items() if isinstance(v, (int, float)) and k != "total")
             methods = ", ".join(f"{k} {v:.1f}" for k, v in t.get("per_method", {}).items())
-            print(f"run {n + 1}: wall {result['wall']:.1f} s | total {t.get('total', float('nan')):.1f} s | "
+            print(f"run {n + 1}: wall {result['wall']:.1f} s | CPU {result['cpu']:.1f} s | total {t.get('total', float('nan')):.1f} s | "
                   f"stages: {stages} | methods: {methods} | peak {result['peak_mib']:.0f} MiB | load {load:.1f}")
 
 
