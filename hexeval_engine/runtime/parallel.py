@@ -25,7 +25,8 @@ the run (then it is done here).
   in-process, so an error looks exactly as in ``sequential``. A run that finds the helper still starting
   (its forkserver importing: a script's first run) explains in-process meanwhile, its own jobs first, then
   the helper's from the end, and once the helper is up queues it every job not started yet (the re-fit
-  first, then Anchor and DiCE whole, then LIME's chunks), then takes back from the end as usual.
+  first, then Anchor and DiCE whole (in parts of 2 cases on data of ``WIDE_COLUMNS`` feature columns or more),
+  then LIME's chunks), then takes back from the end as usual.
 * ``sequential`` — one explainer per method, built once and reused (Anchor and DiCE pool the
   model calls of all instances, see :mod:`.lockstep`).
 * ``loky`` — the rows are split into ``n_jobs`` chunks, each explained in a local worker process.
