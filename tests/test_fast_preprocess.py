@@ -169,14 +169,54 @@ def test_steps_after_a_column_transformer_one_after_another(after):
     _assert_exact(pipeline, X.iloc[::-1])
 
 
-def test_a_whole_dataframe_given_to_a_scaler_takes_scikit_learns_path():
-    # check_array copies a DataFrame in pandas' (column-major) order; LogisticRegression's product on a
-    # row-major copy of the same values can differ in the last bit, so the order is not reproduced
+def _frames_of_every_layout(rng):
+    """The same numbers as DataFrames pandas lays out differently (one block in either order, one block per
+    column, integer columns beside floats), and a slice with a stride."""
+    values = rng.normal(size=(120, 6)).round(3)
+    names = [f"m{i}" for i in range(6)]
+    one_block = pd.DataFrame(values, columns=names)
+    by_column = pd.DataFrame({n: values[:, j].copy() for j, n in enumerate(names)})
+    row_major = pd.DataFrame(np.ascontiguousarray(values), columns=names, copy=False)
+    with_ints = one_block.assign(m1=rng.integers(0, 9, 120), m4=rng.integers(-3, 3, 120).astype("int32"))
+    return [one_block, by_column, row_major, with_ints, one_block.iloc[::-3], with_ints.iloc[[5]]]
+
+
+@pytest.mark.parametrize("steps", [
+    [("scale", StandardScaler())],
+    [("impute", SimpleImputer(strategy="median"))],
+    [("impute", SimpleImputer()), ("scale", StandardScaler(with_mean=False))],
+])
+def test_a_whole_dataframe_given_to_a_scaler_or_imputer_gives_scikit_learns_matrix_in_its_order(steps):
+    # check_array copies a DataFrame in pandas' memory order, which depends on how the frame was built;
+    # LogisticRegression's product on the same values in another order can differ in the last bit
+    imputing = any(isinstance(s, SimpleImputer) for _, s in steps)
+    for X in _frames_of_every_layout(np.random.default_rng(4))[:4]:  # fitted on each layout of 120 rows
+        X = X.copy()
+        if imputing:
+            X.iloc[::7, 2] = np.nan
+        pipeline = Pipeline(steps + [("lr", LogisticRegression())]).fit(X, (X["m0"] > 0).astype(int))
+        for rows in _frames_of_every_layout(np.random.default_rng(11)):
+            rows = rows.astype(X.dtypes.to_dict())
+            if imputing and len(rows) > 1:
+                rows.iloc[1::5, 2] = np.nan
+            _assert_exact(pipeline, rows)
+
+
+def test_a_whole_dataframe_of_other_columns_or_dtypes_takes_scikit_learns_path():
     rng = np.random.default_rng(4)
-    X = pd.DataFrame({"a": rng.normal(size=200), "b": rng.integers(0, 9, 200)})
-    pipeline = Pipeline([("scale", StandardScaler()), ("lr", LogisticRegression())])
-    pipeline.fit(X, (X["a"] > 0).astype(int))
-    assert fast_preprocess.estimator_input(pipeline, X) is None
+    X = pd.DataFrame({"a": rng.normal(size=60), "b": rng.normal(size=60)})
+    pipeline = Pipeline([("impute", SimpleImputer()), ("lr", LogisticRegression())]).fit(X, (X["a"] > 0).astype(int))
+    assert fast_preprocess.estimator_input(pipeline, X) is not None
+    assert fast_preprocess.estimator_input(pipeline, X[["b", "a"]]) is None  # scikit-learn raises on the order
+    assert fast_preprocess.estimator_input(pipeline, X.rename(columns={"b": "c"})) is None
+    assert fast_preprocess.estimator_input(pipeline, X.astype({"b": "Float64"})) is None  # an extension dtype
+    assert fast_preprocess.estimator_input(pipeline, X.to_numpy()) is None  # fitted with names: scikit-learn warns
+    bare = Pipeline([("impute", SimpleImputer()), ("lr", LogisticRegression())]).fit(X.to_numpy(), X["a"] > 0)
+    assert fast_preprocess.estimator_input(bare, X) is None  # fitted without names
+    encoder = Pipeline([("codes", OrdinalEncoder()), ("lr", LogisticRegression())]).fit(X.round(0), X["a"] > 0)
+    assert fast_preprocess.estimator_input(encoder, X.round(0)) is None  # encoders only inside a ColumnTransformer
+    with pytest.raises(ValueError, match="feature names"):
+        pipeline.predict_proba(X[["b", "a"]])
 
 
 class _OwnScaler(StandardScaler):

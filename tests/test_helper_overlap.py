@@ -184,3 +184,27 @@ def test_claims_measured_while_the_helper_explains_are_measured_again_when_a_met
     assert any(f["method"] == "Anchor" and "metrics" in f["error"] for f in on_helper.failures)
     assert on_helper.failures == sequential.failures
     pd.testing.assert_frame_equal(on_helper.per_instance, sequential.per_instance)
+
+
+def test_wide_data_sends_the_searches_in_parts_with_the_sequential_results(usecase_bundle, warm_helper,
+                                                                           sequential_checks, monkeypatch):
+    from test_technical import _signature
+
+    from hexeval_engine.runtime import parallel
+
+    monkeypatch.setattr(parallel, "WIDE_COLUMNS", 5)  # credit risk's 11 feature columns count as wide here
+    submitted = []
+    submit = ExplainRunner._submit
+    monkeypatch.setattr(ExplainRunner, "_submit", lambda self, part: submitted.append(
+        (part.job.method, len(part.job.ids))) or submit(self, part))
+    _, config, data, model = usecase_bundle("credit_risk")
+    sequential = run_technical_evaluation(model, data, _sequential(config))
+    technical = run_technical_evaluation(model, data, _auto(config))
+    for method in ("Anchor", "DiCE"):  # 3 cases each: parts of 2 and 1
+        assert sorted(n for m, n in submitted if m == method) == [1, 2], method
+    anchor_reruns = [key for key in technical.randomised_reruns if key[0] == "Anchor"]
+    assert len(anchor_reruns) == 3 and all(len(rows) == 1 for _, _, rows, _ in anchor_reruns)  # a job per case
+    assert _signature(technical.explanations) == _signature(sequential.explanations)
+    pd.testing.assert_frame_equal(technical.per_instance, sequential.per_instance)
+    checks, warnings = run_sanity_checks(model, data, _auto(config), technical)
+    assert checks == sequential_checks[0] and warnings == sequential_checks[1]

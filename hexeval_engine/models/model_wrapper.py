@@ -222,8 +222,11 @@ class HexevalModel:
             raise TypeError("HexevalModel expects a pandas DataFrame of raw feature columns")
         if self.feature_names is None:
             return X
-        if len(X.columns) == len(self.feature_names) and all(a == b for a, b in zip(X.columns, self.feature_names)):
-            return X  # already the model's columns in its order: selecting them again would only copy the frame
+        if len(X.columns) == len(self.feature_names) and \
+                np.array_equal(X.columns.to_numpy(dtype=object), np.asarray(self.feature_names, dtype=object)):
+            # already the model's columns in its order: selecting them again would only copy the frame (compared
+            # as one array: name by name, a pandas text index costs ~0.4 us a name, ~0.1 ms a call on 300 columns)
+            return X
         missing = [c for c in self.feature_names if c not in X.columns]
         if missing:
             raise ModelError(f"The model needs {noun(len(missing), 'the column', 'the columns')} {', '.join(missing)}, which the data does not have. "

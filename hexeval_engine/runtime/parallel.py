@@ -25,7 +25,8 @@ the run (then it is done here).
   in-process, so an error looks exactly as in ``sequential``. A run that finds the helper still starting
   (its forkserver importing: a script's first run) explains in-process meanwhile, its own jobs first, then
   the helper's from the end, and once the helper is up queues it every job not started yet (the re-fit
-  first, then Anchor and DiCE whole, then LIME's chunks), then takes back from the end as usual.
+  first, then Anchor and DiCE whole (in parts of 2 cases on data of ``WIDE_COLUMNS`` feature columns or more),
+  then LIME's chunks), then takes back from the end as usual.
 * ``sequential`` — one explainer per method, built once and reused (Anchor and DiCE pool the
   model calls of all instances, see :mod:`.lockstep`).
 * ``loky`` — the rows are split into ``n_jobs`` chunks, each explained in a local worker process.
@@ -60,8 +61,17 @@ from ..explainers.render import rendered
 log = logging.getLogger(__name__)
 
 #: Rows per helper job of a method that explains case by case (LIME; finer jobs balance the two processes
-#: better); methods that pool their model calls over a whole job (Anchor, DiCE) go whole.
+#: better); methods that pool their model calls over a whole job (Anchor, DiCE) go whole, except on wide data.
 _CHUNK = 25
+#: Data with at least this many feature columns is *wide*: there a pooled job (Anchor, DiCE) goes to the helper
+#: in parts of ``_POOLED_PART`` cases, so the main process can take parts back and both processes search. Pooling
+#: pays when a model call costs mostly its fixed overhead (heart, credit risk: ~1-4 ms a call whatever its ~200
+#: rows); on 300 columns a pooled Anchor call carries ~400 rows of 300 values per search and costs mostly
+#: per row (the rows must be built, preprocessed and predicted), so pooling fewer searches saves little and
+#: two processes halve the time. Every search has its own seed, so the explanations do not depend on the parts
+#: (:mod:`.lockstep`); only the informational ``pooled_model_calls``/``pooled_instances`` count a part's.
+WIDE_COLUMNS = 100
+_POOLED_PART = 2
 
 
 @dataclass
@@ -304,7 +314,7 @@ class ExplainRunner:
                 ahead.parts.append(_Part(job))
                 continue
             whole = spec_of(job.method, self.config).pools_model_calls
-            size = len(job.ids) if whole else _CHUNK
+            size = (_POOLED_PART if self._wide() else len(job.ids) or 1) if whole else _CHUNK
             for start in range(0, len(job.ids), size):
                 part = _Part(_slice(job, start, start + size), chunked=not whole)
                 ahead.parts.append(part)
@@ -312,6 +322,10 @@ class ExplainRunner:
         if self._helper is not None:
             for part in _whole_jobs_first(new):
                 self._submit(part)
+
+    def _wide(self) -> bool:
+        """Whether the data is wide (``WIDE_COLUMNS``): pooled jobs then go to the helper in parts."""
+        return len(self.data.feature_names) >= WIDE_COLUMNS
 
     def _submit(self, part: _Part) -> None:
         self._queued.append(part)

@@ -284,13 +284,26 @@ def queue_reruns(runner, config, explanation, ids: list) -> dict:
         plan = _rerun_plan(explanation, method, ids, searched, config)
         if plan is None:
             continue
-        rows, caps = plan
-        future = runner.helper_call(functools.partial(reexplained_in_helper, method=method, ids=tuple(ids),
-                                                      rows=tuple(rows), caps=caps))
-        if future is None:
-            break
-        queued[(method, tuple(ids), tuple(rows), caps)] = future
+        for rows, caps in rerun_parts(plan, runner.data):
+            future = runner.helper_call(functools.partial(reexplained_in_helper, method=method, ids=tuple(ids),
+                                                          rows=tuple(rows), caps=caps))
+            if future is None:
+                return queued
+            queued[(method, tuple(ids), tuple(rows), caps)] = future
     return queued
+
+
+def rerun_parts(plan: tuple, data) -> list:
+    """The jobs a method's re-explanations (``plan``: ``(rows, caps)``) go to the helper as: one, or on wide data
+    (``runtime.parallel.WIDE_COLUMNS`` feature columns) one per case for a bounded search (Anchor), so the main
+    process can take the last cases back and both processes search (on 300 columns Anchor's re-runs of 3 cases
+    took ~45 s in one process). Each case's search has its own seed: the explanations are the same either way."""
+    from ..runtime.parallel import WIDE_COLUMNS  # the explainer stack loads only when the check runs
+
+    rows, caps = plan
+    if caps is None or len(rows) < 2 or len(data.feature_names) < WIDE_COLUMNS:
+        return [(rows, caps)]
+    return [([r], (c,)) for r, c in zip(rows, caps)]
 
 
 def _rerun_plan(explanation, method: str, group_ids: list, searched: set, config):
@@ -333,30 +346,31 @@ def _take_back(queued: dict, plans: list, redo) -> dict:
     """The plans' re-explanations: those not queued to the helper done here first (SHAP, Random), then, from the
     end of the helper's queue, every job it has not started (taken back and done here), then its answers.
 
-    ``plans`` are ``(method, key)``; ``redo(method)`` re-explains here. A job the helper failed on is redone here,
-    so an error looks as it would without the helper."""
+    ``plans`` are ``(method, key)`` (a method may have several keys: its parts, :func:`rerun_parts`); ``redo(key)``
+    re-explains a key's cases here. Returns ``{key: explanations}``. A job the helper failed on is redone here, so
+    an error looks as it would without the helper."""
     from ..runtime.parallel import take_back  # the explainer stack loads only when the check runs
 
     done = {}
     for method, key in plans:
         if key not in queued:
-            done[method] = redo(method)
+            done[key] = redo(key)
     waiting = [(m, k) for m, k in plans if k in queued]
 
     def here(position: int) -> None:
-        method = waiting[position][0]
-        done[method] = redo(method)
+        key = waiting[position][1]
+        done[key] = redo(key)
 
     take_back([queued[k] for _, k in waiting], here)
     for method, key in waiting:
-        if method in done:
+        if key in done:
             continue
         try:
-            done[method] = queued[key].result()
+            done[key] = queued[key].result()
         except Exception:  # the helper died or failed: redone here, where an error is recorded as usual
             log.warning("The randomisation check's %s re-explanations failed in the helper process; redoing them "
                         "here.", method, exc_info=True)
-            done[method] = redo(method)
+            done[key] = redo(key)
     return done
 
 
@@ -489,11 +503,12 @@ def _randomisation_check(model, data, config, technical, fitted, queued: dict) -
     for group in case_groups(randomised, data, config, ids):
         plans = {m: _rerun_plan(technical.explanation, m, group.ids, searched, config) for m in methods}
         plans = {m: p for m, p in plans.items() if p is not None}
-        keys = [(m, (m, tuple(group.ids), tuple(p[0]), p[1])) for m, p in plans.items()]
-        answers = _take_back(queued, keys, lambda m: _redone(group, data, m, plans[m][0], plans[m][1], config))
+        keys = [(m, (m, tuple(group.ids), tuple(rows), caps)) for m, p in plans.items()
+                for rows, caps in rerun_parts(p, data)]
+        answers = _take_back(queued, keys, lambda key: _redone(group, data, key[0], list(key[2]), key[3], config))
         for method in plans:
             group_ids, n = group.ids, plans[method][0][-1] + 1
-            redone = {e.instance_id: e for e in answers[method] if e.ok}
+            redone = {e.instance_id: e for m, key in keys if m == method for e in answers[key] if e.ok}
             for iid in group_ids[:n]:
                 real = technical.explanation(method, iid)
                 if not _usable(real) or iid not in redone:
