@@ -28,6 +28,7 @@ from hexeval_engine.evaluate import evaluate, extend_run
 from hexeval_engine.explainers.registry import EXPLAINERS
 from hexeval_engine.personas import loader as persona_loader
 from hexeval_engine.technical import measuring, sanity
+from hexeval_engine.technical import run as technical_run
 from hexeval_engine.runs.explanation_store import PieceStore, store_folder, store_secret
 from hexeval_engine.runs.resumable import resumable_runs
 from hexeval_engine.runs.store import list_runs, load_run, scan_runs
@@ -350,13 +351,14 @@ def test_a_run_whose_explanations_are_stored_measures_and_checks_none_of_them_ag
     _stage_entry(tmp_path).unlink()  # the whole stage's result
     calls = []
     for module, name in ((measuring, "compute_instance_metrics"), (measuring, "paired_rows"),
-                         (sanity, "_fit_permuted"), (sanity, "_redone")):
+                         (technical_run, "summarise"), (sanity, "_fit_permuted"), (sanity, "_redone")):
         real = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
     second = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=SEQUENTIAL)
     reuse = second.manifest["reuse"]
     assert calls == [] and reuse["explanations_computed"] == 0 and not reuse["technical_stage_reused"]
-    assert reuse["metric_sets_reused"] == len(second.technical_metrics) + 1  # each method's, and the paired ones
+    # each method's metrics, the paired ones, and their summaries (means and intervals)
+    assert reuse["metric_sets_reused"] == len(second.technical_metrics) + 2
     assert reuse["sanity_work_reused"] == 1 + len(second.sanity["randomisation"]["methods"])  # the fit, each method
     assert second.sanity == first.sanity
     assert _comparable(second.output_path) == _comparable(first.output_path)

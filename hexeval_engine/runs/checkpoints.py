@@ -213,7 +213,7 @@ class Pieces:
             store.put(key, piece)
 
     def name(self, key: str, explanation) -> None:
-        """Record that ``explanation`` (this object) is the piece under ``key``."""
+        """Record that ``explanation`` (this object: an explanation or a metric frame) is the piece under ``key``."""
         self._named[id(explanation)] = (key, explanation)
 
     def measured_key(self, kind: str, config, model, explanations, copies: tuple = ()) -> str | None:
@@ -230,6 +230,14 @@ class Pieces:
         if names is None or any(n is None for group in groups for _, n in group):
             return None
         return self.key(kind, settings=technical_settings(config), view=view, explanations=names, copies=groups)
+
+    def frames_key(self, kind: str, config, frames, **parts) -> str | None:
+        """Key of what is computed by ``config`` from ``frames`` (each a stored piece, :meth:`name`) and ``parts``;
+        None when the store is off or any frame is not a stored piece."""
+        names = self._names(frames) if self.enabled else None
+        if names is None:
+            return None
+        return self.key(kind, settings=technical_settings(config), frames=names, **parts)
 
     def _names(self, explanations) -> list[str] | None:
         out = []

@@ -59,7 +59,7 @@ from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
 from .class_groups import CaseGroup, affine, case_groups, label_explanations, map_to_group, value_reference
-from .measuring import claim_frame, measure_method, record_claims
+from .measuring import claim_frame, measure_method, record_claims, summary_of
 from .overlap import CLAIMS, announce, identities
 from .sample_plan import Sample, counterfactual_sample, group_sample, plan_sample, shared_cases
 from .sample_plan import sample_instance_ids  # noqa: F401 (part of this module's public interface)
@@ -430,8 +430,9 @@ def _summarise_shared(sample: Sample, config, work: Work):
     in_shared = everything["instance_id"].isin(shared)
     per_instance = everything[in_shared].reset_index(drop=True)
     unshared = everything[~in_shared].reset_index(drop=True)
-    wide, long = summarise(per_instance, n_resamples=ev.bootstrap_resamples, confidence=ev.confidence_level,
-                           seed=ev.random_state, methods=sample.methods)
+    wide, long = summary_of(work, config, work.per_instance_parts, shared, sample.methods, lambda: summarise(
+        per_instance, n_resamples=ev.bootstrap_resamples, confidence=ev.confidence_level, seed=ev.random_state,
+        methods=sample.methods))
     return shared, per_instance, unshared, wide, long
 
 
