@@ -27,7 +27,8 @@ from hexeval_engine import get_usecase
 from hexeval_engine.evaluate import evaluate, extend_run
 from hexeval_engine.explainers.registry import EXPLAINERS
 from hexeval_engine.personas import loader as persona_loader
-from hexeval_engine.technical import measuring
+from hexeval_engine.technical import measuring, sanity
+from hexeval_engine.technical import run as technical_run
 from hexeval_engine.runs.explanation_store import PieceStore, store_folder, store_secret
 from hexeval_engine.runs.resumable import resumable_runs
 from hexeval_engine.runs.store import list_runs, load_run, scan_runs
@@ -106,6 +107,14 @@ def _pieces(root: Path) -> int:
 def _stage(root: Path) -> str:
     infos = resumable_runs(root)
     return infos[0].stage if infos else ""
+
+
+def _stage_entry(root: Path) -> Path:
+    """The shared store's entry of the whole technical stage's result (the one entry holding a run's stage)."""
+    store = PieceStore(store_folder(root), store_secret())
+    [stage] = [path for path in store_folder(root).glob("*.piece")
+               if isinstance(store.get(path.name[:-len(".piece")]), dict)]
+    return stage
 
 
 def _technical_config(tmp_path: Path) -> Path:
@@ -232,7 +241,7 @@ def test_a_damaged_or_foreign_store_entry_is_ignored_and_recomputed(tmp_path, mo
     first = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=SEQUENTIAL)
     store = store_folder(tmp_path)
     entries = sorted(store.glob("*.piece"), key=lambda p: p.stat().st_size)
-    stage = entries[-1]  # the whole stage's result is the largest entry
+    stage = _stage_entry(tmp_path)
     ours = PieceStore(store, store_secret())
     small = next(p for p in entries if getattr(ours.get(p.name[:-len(".piece")]), "text", ""))  # a case's
     # explanation (not a noisy copy's, which has no text)
@@ -322,9 +331,9 @@ def test_a_run_missing_part_of_its_pieces_computes_only_those_and_matches(tmp_pa
                                                             "anchor": {"max_instances": 30},
                                                             "dice": {"max_instances": 30}}}}
     first = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=settings)
-    entries = sorted(store_folder(tmp_path).glob("*.piece"), key=lambda p: p.stat().st_size)
-    entries[-1].unlink()  # the whole stage's result
-    for path in entries[:-1:2]:
+    stage = _stage_entry(tmp_path)
+    stage.unlink()  # the whole stage's result
+    for path in sorted(store_folder(tmp_path).glob("*.piece"), key=lambda p: p.stat().st_size)[::2]:
         path.unlink()
     counted.calls = 0
     second = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=settings)
@@ -334,20 +343,24 @@ def test_a_run_missing_part_of_its_pieces_computes_only_those_and_matches(tmp_pa
     assert _comparable(second.output_path) == _comparable(first.output_path)
 
 
-def test_a_run_whose_explanations_are_stored_measures_none_of_them_again(tmp_path, monkeypatch):
-    """With the whole stage's entry gone (a run interrupted before the sanity checks), every method's metrics and the
-    paired metrics come from the store: no metric is computed, and the tables are those of the first run."""
+def test_a_run_whose_explanations_are_stored_measures_and_checks_none_of_them_again(tmp_path, monkeypatch):
+    """With the whole stage's entry gone (a run interrupted before its end), every method's metrics, the paired
+    metrics and the randomisation check's re-fit and re-explanations come from the store: none is computed, and the
+    tables and checks are those of the first run."""
     first = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=SEQUENTIAL)
-    entries = sorted(store_folder(tmp_path).glob("*.piece"), key=lambda p: p.stat().st_size)
-    entries[-1].unlink()  # the whole stage's result
+    _stage_entry(tmp_path).unlink()  # the whole stage's result
     calls = []
-    for module, name in ((measuring, "compute_instance_metrics"), (measuring, "paired_rows")):
+    for module, name in ((measuring, "compute_instance_metrics"), (measuring, "paired_rows"),
+                         (technical_run, "summarise"), (sanity, "_fit_permuted"), (sanity, "_redone")):
         real = getattr(module, name)
         monkeypatch.setattr(module, name, lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
     second = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=SEQUENTIAL)
     reuse = second.manifest["reuse"]
     assert calls == [] and reuse["explanations_computed"] == 0 and not reuse["technical_stage_reused"]
-    assert reuse["metric_sets_reused"] == len(second.technical_metrics) + 1  # each method's, and the paired ones
+    # each method's metrics, the paired ones, and their summaries (means and intervals)
+    assert reuse["metric_sets_reused"] == len(second.technical_metrics) + 2
+    assert reuse["sanity_work_reused"] == 1 + len(second.sanity["randomisation"]["methods"])  # the fit, each method
+    assert second.sanity == first.sanity
     assert _comparable(second.output_path) == _comparable(first.output_path)
 
 

@@ -126,13 +126,14 @@ def model_fingerprint(model) -> dict | None:
     # its file's hash identifies it)
     if getattr(estimator, "opaque_graph", False) and hasattr(estimator, "model"):
         view = {"type": type(estimator).__name__,
-                **{k: _plain(v) for k, v in vars(estimator).items() if k not in ("model", "classes_",
-                                                                                 "feature_names_in_")}}
+                **{k: plain_data(v) for k, v in vars(estimator).items()
+                   if k not in ("model", "classes_", "feature_names_in_")}}
         inner = model_fingerprint(estimator.model)
         view["inner"] = inner
     return {"sha256": sha, "threshold": float(getattr(model, "threshold", 0.5)),
-            "class_labels": _plain(getattr(model, "class_labels", ())), "input_codes": _plain(model.input_codes),
-            "class_order": _plain(getattr(model, "class_order", None)), "view": view}
+            "class_labels": plain_data(getattr(model, "class_labels", ())),
+            "input_codes": plain_data(model.input_codes),
+            "class_order": plain_data(getattr(model, "class_order", None)), "view": view}
 
 
 def digest(obj) -> str:
@@ -182,6 +183,7 @@ class Pieces:
                      "versions": library_versions(), "code": code_digest()} if self.enabled else {}
         self.reused = self.computed = 0
         self.metrics_reused = 0  # metric frames answered from the store
+        self.checks_reused = 0  # the randomisation check's re-fit and re-explanations answered from the store
         self.reused_from: set[str] = set()
         self._named: dict[int, tuple[str, object]] = {}  # id(explanation) -> (its key, the explanation)
         self.stage_reused = False
@@ -211,7 +213,7 @@ class Pieces:
             store.put(key, piece)
 
     def name(self, key: str, explanation) -> None:
-        """Record that ``explanation`` (this object) is the piece under ``key``."""
+        """Record that ``explanation`` (this object: an explanation or a metric frame) is the piece under ``key``."""
         self._named[id(explanation)] = (key, explanation)
 
     def measured_key(self, kind: str, config, model, explanations, copies: tuple = ()) -> str | None:
@@ -228,6 +230,14 @@ class Pieces:
         if names is None or any(n is None for group in groups for _, n in group):
             return None
         return self.key(kind, settings=technical_settings(config), view=view, explanations=names, copies=groups)
+
+    def frames_key(self, kind: str, config, frames, **parts) -> str | None:
+        """Key of what is computed by ``config`` from ``frames`` (each a stored piece, :meth:`name`) and ``parts``;
+        None when the store is off or any frame is not a stored piece."""
+        names = self._names(frames) if self.enabled else None
+        if names is None:
+            return None
+        return self.key(kind, settings=technical_settings(config), frames=names, **parts)
 
     def _names(self, explanations) -> list[str] | None:
         out = []
@@ -279,6 +289,7 @@ class Pieces:
         """The manifest's ``reuse`` section."""
         return {"explanations_reused": int(self.reused), "explanations_computed": int(self.computed),
                 "technical_stage_reused": bool(self.stage_reused), "metric_sets_reused": int(self.metrics_reused),
+                "sanity_work_reused": int(self.checks_reused),
                 "reused_from": self.source,
                 "damaged_entries_ignored": int(self.rejected), "store": "on" if self.enabled else "off"}
 
@@ -452,12 +463,12 @@ def _subset(job: ExplainJob, positions: list[int]) -> ExplainJob:
                       [job.seeds[k] for k in positions], job.render, job.purpose)
 
 
-def _plain(value):
+def plain_data(value):
     """``value`` as JSON-friendly data (arrays and tuples as lists, numpy scalars as numbers)."""
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): plain_data(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [plain_data(v) for v in value]
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, np.generic):

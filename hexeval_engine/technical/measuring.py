@@ -28,11 +28,30 @@ def kept(work: Work, kind: str, model, config, explanations, copies: tuple, comp
         frame = pieces.get(key)
         if frame is not None:
             pieces.metrics_reused += 1
+            pieces.name(key, frame)  # the summary of the run's frames is keyed by theirs
             return frame
     frame = compute()
     if key is not None and isinstance(frame, pd.DataFrame):
         pieces.put(key, frame)
+        pieces.name(key, frame)
     return frame
+
+
+def summary_of(work: Work, config, parts: list, shared: list, methods: list, compute):
+    """``compute()`` (the summaries of the per-case values ``parts`` over the ``shared`` cases), or the summaries
+    stored under the keys of ``parts`` (every one a stored frame, :func:`kept`), the cases and the methods."""
+    pieces = work.pieces
+    key = pieces.frames_key("summaries", config, parts, shared=[int(i) for i in shared], methods=list(methods)) \
+        if pieces is not None and parts else None
+    if key is not None:
+        stored = pieces.get(key)
+        if stored is not None:
+            pieces.metrics_reused += 1
+            return stored
+    summaries = compute()
+    if key is not None:
+        pieces.put(key, summaries)
+    return summaries
 
 
 def method_metrics(model, data, config, mine: list, perturbed: dict, seed_runs: dict, work: Work,

@@ -51,6 +51,7 @@ def announce(runner, group: CaseGroup, sample: Sample, config, work: Work, refer
     # the sanity check's re-fit goes first: the main process cannot take it back, so done last it would end the run
     refit = (fitted_in_helper,) if group.task is None and group.config.evaluation.sanity.randomisation_check else ()
     work.randomised_fit = next(iter(runner.prefetch(jobs + plan, first=refit)), None)
+    work.checks.keep_when_done(work.randomised_fit, work.checks.keep_fit)  # kept as soon as it comes back
     if runner.uses_helper or runner.awaits_helper:
         here = [m for m in sample.methods if not runner.in_helper(m)]
         helper = ' and '.join(m for m in sample.methods if runner.in_helper(m))
@@ -72,6 +73,7 @@ def _take_late_fit(runner, work: Work) -> None:
     """The check's re-fit, once a helper that was still starting came up and took it (``runner.late_calls``)."""
     if work.randomised_fit is None and runner.late_calls:
         work.randomised_fit = runner.late_calls[0]
+        work.checks.keep_when_done(work.randomised_fit, work.checks.keep_fit)
 
 
 def measure_early(runner, group: CaseGroup, sample: Sample, work: Work, jobs: list, plan: list) -> None:
@@ -128,6 +130,7 @@ def claims_early(runner, group: CaseGroup, sample: Sample, work: Work, jobs: lis
         by_case = {(e.method, e.instance_id): e for e in explained}
         work.randomised_reruns = queue_reruns(runner, group.config, lambda m, i: by_case.get((m, i)),
                                               shared_cases(explained, sample.ids, list(sample.methods)))
+        work.checks.keep_queued(work.randomised_reruns)  # each kept as soon as it comes back
     claimed = [e for a in answers for e in a if e.ok]
     inputs = work.shared_inputs.setdefault(id(group.model), SharedInputs(group.model, group.data))
     work.early[CLAIMS] = (claim_frame(group.model, group.data, group.config, claimed, work, inputs),

@@ -59,10 +59,11 @@ from ..metrics.shared_inputs import SharedInputs
 from ..plain_values import describe_error
 from ..progress import report
 from .class_groups import CaseGroup, affine, case_groups, label_explanations, map_to_group, value_reference
-from .measuring import claim_frame, measure_method, record_claims
+from .measuring import claim_frame, measure_method, record_claims, summary_of
 from .overlap import CLAIMS, announce, identities
 from .sample_plan import Sample, counterfactual_sample, group_sample, plan_sample, shared_cases
 from .sample_plan import sample_instance_ids  # noqa: F401 (part of this module's public interface)
+from .check_pieces import CheckPieces
 from .sanity import queue_reruns
 from .stability import stability_explanations
 from .timing import MethodClock
@@ -117,6 +118,9 @@ class TechnicalResult:
         The check's SHAP, LIME, Anchor and DiCE re-explanations queued to the helper once this stage's explanations
         were known (same conditions; :func:`~hexeval_engine.technical.sanity.queue_reruns`), so they run while
         the metrics are computed here; the check takes them (or takes them back). Never pickled or saved.
+    check_pieces : CheckPieces or None
+        Where the check finds and keeps its re-fit and re-explanations (:mod:`.check_pieces`; None when nothing
+        is stored). Never pickled or saved.
     """
 
     metrics: pd.DataFrame
@@ -132,9 +136,10 @@ class TechnicalResult:
     explained_classes: dict = field(default_factory=dict)
     randomised_fit: object = field(default=None, repr=False, compare=False)
     randomised_reruns: dict = field(default_factory=dict, repr=False, compare=False)
+    check_pieces: object = field(default=None, repr=False, compare=False)
 
-    def __getstate__(self) -> dict:  # futures belong to this process
-        return {**self.__dict__, "randomised_fit": None, "randomised_reruns": {}}
+    def __getstate__(self) -> dict:  # futures and the run's stores belong to this process
+        return {**self.__dict__, "randomised_fit": None, "randomised_reruns": {}, "check_pieces": None}
 
     def explanation(self, method: str, instance_id: int) -> Explanation | None:
         """The explanation of one instance by one method, if there is one."""
@@ -177,7 +182,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None, pieces=No
     groups = case_groups(model, data, config, sample.ids)
     parts = [group_sample(g, sample) for g in groups]
     units = sum(p.progress_units() - 1 for p in parts) + 1  # the metrics step is counted once
-    work = Work(progress=Progress(report(on_progress), units), pieces=pieces)
+    work = Work(progress=Progress(report(on_progress), units), pieces=pieces, checks=CheckPieces(pieces, config))
     reference = value_reference(groups)  # a regressor: SHAP and LIME explain the prediction once for all cases
     rows_in_workers, work.reference = _explain_reference(reference, sample, config, work) if reference else (0, {})
     if len(groups) > 1 and groups[0].task is not None and groups[0].task.is_multiclass:
@@ -201,7 +206,8 @@ def run_technical_evaluation(model, data, config, *, on_progress=None, pieces=No
     per_instance, unshared = (_with_explained_class(t, work.explanations) for t in (per_instance, unshared))
     return TechnicalResult(metrics, long, per_instance, work.explanations, sample.ids, work.failures, timings,
                            int(model.rows - rows_before + rows_in_workers), shared, unshared,
-                           dict(sorted(explained.items())), work.randomised_fit, work.randomised_reruns)
+                           dict(sorted(explained.items())), work.randomised_fit, work.randomised_reruns,
+                           work.checks if work.checks.pieces is not None else None)
 
 
 def _explain_reference(reference: CaseGroup, sample: Sample, config, work: Work) -> tuple[int, dict]:
@@ -299,6 +305,7 @@ def _explain_group(group: CaseGroup, sample: Sample, config, work: Work, referen
             ok = [m for m in sample.methods if m not in work.failed]
             work.randomised_reruns = queue_reruns(runner, config, lambda m, i: _explanation_of(work, m, i),
                                                   shared_cases(work.explanations, sample.ids, ok))
+            work.checks.keep_queued(work.randomised_reruns)
         rows += runner.worker_rows
         if runner.helper_lost:  # the helper could not load the model: the check's re-fit is done in-process too
             work.randomised_fit, work.randomised_reruns = None, {}
@@ -423,8 +430,9 @@ def _summarise_shared(sample: Sample, config, work: Work):
     in_shared = everything["instance_id"].isin(shared)
     per_instance = everything[in_shared].reset_index(drop=True)
     unshared = everything[~in_shared].reset_index(drop=True)
-    wide, long = summarise(per_instance, n_resamples=ev.bootstrap_resamples, confidence=ev.confidence_level,
-                           seed=ev.random_state, methods=sample.methods)
+    wide, long = summary_of(work, config, work.per_instance_parts, shared, sample.methods, lambda: summarise(
+        per_instance, n_resamples=ev.bootstrap_resamples, confidence=ev.confidence_level, seed=ev.random_state,
+        methods=sample.methods))
     return shared, per_instance, unshared, wide, long
 
 

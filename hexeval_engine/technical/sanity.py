@@ -342,9 +342,11 @@ def _redone(group, data, method: str, rows: list, caps, config) -> list:
         return runner.explain(method, *args, render=False)
 
 
-def _take_back(queued: dict, plans: list, redo) -> dict:
-    """The plans' re-explanations: those not queued to the helper done here first (SHAP, Random), then, from the
-    end of the helper's queue, every job it has not started (taken back and done here), then its answers.
+def _take_back(queued: dict, plans: list, redo, kept=None) -> dict:
+    """The plans' re-explanations: those an earlier (interrupted) run stored first (``kept``: the run's
+    :class:`~.check_pieces.CheckPieces`, which also keeps those done here), those not queued to the helper done here
+    (SHAP, Random), then, from the end of the helper's queue, every job it has not started (taken back and done
+    here), then its answers.
 
     ``plans`` are ``(method, key)`` (a method may have several keys: its parts, :func:`rerun_parts`); ``redo(key)``
     re-explains a key's cases here. Returns ``{key: explanations}``. A job the helper failed on is redone here, so
@@ -352,10 +354,23 @@ def _take_back(queued: dict, plans: list, redo) -> dict:
     from ..runtime.parallel import take_back  # the explainer stack loads only when the check runs
 
     done = {}
+    if kept is not None:
+        for method, key in plans:
+            stored = kept.reruns(key)
+            if stored is not None:
+                done[key] = stored
+                if key in queued:
+                    queued.pop(key).cancel()  # no longer wanted (one already running: its answer is not read)
+        compute = redo
+
+        def redo(key):
+            answer = compute(key)
+            kept.keep_reruns(key, answer)
+            return answer
     for method, key in plans:
-        if key not in queued:
+        if key not in done and key not in queued:
             done[key] = redo(key)
-    waiting = [(m, k) for m, k in plans if k in queued]
+    waiting = [(m, k) for m, k in plans if k in queued and k not in done]
 
     def here(position: int) -> None:
         key = waiting[position][1]
@@ -468,16 +483,26 @@ def randomisation_check(model, data, config, technical) -> dict:
         "ci_low", "ci_high", "n", "ignores_model"}}, "not_checked": [method], "notes": [sentence]}``;
         Anchor's entry also has ``stopped_at_real_budget`` (re-runs stopped at :func:`request_cap`).
     """
-    fitted = _prepared_fit(technical)
+    kept = getattr(technical, "check_pieces", None)
+    stored = kept.fit() if kept is not None else None
+    fitted = _prepared_fit(technical) if stored is None else _dropped_fit(technical, stored)
     queued, technical.randomised_reruns = getattr(technical, "randomised_reruns", None) or {}, {}
     try:
-        return _randomisation_check(model, data, config, technical, fitted, queued)
+        return _randomisation_check(model, data, config, technical, fitted, queued, kept)
     finally:  # whatever the check did not take is not wanted any more
         for future in queued.values():
             future.cancel()
 
 
-def _randomisation_check(model, data, config, technical, fitted, queued: dict) -> dict:
+def _dropped_fit(technical, stored):
+    """``stored`` (the re-fit an earlier run kept); the helper's re-fit of this run is no longer wanted."""
+    pending, technical.randomised_fit = getattr(technical, "randomised_fit", None), None
+    if pending is not None:
+        pending.cancel()  # one already running: its answer is not read
+    return stored
+
+
+def _randomisation_check(model, data, config, technical, fitted, queued: dict, kept=None) -> dict:
     settings = config.evaluation.sanity
     present = {e.method for e in technical.explanations}
     known = {s.name: s for s in method_specs(config)}
@@ -491,6 +516,10 @@ def _randomisation_check(model, data, config, technical, fitted, queued: dict) -
     if not ids or not methods:
         out["reason"] = "no shared case explained by a method the check can re-run"
         return out
+    if fitted is None:
+        fitted = _fit_permuted(model, data, config)
+        if kept is not None:
+            kept.keep_fit(fitted)
     randomised, reason = _randomised_model(model, data, config, fitted=fitted)
     if randomised is None:
         out["reason"] = reason
@@ -505,7 +534,8 @@ def _randomisation_check(model, data, config, technical, fitted, queued: dict) -
         plans = {m: p for m, p in plans.items() if p is not None}
         keys = [(m, (m, tuple(group.ids), tuple(rows), caps)) for m, p in plans.items()
                 for rows, caps in rerun_parts(p, data)]
-        answers = _take_back(queued, keys, lambda key: _redone(group, data, key[0], list(key[2]), key[3], config))
+        answers = _take_back(queued, keys, lambda key: _redone(group, data, key[0], list(key[2]), key[3], config),
+                             kept)
         for method in plans:
             group_ids, n = group.ids, plans[method][0][-1] + 1
             redone = {e.instance_id: e for m, key in keys if m == method for e in answers[key] if e.ok}

@@ -50,6 +50,8 @@ class Work:
     group_early: list = field(default_factory=list)
     #: finished explanation calls to reuse and keep (hexeval_engine.runs.checkpoints.Pieces), or None
     pieces: object = None
+    #: the randomisation check's re-fit and re-explanations to keep as they come (technical.check_pieces)
+    checks: object = None
 
     def fail(self, method: str, error: str) -> None:
         """Leave ``method`` out of the comparison, recording why."""
