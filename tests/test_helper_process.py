@@ -232,16 +232,20 @@ def test_the_helper_never_runs_the_main_script_again(tmp_path):
     assert len(marker.read_text().split()) == 1  # only the main process ran it
 
 
+#: A main process that starts the helper, prints its pid and waits (to be killed).
+START_AND_WAIT = ("import sys, time\n"
+                  "from hexeval_engine.runtime import helper_pool\n"
+                  "if __name__ == '__main__':\n"
+                  "    helper_pool.start_helper(background=False)\n"
+                  "    while helper_pool.helper_pid() is None:\n"
+                  "        time.sleep(0.05)\n"
+                  "    print(helper_pool.helper_pid(), flush=True)\n"
+                  "    time.sleep(600)\n")
+
+
 def test_the_helper_ends_when_its_main_process_is_killed(tmp_path):
     script = tmp_path / "start_and_wait.py"
-    script.write_text("import sys, time\n"
-                      "from hexeval_engine.runtime import helper_pool\n"
-                      "if __name__ == '__main__':\n"
-                      "    helper_pool.start_helper(background=False)\n"
-                      "    while helper_pool.helper_pid() is None:\n"
-                      "        time.sleep(0.05)\n"
-                      "    print(helper_pool.helper_pid(), flush=True)\n"
-                      "    time.sleep(600)\n")
+    script.write_text(START_AND_WAIT)
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
     try:
@@ -260,14 +264,7 @@ def test_the_helper_ends_when_its_killed_main_process_is_not_reaped_yet(tmp_path
     process): the helper ends within seconds all the same, and closes the output pipe it inherited, so a parent
     reading that pipe to its end before reaping (``subprocess.run(capture_output=True)``) is not left waiting."""
     script = tmp_path / "start_and_wait.py"
-    script.write_text("import sys, time\n"
-                      "from hexeval_engine.runtime import helper_pool\n"
-                      "if __name__ == '__main__':\n"
-                      "    helper_pool.start_helper(background=False)\n"
-                      "    while helper_pool.helper_pid() is None:\n"
-                      "        time.sleep(0.05)\n"
-                      "    print(helper_pool.helper_pid(), flush=True)\n"
-                      "    time.sleep(600)\n")
+    script.write_text(START_AND_WAIT)
     env = {**os.environ, "PYTHONPATH": os.getcwd()}
     proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True, env=env)
     pid = None
