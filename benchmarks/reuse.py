@@ -27,6 +27,17 @@ run's working folder written without fsync):
 | heart: resume after 80 % of the technical stage | 3.53 s | 1.01 s | 29% | <= 30% | yes | 4.06 / 3.76 | reused 100, computed 0 (231 pieces kept) |
 | credit_risk: resume after 80 % of the technical stage | 8.63 s | 1.22 s | 14% | <= 30% | yes | 3.76 / 3.84 | reused 100, computed 0 (231 pieces kept) |
 
+Again at 04:47 UTC at a low load (1.4, after the layering fix: no change to what runs). A whole run is much faster
+when the helper has a core to itself (heart 1.9 s, credit_risk 3.6 s), while the 0.5-0.6 s a second or resumed run
+still takes hardly shrinks, so the ratios are worse at low load than at load 4:
+
+| line | reference | measured | ratio | goal | met | load before / after | reuse |
+|---|---|---|---|---|---|---|---|
+| heart: second run, personas changed | 1.90 s | 0.53 s | 28% | <= 15% | no | 1.48 / 1.38 | reused 100, computed 0 |
+| credit_risk: second run, personas changed | 3.56 s | 0.56 s | 16% | <= 15% | no | 1.38 / 1.32 | reused 100, computed 0 |
+| heart: resume after 80 % of the technical stage | 1.83 s | 0.61 s | 33% | <= 30% | no | 1.32 / 1.42 | reused 100, computed 0 (231 pieces kept) |
+| credit_risk: resume after 80 % of the technical stage | 3.50 s | 0.81 s | 23% | <= 30% | yes | 1.42 / 1.38 | reused 100, computed 0 (231 pieces kept) |
+
 Step by step (each table after one commit of that branch):
 
 Before any change, 02:58 UTC:
