@@ -22,6 +22,7 @@ from .errors import ConfigError, HexevalError, ModelError
 from .models.compatibility import validate_model_data_compatibility
 from .models.encoded_columns import with_model_categories
 from .models.model_loading import HexevalModel, load_model
+from .runs.model_audits import MODEL_AUDITS
 from .models.prepare import prepare_usecase
 from .progress import StageClock
 from .raters.run import with_default_personas
@@ -154,7 +155,7 @@ def _read(model_path, data_path, target_column, config_path, config_overrides, u
     except HexevalError as err:
         found.problems.append(err)
     try:  # read even when the CSV was not, so both files' problems are named at once
-        found.model = load_model(model_path, allow_pickle=allow_pickle, data=found.data)
+        found.model = load_model(model_path, allow_pickle=allow_pickle, data=found.data, audits=MODEL_AUDITS)
     except HexevalError as err:
         found.problems.append(err)
     if found.data is None or found.model is None:

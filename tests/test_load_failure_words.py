@@ -64,6 +64,7 @@ def test_a_skops_file_whose_model_cannot_be_rebuilt_names_the_versions_not_the_e
         raise AttributeError("module 'sklearn.linear_model' has no attribute 'OldModel'")
 
     monkeypatch.setattr(sio, "load", broken_load)
+    monkeypatch.setattr(sio, "loads", broken_load)  # the loader reads the file once and rebuilds from its bytes
     with pytest.raises(ModelError) as caught:
         load_model(path)
     message = str(caught.value)

@@ -16,6 +16,7 @@ from sklearn.svm import SVC
 from xgboost import XGBClassifier
 
 from hexeval_engine import ModelError, load_data, load_model, validate_model_data_compatibility
+from hexeval_engine.runs.model_audits import MODEL_AUDITS
 
 
 class _CreatesFile:
@@ -153,18 +154,20 @@ def test_a_skops_file_audited_once_is_not_audited_again_until_its_bytes_change(t
     audits = _Audits(monkeypatch)
     path = tmp_path / "lr.skops"
     sio.dump(LogisticRegression().fit(X, y), path)
-    first = load_model(path)
+    first = load_model(path, audits=MODEL_AUDITS)
     assert audits.calls == 1
-    again = load_model(path)
+    again = load_model(path, audits=MODEL_AUDITS)
     assert audits.calls == 1 and again.sha256 == first.sha256  # the verdict on these bytes is remembered
     assert np.array_equal(again.predict_proba(X), first.predict_proba(X))
     sio.dump(LogisticRegression(C=0.01).fit(X, y), path)  # other bytes at the same path
-    other = load_model(path)
+    other = load_model(path, audits=MODEL_AUDITS)
     assert audits.calls == 2 and other.sha256 != first.sha256
+    load_model(path)  # a caller without remembered audits (an upload's check) audits every time
+    assert audits.calls == 3
 
 
 def test_a_refused_skops_file_is_refused_every_time_and_a_forged_verdict_is_not_trusted(tmp_path, small, monkeypatch):
-    from hexeval_engine.models import audit_memory
+    from hexeval_engine.runs import model_audits
     from hexeval_engine.runs.explanation_store import PieceStore
 
     audits = _Audits(monkeypatch)
@@ -172,12 +175,12 @@ def test_a_refused_skops_file_is_refused_every_time_and_a_forged_verdict_is_not_
     sio.dump(FunctionTransformer(func=eval), path)
     for expected_calls in (1, 2):  # a refusal is never remembered: the full audit runs again
         with pytest.raises(ModelError, match="outside HEXEval's allow-list: builtins.eval"):
-            load_model(path)
+            load_model(path, audits=MODEL_AUDITS)
         assert audits.calls == expected_calls
     # a verdict "this file passed" written by someone without this installation's key
-    sha = audit_memory.hashlib.sha256(path.read_bytes()).hexdigest()
-    store = audit_memory._store()
-    PieceStore(store.folder, b"someone else's secret..........").put(audit_memory._key(sha), ["builtins.eval"])
+    sha = model_audits.hashlib.sha256(path.read_bytes()).hexdigest()
+    store = model_audits._store()
+    PieceStore(store.folder, b"someone else's secret..........").put(model_audits._key(sha), ["builtins.eval"])
     with pytest.raises(ModelError, match="outside HEXEval's allow-list: builtins.eval"):
-        load_model(path)
+        load_model(path, audits=MODEL_AUDITS)
     assert audits.calls == 3

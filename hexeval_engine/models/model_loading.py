@@ -18,7 +18,6 @@ import pickle
 from pathlib import Path
 
 from ..errors import ModelError
-from . import audit_memory
 from .file_bounds import check_skops_archive, check_xgboost_file
 from .model_wrapper import HexevalModel, describe_target
 from .onnx_model import load_onnx
@@ -47,7 +46,8 @@ TRUSTED_SKOPS_TYPES = frozenset({
 })
 
 
-def load_model(path, *, allow_pickle: bool = False, threshold: float | None = None, data=None) -> HexevalModel:
+def load_model(path, *, allow_pickle: bool = False, threshold: float | None = None, data=None,
+               audits=None) -> HexevalModel:
     """Load a classifier (binary or multi-class) and wrap it so it predicts on raw CSV columns.
 
     Parameters
@@ -61,6 +61,10 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
     data : Dataset, optional
         The data the model will be evaluated on: a model of another task (a regressor, a model of
         more than two classes) is refused with a message that names the target too.
+    audits : object, optional
+        Remembered skops audits (``remembered(sha256)``, ``remember(sha256, types)``;
+        :data:`hexeval_engine.runs.model_audits.MODEL_AUDITS`): a skops file whose exact bytes passed the audit
+        before is not audited again. Default: every skops file is audited.
     """
     path = Path(path)
     if not path.exists():
@@ -68,7 +72,7 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
     suffix = path.suffix.lower()
     sha256 = None
     if suffix == ".skops":
-        (artefact, sha256), kind = _load_skops(path), "skops"
+        (artefact, sha256), kind = _load_skops(path, audits), "skops"
     elif suffix in (".json", ".ubj"):
         artefact, kind = _load_xgboost(path, describe_target(data),
                                        regression=data is not None and data.is_regression), "xgboost"
@@ -115,19 +119,20 @@ def is_trusted_skops_type(name: str) -> bool:
     return isinstance(cls, type) and issubclass(cls, BaseEstimator)
 
 
-def _load_skops(path: Path) -> tuple:
+def _load_skops(path: Path, audits=None) -> tuple:
     """``(the model, the SHA-256 of the bytes it was loaded from)``.
 
-    The file is read once: its bytes are audited (or found audited before, :mod:`.audit_memory`), hashed and
-    loaded, so the bytes loaded are the bytes audited."""
+    The file is read once: its bytes are hashed, audited (or found audited before in ``audits``) and loaded, so the
+    bytes loaded are the bytes audited."""
     import skops.io as sio  # loaded only for .skops files
 
     data = path.read_bytes()
     sha256 = hashlib.sha256(data).hexdigest()
-    requested = audit_memory.remembered(sha256)
+    requested = audits.remembered(sha256) if audits is not None else None
     if requested is None:
         requested = _audit_skops(path, data)
-        audit_memory.remember(sha256, requested)
+        if audits is not None:
+            audits.remember(sha256, requested)
     try:
         return sio.loads(data, trusted=list(requested)), sha256
     except Exception as err:  # skops rebuilds objects with the installed libraries; any of them can fail
@@ -141,7 +146,7 @@ def _audit_skops(path: Path, data: bytes) -> list[str]:
     """The types the skops file's bytes ask for, every one of them trusted; else ``ModelError`` saying why not."""
     import skops.io as sio  # loaded only for .skops files
 
-    check_skops_archive(path, data)  # what it expands to, its parts, its arrays' declared sizes: before skops reads it
+    check_skops_archive(path, data)  # what it expands to, its parts, its arrays' sizes: before skops reads it
     try:
         requested = sio.get_untrusted_types(data=data)
     except Exception as err:  # skops raises many types for a corrupt archive

@@ -231,6 +231,11 @@ class Pieces:
             return None
         return self.key(kind, settings=technical_settings(config), view=view, explanations=names, copies=groups)
 
+    def settings_key(self, kind: str, config, **parts) -> str:
+        """Key of what ``config``'s technical settings and ``parts`` (made plain data: numpy numbers as numbers, tuples
+        as lists) determine."""
+        return self.key(kind, settings=technical_settings(config), **plain_data(parts))
+
     def frames_key(self, kind: str, config, frames, **parts) -> str | None:
         """Key of what is computed by ``config`` from ``frames`` (each a stored piece, :meth:`name`) and ``parts``;
         None when the store is off or any frame is not a stored piece."""

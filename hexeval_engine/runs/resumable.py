@@ -2,8 +2,11 @@
 
 While :func:`~hexeval_engine.evaluate.evaluate` runs, it keeps ``<root>/<use-case>/.resume-<run id>/``:
 
-* ``resume.json`` — the run id, when it started, the stage it reached and the arguments it was called with
-  (never an API key), so ``hexeval evaluate --resume RUN`` can call it again the same way;
+* ``resume.json`` — the run id, when it started and the arguments it was called with (never an API key), so
+  ``hexeval evaluate --resume RUN`` can call it again the same way; written once (and on a resume), fsynced;
+* ``stage`` — the stage the run reached, rewritten at each stage (renamed into place, not fsynced: a power cut may
+  lose the latest, and the listing then names an earlier stage; ``resume.json`` keeps the stage it was written
+  with);
 * ``pieces/`` — its finished pieces (:mod:`.checkpoints`, :mod:`.explanation_store`);
 * ``inputs/`` — copies of the model, CSV and config files of a run that keeps its inputs (uploads, whose
   temporary files are gone by the time the run is resumed);
@@ -35,12 +38,15 @@ log = logging.getLogger(__name__)
 
 PREFIX = ".resume-"
 STATE = "resume.json"
+STAGE = "stage"
 LOCK = "lock"
 PIECES = "pieces"
 INPUTS = "inputs"
 STAGE_WORDS = {"technical": "the technical stage", "sanity_checks": "the sanity checks",
                "narratives": "the narratives", "personas": "the persona stage",
                "recommendations": "the recommendations", "saving": "saving"}
+#: The stages a run marks (``load`` until the first).
+STAGES = frozenset({"load", *STAGE_WORDS})
 
 
 @dataclass
@@ -118,7 +124,9 @@ class WorkingFolder:
         """Record the stage the run has reached (``runs list`` says where it was interrupted)."""
         if self.state.get("stage") != stage:
             self.state["stage"] = stage
-            self._write()
+            tmp = self.path / f".{STAGE}.tmp"
+            tmp.write_text(stage, encoding="ascii")
+            os.replace(tmp, self.path / STAGE)
 
     def remove(self) -> None:
         """The run is complete: delete the folder (its pieces were moved out first) and release the lock."""
@@ -146,6 +154,12 @@ def read_state(path: Path) -> dict:
             str(state.get("run_id", ""))):
         raise RunError(f"The interrupted run {shown(Path(path).name[len(PREFIX):])} cannot be resumed: its {STATE} "
                        "is not the one HEXEval wrote. Remove it with `hexeval runs clean`.")
+    try:
+        stage = (Path(path) / STAGE).read_text(encoding="ascii").strip()
+    except (OSError, UnicodeDecodeError):  # no stage file yet (still loading), or one a power cut emptied
+        stage = ""
+    if stage in STAGES:
+        state["stage"] = stage
     return state
 
 

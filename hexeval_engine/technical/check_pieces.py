@@ -14,8 +14,6 @@ from __future__ import annotations
 import logging
 import pickle
 
-from ..runs.checkpoints import plain_data, technical_settings
-
 log = logging.getLogger(__name__)
 
 
@@ -31,10 +29,10 @@ class CheckPieces:
 
     def __init__(self, pieces, config):
         self.pieces = pieces if pieces is not None and pieces.enabled else None
-        self.settings = technical_settings(config) if self.pieces is not None else None
+        self.config = config
 
     def _key(self, kind: str, **parts) -> str:
-        return self.pieces.key(kind, settings=self.settings, **parts)
+        return self.pieces.settings_key(kind, self.config, **parts)
 
     def _put(self, key: str, value) -> None:
         try:
@@ -61,14 +59,14 @@ class CheckPieces:
         """The stored re-explanations of ``plan`` (``(method, ids, rows, caps)``), or None."""
         if self.pieces is None:
             return None
-        done = self.pieces.get(self._key("randomised-reruns", plan=plain_data(list(plan))))
+        done = self.pieces.get(self._key("randomised-reruns", plan=list(plan)))
         if done is not None:
             self.pieces.checks_reused += 1
         return done
 
     def keep_reruns(self, plan: tuple, explanations) -> None:
         if self.pieces is not None and explanations is not None:
-            self._put(self._key("randomised-reruns", plan=plain_data(list(plan))), explanations)
+            self._put(self._key("randomised-reruns", plan=list(plan)), explanations)
 
     def keep_when_done(self, future, keep) -> None:
         """``keep(result)`` as soon as the helper's ``future`` succeeds (from the thread that receives it)."""

@@ -1,5 +1,8 @@
 """Remembered verdicts of the skops file audit, so a model file already audited is not audited again.
 
+:func:`~hexeval_engine.inputs.load_inputs` (every evaluation) hands :data:`MODEL_AUDITS` to
+:func:`~hexeval_engine.models.model_loading.load_model`; other callers audit every time.
+
 Before a skops file is loaded, its declared sizes are bounded (:func:`~.file_bounds.check_skops_archive`) and the
 types it asks for are listed and checked against the allow-list (``model_loading``): 0.1-0.2 s on the bundled
 models, paid again by every run of the same file. The verdict (the types the file asks for, all trusted) is
@@ -23,6 +26,11 @@ import json
 import logging
 from importlib.metadata import PackageNotFoundError, version
 
+from ..models import file_bounds
+from .checkpoints import code_digest
+from .explanation_store import PieceStore, store_secret
+from .signing import key_path
+
 log = logging.getLogger(__name__)
 
 FOLDER = "model-audits"
@@ -32,8 +40,6 @@ BOUNDS = ("MAX_MEMBERS", "MAX_RATIO", "JSON_FACTOR", "MAX_CLASSES", "MAX_FEATURE
 
 def _store():
     """The signed store of verdicts, or None when this installation's key cannot be read."""
-    from ..runs.explanation_store import PieceStore, store_secret  # signing and its key folder: only when loading
-    from ..runs.signing import key_path
 
     try:
         return PieceStore(key_path().parent / FOLDER, store_secret())
@@ -43,8 +49,6 @@ def _store():
 
 
 def _key(sha256: str) -> str:
-    from ..runs.checkpoints import code_digest  # the engine's code hash (the allow-list and bounds are in it)
-    from . import file_bounds
 
     versions = {}
     for name in ("skops", "scikit-learn", "xgboost"):
@@ -72,3 +76,14 @@ def remember(sha256: str, types: list[str]) -> None:
     store = _store()
     if store is not None:
         store.put(_key(sha256), [str(t) for t in types])
+
+
+class _ModelAudits:
+    """What :func:`~hexeval_engine.models.model_loading.load_model` asks (``remembered``, ``remember``)."""
+
+    remembered = staticmethod(remembered)
+    remember = staticmethod(remember)
+
+
+#: The remembered verdicts, for ``load_model(..., audits=MODEL_AUDITS)``.
+MODEL_AUDITS = _ModelAudits()
