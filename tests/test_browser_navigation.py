@@ -72,6 +72,9 @@ def test_the_sidebar_closes_after_choosing_a_page_on_a_narrow_screen(chromium, d
         page.get_by_role("heading", name="HEXEval", level=1).wait_for()
         sidebar = page.get_by_test_id("stSidebar")
         sync_api.expect(sidebar).to_have_attribute("data-collapsed", "true")
+        # the closing listener is installed when the sidebar's last element is drawn: on a loaded machine the page's
+        # heading can be there seconds before it (a click before then is a plain Streamlit click)
+        page.wait_for_function("() => window.hexevalClosesSidebar === true")
         for title in ("Documentation", "Compare runs"):
             page.get_by_test_id("stExpandSidebarButton").click()
             sync_api.expect(sidebar).to_have_attribute("data-collapsed", "false")
