@@ -172,15 +172,15 @@ def _rule_move(space: ActionSpace, case, conditions):
 
 def _suggested(shown, case, space: ActionSpace) -> list[list[tuple]]:
     """The actions an explanation suggests: a list of actions, each a list of ``(feature, direction, exclude)``
-    moves (ladder) or ``(feature, None, new value)`` (a counterfactual's change as shown)."""
+    moves (ladder) or ``(feature, None, new value)`` (a counterfactual's change as shown). ``case`` is the case's
+    :class:`_Values`, as every helper here takes it."""
     if shown.kind == ATTRIBUTION:
         moves = []
         movable = None  # the case's movable features, listed once when a positive weight first needs them
         for f, w in shown.weights.items():
             d = space.away(f, case[f])
             if w > 0 and space.allowed(f, d):
-                movable = set(case.movable(space) if isinstance(case, _Values) else space.movable(case)) \
-                    if movable is None else movable
+                movable = set(case.movable(space)) if movable is None else movable
                 if f in movable:
                     moves.append((f, d, []))
         return [moves]
@@ -242,16 +242,13 @@ class _Values(dict):
 
 def _values(case) -> _Values:
     """The case's values exactly as indexing the row gives them (no conversion of numpy scalars)."""
-    if isinstance(case, pd.Series):
-        return _Values(zip(case.index, case.to_numpy()))
-    return _Values(case)
+    return _Values(zip(case.index, case.to_numpy()) if isinstance(case, pd.Series) else case)
 
 
 def _ladder_rows(rows: _Rows, k, case, space, moves, *, costed: bool = True) -> list[int]:
     """Rows of a ladder action (all moves step together); empty when no move has a ladder. ``costed=False``
     (a random action: only whether it succeeds is read) leaves the rows' cost unset (NaN)."""
-    ladders = [(f, case.ladder(space, f, d, ex) if isinstance(case, _Values) else space.ladder(f, case[f], d, exclude=ex))
-               for f, d, ex in moves]
+    ladders = [(f, case.ladder(space, f, d, ex)) for f, d, ex in moves]
     ladders = [(f, steps) for f, steps in ladders if steps]
     if not ladders:
         return []
@@ -317,7 +314,7 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
 
 
 def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state) -> list[list[int]]:
-    movable = case.movable(space) if isinstance(case, _Values) else space.movable(case)
+    movable = case.movable(space)
     size = min(int(size), len(movable))
     if size <= 0:
         return []
