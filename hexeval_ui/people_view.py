@@ -15,7 +15,7 @@ import streamlit as st
 
 from hexeval_engine.errors import HexevalError
 from hexeval_engine.study import ImportProblems, add_participants, create_study, import_ratings, template
-from hexeval_engine.study.evidence import evidence_state
+from hexeval_engine.study.evidence import evidence_state, ok_persona_ratings
 from hexeval_engine.study.storage import has_study, read_study
 from hexeval_engine.vocabulary import plural
 
@@ -52,18 +52,14 @@ def render_add_people(run) -> None:
 
 
 def rated_case_count(run) -> int:
-    """How many cases the run's personas rated (a study can show at most these)."""
-    ratings = run.persona_ratings
-    if ratings is None or not len(ratings) or "instance_index" not in ratings:
-        return 0
-    return int(ratings["instance_index"].nunique())
+    """How many cases the run's personas rated successfully (a study can show at most these, as ``create_study``
+    counts them)."""
+    return int(ok_persona_ratings(run)["instance_index"].nunique())
 
 
 def persona_roles(run) -> list[str]:
-    ratings = run.persona_ratings
-    if ratings is None or "persona_role" not in getattr(ratings, "columns", []):
-        return []
-    return sorted(str(r) for r in ratings["persona_role"].dropna().unique())
+    """The roles of the personas whose ratings a study can use (the roles ``create_study`` records)."""
+    return sorted(str(r) for r in ok_persona_ratings(run)["persona_role"].dropna().unique())
 
 
 def _create_form(run) -> None:
@@ -90,14 +86,20 @@ def _create_form(run) -> None:
                                   "when this is empty. The number of items and the time it takes are added.")
         submitted = st.form_submit_button("Create the study", icon=":material/group_add:")
     if submitted:
-        try:
-            links = create_study(run.path, cases=int(n_cases), participants=int(n_people), base_url=url.strip(),
-                                 intro=intro.strip() or None, role=None if role == CHOOSE_ROLE else role)
-        except HexevalError as err:
-            show_error(err)
-            return
-        st.session_state[NEW_LINKS] = (str(run.path), links)
-        st.rerun()
+        _make_links(run, lambda: create_study(run.path, cases=int(n_cases), participants=int(n_people),
+                                              base_url=url.strip(), intro=intro.strip() or None,
+                                              role=None if role == CHOOSE_ROLE else role))
+
+
+def _make_links(run, make) -> None:
+    """Call ``make()`` (it returns ``{participant: link}``) and show its links once on the redrawn page, or its error."""
+    try:
+        links = make()
+    except HexevalError as err:
+        show_error(err)
+        return
+    st.session_state[NEW_LINKS] = (str(run.path), links)
+    st.rerun()
 
 
 def _show_new_links(run) -> None:
@@ -127,13 +129,7 @@ def _study_status(run, study: dict, answers: dict) -> None:
         n = more.number_input("More participant links", min_value=1, max_value=200, value=1, step=1,
                               key="people_more_n")
         if go.button("Make links", icon=":material/add_link:", key="people_more", width="stretch"):
-            try:
-                links = add_participants(run.path, int(n))
-            except HexevalError as err:
-                show_error(err)
-                return
-            st.session_state[NEW_LINKS] = (str(run.path), links)
-            st.rerun()
+            _make_links(run, lambda: add_participants(run.path, int(n)))
 
 
 def _import_form(run) -> None:
