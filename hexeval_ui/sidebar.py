@@ -6,6 +6,9 @@ page switches.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import streamlit as st
 
 from . import state
@@ -49,10 +52,27 @@ def _rater_controls() -> None:
 def _run_picker() -> None:
     usecase = state.current_usecase()
     labels = {state.LATEST: _latest_label(usecase)} | saved_run_labels(usecase)
-    if st.session_state[state.VIEWED_RUN] not in labels:
-        st.session_state[state.VIEWED_RUN] = state.LATEST
-    st.selectbox("Run being viewed", list(labels), format_func=labels.get, key=state.VIEWED_RUN, persist_state="session",
-                 help="Results and Recommendations show this run.")
+    ss = st.session_state
+    if ss[state.VIEWED_RUN] not in labels:
+        ss[state.VIEWED_RUN] = state.LATEST
+    # The browser keeps the label a picker showed as its value. A run's label changes while it is on screen (it gains
+    # "with a study", an amendment, the latest run of the session ends), and the old label then matches no run on the
+    # next rerun, so the picker fell back to the first entry. The choice is therefore kept in state.VIEWED_RUN (set
+    # here by the picker's callback, or by a page's Load), and the picker is keyed by its labels: new labels, a new
+    # picker that starts at the choice.
+    picker = f"{state.VIEWED_RUN}_picker_{_digest(labels)}"
+    ss[picker] = ss[state.VIEWED_RUN]
+    st.selectbox("Run being viewed", list(labels), format_func=labels.get, key=picker, on_change=_picked,
+                 args=(picker, list(labels)), help="Results and Recommendations show this run.")
+
+
+def _picked(picker: str, choices: list[str]) -> None:
+    if st.session_state[picker] in choices:
+        st.session_state[state.VIEWED_RUN] = st.session_state[picker]
+
+
+def _digest(labels: dict[str, str]) -> str:
+    return hashlib.sha256(json.dumps(labels, sort_keys=True).encode()).hexdigest()[:12]
 
 
 def _latest_label(usecase: str) -> str:

@@ -12,7 +12,7 @@ from hexeval_engine.metrics.registry import METRICS
 from hexeval_engine import get_usecase
 from hexeval_ui.compare_view import BETTER, WORSE, change_style, settings_sentences
 from hexeval_engine.runs import store as runs
-from ui_run_fixtures import save_fixture_run
+from ui_run_fixtures import mark_with_study, save_fixture_run
 
 RESULTS, RECS, CONFIGURE = "app_pages/results.py", "app_pages/recommendations.py", "app_pages/configure_run.py"
 
@@ -358,3 +358,26 @@ def test_compare_runs_of_different_use_cases_lists_one_sided_stakeholders(output
     assert "Only in run B: Loan Officer (not compared)." in page
     assert "none" not in page.split("Recommendation changes")[1].split("Technical metrics")[0]
     assert "Every stakeholder present in both runs gets the same method in both." in page  # the Patient's pick
+
+
+def test_the_run_being_viewed_stays_when_its_label_changes(outputs):
+    """A run gains "with a study" while it is on screen: the picker follows its new label and keeps working. (AppTest
+    keeps a picker's value as the option, not as the label a browser keeps, so the fall-back to "No run yet in this
+    session" that a browser saw is caught by the browser test of the same name.)"""
+    run = save_fixture_run(outputs, created="2026-01-02T03:04:05+00:00")
+    other = save_fixture_run(outputs, created="2026-01-03T03:04:05+00:00")
+    at = open_page(app(usecase="heart"), RESULTS)
+    picker = next(s for s in at.selectbox if s.label == "Run being viewed")
+    picker.set_value(str(run)).run()
+    assert "run of 2 January 2026, 03:04 UTC" in texts(at)
+    before = next(s for s in at.selectbox if s.label == "Run being viewed").options
+    mark_with_study(run)
+    at.run()
+    at.run()  # the rerun after the one that drew the new label
+    picker = next(s for s in at.selectbox if s.label == "Run being viewed")
+    assert picker.options != before and any("with a study" in o for o in picker.options)  # the label did change
+    assert at.session_state["viewed_run"] == str(run) and picker.value == str(run)
+    assert "run of 2 January 2026, 03:04 UTC" in texts(at) and "No run was made" not in texts(at)
+    assert not at.exception and not at.error
+    picker.set_value(str(other)).run()  # and the picker still works afterwards
+    assert at.session_state["viewed_run"] == str(other) and "run of 3 January 2026, 03:04 UTC" in texts(at)

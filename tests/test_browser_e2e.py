@@ -7,7 +7,9 @@ either one missing fails the run instead (a CI job must not pass by skipping its
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -61,7 +63,8 @@ def _shot(page, name: str) -> None:
 
 
 def _no_exception(page) -> None:
-    assert page.locator("[data-testid='stException']").count() == 0
+    shown = page.locator("[data-testid='stException']")
+    assert shown.count() == 0, shown.all_inner_texts()
 
 
 def _goto(page, title: str) -> None:
@@ -259,3 +262,29 @@ def test_two_saved_runs_compare(page):
     page.get_by_text("Recommendation changes").wait_for()
     _no_exception(page)
     _shot(page, "15_compare_runs")
+
+
+def test_the_run_being_viewed_stays_when_its_label_changes(page, outputs_dir):
+    """A study created on the run being viewed adds "with a study" to its label. The picker keeps the label it showed
+    as its value, so on the next rerun it matched no run and fell back to "No run yet in this session"; Results then
+    said no run had been made."""
+    viewed_run = next(p for p in (outputs_dir / "heart").iterdir()
+                      if json.loads((p / "run.json").read_text(encoding="utf-8"))["created"].startswith("2026-01-02"))
+    _goto(page, "Results")
+    picker = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Run being viewed")
+    picker.click()
+    page.get_by_role("option", name=re.compile("^2 Jan 2026")).click()
+    _settle(page)
+    page.get_by_text("run of 2 January 2026", exact=False).first.wait_for()
+    from ui_run_fixtures import mark_with_study
+    marker = mark_with_study(viewed_run)
+    try:
+        for _ in range(2):  # a rerun draws the new label; the next one used to lose the run
+            _goto(page, "Recommendations")
+            _goto(page, "Results")
+        sync_api.expect(picker).to_have_value(re.compile("with a study"), timeout=10_000)
+        page.get_by_text("run of 2 January 2026", exact=False).first.wait_for()
+        assert page.get_by_text("No run was made in this session yet").count() == 0
+        _no_exception(page)
+    finally:
+        shutil.rmtree(marker.parent)

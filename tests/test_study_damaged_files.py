@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -30,6 +31,23 @@ def test_a_damaged_study_or_answers_file_is_named_with_a_fix(run_copy):
     for message in (str(study_err.value), str(answers_err.value)):
         assert not PYTHON_TYPES.search(message), message
         assert str(run_copy) not in message
+
+
+@pytest.mark.parametrize("edit, named", [(lambda s: s.pop("items"), "it lacks items"),
+                                          (lambda s: s.update(participants=[]), "participants has the wrong form"),
+                                          (lambda s: s.clear(), "it lacks status, base_url")])
+def test_a_study_file_cut_short_or_edited_is_named_instead_of_breaking_the_pages(run_copy, edit, named):
+    """A study.json holding valid JSON without what the pages read (here: no items) stopped Results with a traceback."""
+    create_study(run_copy, cases=2, participants=1)
+    study = json.loads(study_path(run_copy).read_text(encoding="utf-8"))
+    edit(study)
+    study_path(run_copy).write_text(json.dumps(study), encoding="utf-8")
+    with pytest.raises(RunError) as err:
+        read_study(run_copy)
+    assert named in str(err.value) and "Create a new study" in str(err.value), str(err.value)
+    study_path(run_copy).write_text("[1, 2]", encoding="utf-8")
+    with pytest.raises(RunError, match="it is not a study record"):
+        read_study(run_copy)
 
 
 def test_an_import_that_is_not_csv_is_refused_in_words(run_copy, tmp_path):

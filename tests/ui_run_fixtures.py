@@ -7,6 +7,7 @@ something to show without running the explainers.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
@@ -112,3 +113,17 @@ def save_fixture_run(root: Path, *, shift: int = 0, created: str = "2026-01-02T0
     tables = {"technical_metrics": wide, "technical_metrics_long": long, "persona_ratings": ratings}
     return runs.save_run(root, "heart", manifest=manifest, tables=tables, recommendations=recommendations,
                          explanations=_explanations(failed))
+
+
+def mark_with_study(run_dir: Path) -> Path:
+    """Give a fixture run an open study with no items and nobody invited yet (fixture runs keep no model, so
+    ``create_study`` cannot draw items from them); returns the study file, which is all that marks a run as having
+    a study in its label."""
+    from hexeval_engine.study.storage import STUDY_FILE  # the tests' import graph keeps study imports local
+    path = Path(run_dir) / STUDY_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"status": "open", "created": "2026-01-04T00:00:00+00:00", "seed": 0,
+                                "base_url": "http://localhost:8502", "roles": [], "methods": [], "dimensions": [],
+                                "questions": {}, "intro": "", "outcomes": ["no", "yes"], "items": [],
+                                "participants": {}}), encoding="utf-8")
+    return path

@@ -43,10 +43,32 @@ def read_study(run_dir) -> dict:
     if not path.is_file():
         raise RunError(f"Run {shown(Path(run_dir).name)} has no study. Create one with `hexeval study create RUN`.")
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        study = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as err:
         raise RunError(f"The study of run {shown(Path(run_dir).name)} is damaged ({describe_error(err)}). "
                        "Create a new study on a fresh run.") from err
+    problem = _shape_problem(study)
+    if problem:
+        raise RunError(f"The study of run {shown(Path(run_dir).name)} is damaged ({problem}). "
+                       "Create a new study on a fresh run.")
+    return study
+
+
+#: What every part of a study reads, and the type it must have (a file edited by hand or cut short can lack any).
+STUDY_SHAPE = {"status": str, "base_url": str, "roles": list, "methods": list, "dimensions": list, "questions": dict,
+               "outcomes": list, "items": list, "participants": dict}
+
+
+def _shape_problem(study) -> str | None:
+    if not isinstance(study, dict):
+        return "it is not a study record"
+    missing = [key for key in STUDY_SHAPE if key not in study]
+    if missing:
+        return f"it lacks {', '.join(missing)}"
+    wrong = [key for key, kind in STUDY_SHAPE.items() if not isinstance(study[key], kind)]
+    if wrong:
+        return f"{', '.join(wrong)} {'has' if len(wrong) == 1 else 'have'} the wrong form"
+    return None
 
 
 def write_study(run_dir, study: dict, *, what: str, also: dict | None = None) -> None:
