@@ -107,8 +107,8 @@ def _inputs(usecase, upload, overrides: dict) -> dict:
     overrides = overrides | {"personas": overrides["personas"] | persona_file,
                              "data": overrides.get("data", {}) | upload.data_options}  # remedies, encoding
     named = class_name_overrides(upload)  # what the user called the target's codes ("0" -> "benign")
-    if named:
-        overrides["domain"] = overrides.get("domain", {}) | named["domain"]
+    for section, names in named.items():  # domain (binary) or data.class_names (multi-class)
+        overrides[section] = overrides.get(section, {}) | names
     name = str(st.session_state.get(state.UPLOAD_RUN_NAME) or "").strip() or None
     return {"model_path": upload.model_path, "data_path": upload.data_path, "target_column": upload.target,
             "config_path": upload.config_path, "config_overrides": overrides, "allow_pickle": pickle_uploads_allowed(),

@@ -15,7 +15,7 @@ from hexeval_engine.plain_values import show_number
 from hexeval_engine.data.target import find_target
 
 from . import state
-from .class_names_view import class_name_overrides, render_class_names
+from .class_names_view import class_name_overrides, classes_sentence, render_class_names
 from .components import bullet_list, section, show_error
 from .quality_view import render_quality
 from .settings import pickle_uploads_allowed
@@ -149,7 +149,7 @@ def render_check(check: UploadCheck) -> None:
     """Validation outcome: errors first, then warnings, then the data-quality report."""
     section("Validation", "What the engine found when it loaded your files.")
     if check.ok:
-        positive = f" (positive class = `{check.class_labels[1]}`)" if check.class_labels else ""
+        positive = classes_sentence(check)
         if blocking_problems(check):
             st.warning(f"**{model_words(check.model_type)}** predicts `{check.target}`{positive} on this data, but the data checks "
                        "above the Run button need a decision first.", icon=":material/rule:")
@@ -246,8 +246,8 @@ def render_upload_summary(check: UploadCheck) -> None:
     """Use Case Details for a validated custom upload: the model card on held-out rows and the data quality."""
     st.header("Custom upload", divider="gray")
     summary = check.dataset_summary or {}
-    st.markdown(f"**Files:** {check.model_name} on {check.data_name} · **Target:** `{check.target}` (positive = "
-                f"`{check.class_labels[1] if check.class_labels else '?'}`) · "
+    st.markdown(f"**Files:** {check.model_name} on {check.data_name} · **Target:** `{check.target}`"
+                f"{classes_sentence(check)} · "
                 f"**Rows:** {summary.get('n_train', 0) + summary.get('n_test', 0):,} · "
                 f"**Features:** {summary.get('n_features', '?')}")
     if check.performance:
@@ -261,9 +261,12 @@ def render_upload_summary(check: UploadCheck) -> None:
 def _upload_domain(check: UploadCheck):
     from hexeval_engine import HexevalConfig
 
-    negative, positive = check.class_labels or ("0", "1")
+    domain = HexevalConfig().domain
+    if len(check.class_labels or ()) != 2:  # a regression or a multi-class target has no negative/positive outcome
+        return domain
+    negative, positive = check.class_labels
     named = class_name_overrides(check).get("domain", {})
-    return HexevalConfig().domain.model_copy(update={
+    return domain.model_copy(update={
         "positive_outcome": named.get("positive_outcome") or outcome_words(check.target, positive),
         "negative_outcome": named.get("negative_outcome") or outcome_words(check.target, negative)})
 

@@ -8,7 +8,7 @@ import pickle
 
 import pandas as pd
 
-from app_helpers import app, button, texts
+from app_helpers import app, button, open_page, texts
 from hexeval_engine import get_usecase
 
 HEART = get_usecase("heart")
@@ -149,3 +149,42 @@ def test_coded_classes_of_an_upload_can_be_named_and_say_class_1_otherwise():
     assert (loaded.config.domain.positive_outcome, loaded.config.domain.negative_outcome) == \
         ("heart disease", "no heart disease")
     assert class_name_overrides(check, ["", ""]) == {}
+
+
+def test_a_multi_class_upload_with_coded_classes_gets_a_name_for_each_class_and_the_run_uses_them(tmp_path):
+    """The earlier walk: a multi-class upload (wine's cultivars coded 1, 2, 3) had no name inputs, the "Ready" line
+    called class 2 its "positive class", and names typed for a binary target were not shown there either."""
+    wine = get_usecase("wine")
+    at = _upload(app(usecase="custom"), model=("wine_model.skops", wine.model_path.read_bytes()),
+                 csv=("wine.csv", wine.data_path.read_bytes()), target="cultivar")
+    inputs = {t.label: t for t in at.text_input if t.label.startswith("Class ")}
+    assert list(inputs) == ["Class 1 means", "Class 2 means", "Class 3 means"], texts(at)
+    ready = next(s.value for s in at.success if "Ready to run" in s.value)
+    assert "3 classes: `1`, `2`, `3`" in ready and "positive class" not in ready
+    inputs["Class 1 means"].set_value("Barolo")
+    inputs["Class 3 means"].set_value("  Barbera ").run()
+    ready = next(s.value for s in at.success if "Ready to run" in s.value)
+    assert "3 classes: `1` “Barolo”, `2`, `3` “Barbera”" in ready
+    assert not at.exception
+    from hexeval_ui.class_names_view import class_name_overrides
+    from hexeval_engine.inputs import load_inputs
+    from hexeval_engine.models.task import task_of
+
+    at = open_page(at, "app_pages/usecase_details.py")  # the upload's model card, per class
+    assert not at.exception and "**Target:** `cultivar` (3 classes: `1` “Barolo”, `2`, `3` “Barbera”)" in texts(at)
+    check = at.session_state["upload"]
+    named = class_name_overrides(check, ["Barolo", "", "Barbera"])  # as the run view reads the three inputs
+    assert named == {"data": {"class_names": {"1": "Barolo", "3": "Barbera"}}}
+    loaded = load_inputs(check.model_path, check.data_path, check.target, None,
+                         {"data": {"target": check.target, **check.data_options, **named["data"]}})
+    task = task_of(loaded.data, loaded.config)
+    assert task.class_names[0] == "Barolo" and task.class_names[2] == "Barbera"
+    assert task.class_names[1] != "Barolo" and "2" in task.class_names[1]  # the unnamed one keeps "cultivar 2"
+
+
+def test_names_typed_for_a_binary_target_show_in_the_ready_line():
+    at = _upload(app(usecase="custom"))
+    button(at, "Drop duplicate rows before splitting").click().run()
+    assert any("(positive class = `1`)" in s.value for s in at.success)
+    next(t for t in at.text_input if t.label == "Class 1 means").set_value("heart disease").run()
+    assert any("(positive class = `1`, named “heart disease”)" in s.value for s in at.success), texts(at)
