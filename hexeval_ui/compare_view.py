@@ -26,6 +26,9 @@ from .runs_view import load_cached
 BETTER = "color: #1a7f37; font-weight: 600"
 WORSE = "color: #cf222e; font-weight: 600"
 _STYLE = {compare.BETTER: BETTER, compare.WORSE: WORSE}
+#: The column holding both runs' values and how many cases or ratings each rests on: one column instead of four,
+#: so the tables fit a phone's width.
+AB = "Run A → run B"
 
 
 def change_style(verdict: str) -> str:
@@ -61,8 +64,8 @@ def _metrics(diff: pd.DataFrame):
     shown = pd.DataFrame({
         "Method": t["method"],
         "Metric": [f"{metric_title(m)} {ARROWS.get(d, '')}" for m, d in zip(t["metric"], t["direction"])],
-        "Run A": [_fmt(v, "{:.3f}") for v in t["a"]], "Run B": [_fmt(v, "{:.3f}") for v in t["b"]],
-        "Cases (A / B)": [f"{_fmt(x, '{:.0f}')} / {_fmt(y, '{:.0f}')}" for x, y in zip(t["n_a"], t["n_b"])],
+        AB: [f"{_fmt(x, '{:.3f}')} → {_fmt(y, '{:.3f}')} ({_fmt(m, '{:.0f}')} / {_fmt(n, '{:.0f}')} cases)"
+             for x, y, m, n in zip(t["a"], t["b"], t["n_a"], t["n_b"])],
         "Difference (95% interval)": [_change(*r, "{:+.3f}") for r in zip(
             t["difference"], t["difference_low"], t["difference_high"], t["verdict"])]})
     return shown.style.apply(lambda col: styles if col.name.startswith("Difference") else [""] * len(col), axis=0)
@@ -73,8 +76,8 @@ def _ratings(diff: pd.DataFrame):
     styles = [change_style(v) for v in t["verdict"]]
     shown = pd.DataFrame({
         "Persona": t["persona_role"], "Method": t["explanation_type"], "Rating": [dimension_label(d) for d in t["dimension"]],
-        "Run A": [_fmt(v, "{:.2f}") for v in t["a"]], "Run B": [_fmt(v, "{:.2f}") for v in t["b"]],
-        "Ratings (A / B)": [f"{x} / {y}" for x, y in zip(t["n_a"], t["n_b"])],
+        AB: [f"{_fmt(x, '{:.2f}')} → {_fmt(y, '{:.2f}')} ({m} / {n} ratings)"
+             for x, y, m, n in zip(t["a"], t["b"], t["n_a"], t["n_b"])],
         "Difference (95% interval)": [_change(*r, "{:+.2f}") for r in zip(
             t["difference"], t["difference_low"], t["difference_high"], t["verdict"])]})
     return shown.style.apply(lambda col: styles if col.name.startswith("Difference") else [""] * len(col), axis=0)
@@ -113,12 +116,12 @@ def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
         if result["metrics"].empty:
             st.caption("One of the runs has no metric table to compare.")
         else:
-            st.dataframe(_metrics(result["metrics"]), hide_index=True)
+            st.table(_metrics(result["metrics"]), hide_index=True, border="horizontal")  # static: wraps on a phone
         st.markdown("**Mean persona ratings** (change on the 1–5 scale; bootstrap interval over each run's ratings)")
         if result["ratings"].empty:
             st.caption("One of the runs has no persona ratings.")
         else:
-            st.dataframe(_ratings(result["ratings"]), hide_index=True)
+            st.table(_ratings(result["ratings"]), hide_index=True, border="horizontal")
 
 
 #: Manifest entries compared besides the config (label -> path in the manifest).

@@ -180,11 +180,11 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     metrics = frame_with(at, "Difference (95% interval)")
     shap = metrics[(metrics["Method"] == "SHAP") & (metrics["Metric"] == "Prediction rebuilt from top features ↑")].iloc[0]
     # 0.80 (0.75–0.85) against 0.70 (0.65–0.75): the intervals touch, so the change is not called worse
-    assert shap["Run A"] == "0.800" and shap["Difference (95% interval)"].startswith("-0.100 (-0.")
+    assert shap["Run A → run B"] == "0.800 → 0.700 (12 / 12 cases)" and shap["Difference (95% interval)"].startswith("-0.100 (-0.")
     assert shap["Difference (95% interval)"].endswith("within the uncertainty")
     ratings = frame_with(at, "Persona").set_index(["Persona", "Method", "Rating"])
     patient = ratings.loc[("Patient", "SHAP", "Trust")]
-    assert patient["Ratings (A / B)"] == "4 / 4" and patient["Difference (95% interval)"].startswith("-0.50")
+    assert patient["Run A → run B"].endswith(" (4 / 4 ratings)") and patient["Difference (95% interval)"].startswith("-0.50")
     assert ratings.loc[("Patient", "DiCE", "Trust"), "Difference (95% interval)"] == "only in one run"
     assert "**Patient**: DiCE → **" in page  # DiCE failed in run B, so the patient gets another method
     assert not at.warning  # same model and data

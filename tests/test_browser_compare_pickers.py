@@ -24,6 +24,12 @@ _FIT = """(name) => {
 }"""
 
 
+#: Elements of the page that scroll sideways (a data grid wider than the screen): tag, test id, widths.
+_SIDEWAYS = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
+  .filter(e => e.scrollWidth > e.clientWidth + 2 && !['visible', 'hidden', 'clip'].includes(getComputedStyle(e).overflowX))
+  .map(e => [e.tagName, e.scrollWidth, e.clientWidth, e.innerText.slice(0, 60)])"""
+
+
 def test_compare_pickers_show_the_whole_run_label_at_390(chromium, dashboard):
     url, _log = dashboard
     context = chromium.new_context(viewport={"width": 390, "height": 844})
@@ -44,5 +50,13 @@ def test_compare_pickers_show_the_whole_run_label_at_390(chromium, dashboard):
             assert fit["right"] <= fit["window"], fit
         main = page.get_by_test_id("stMain").inner_text()
         assert "simulated" in main and "cases" in main, main[:800]  # the full labels, under the pickers
+        page.get_by_role("button", name="Compare", exact=True).click()
+        page.get_by_text("Mean persona ratings").wait_for()
+        _settle(page)
+        for k, name in ((0, "metrics"), (-1, "ratings")):
+            page.get_by_test_id("stTable").nth(k).evaluate("e => e.scrollIntoView({block: 'start'})")
+            page.wait_for_timeout(300)
+            page.screenshot(path=str(ARTIFACTS / f"compare-{name}-390.png"))  # the top of the table, as a phone shows it
+        assert page.evaluate(_SIDEWAYS) == [], "the comparison's tables scroll sideways on a phone"
     finally:
         context.close()
