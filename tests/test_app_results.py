@@ -180,7 +180,7 @@ def test_compare_two_runs_shows_direction_aware_differences(outputs):
     metrics = frame_with(at, "Difference (95% interval)")
     shap = metrics[(metrics["Method"] == "SHAP") & (metrics["Metric"] == "Prediction rebuilt from top features ↑")].iloc[0]
     # 0.80 (0.75–0.85) against 0.70 (0.65–0.75): the intervals touch, so the change is not called worse
-    assert shap["Run A → run B"] == "0.800 → 0.700 (12 / 12 cases)" and shap["Difference (95% interval)"].startswith("-0.100 (-0.")
+    assert shap["Run A → run B"] == "0.800 → 0.700 (20 / 20 cases)" and shap["Difference (95% interval)"].startswith("-0.100 (-0.")
     assert shap["Difference (95% interval)"].endswith("within the uncertainty")
     ratings = frame_with(at, "Persona").set_index(["Persona", "Method", "Rating"])
     patient = ratings.loc[("Patient", "SHAP", "Trust")]
