@@ -41,11 +41,6 @@ def saved_runs(usecase: str) -> list:
     return scan(usecase)[0]
 
 
-def saved_run_labels(usecase: str) -> dict[str, str]:
-    """Complete saved runs of ``usecase``: folder -> short label."""
-    return run_labels(saved_runs(usecase))
-
-
 def run_labels(infos, *, with_title: bool | None = None) -> dict[str, str]:
     """Run folder -> :func:`run_label`; runs whose labels coincide are told apart by the seconds of their time,
     then by their order (never by their id: a person names a run by when it ran)."""

@@ -13,7 +13,7 @@ import streamlit as st
 
 from . import state
 from .rater import RATER_LABELS, current_choice, operator_key_usable
-from .runs_view import saved_run_labels
+from .runs_view import run_labels, saved_runs, short_run_labels
 
 
 def render_sidebar(usecases) -> None:
@@ -51,7 +51,10 @@ def _rater_controls() -> None:
 
 def _run_picker() -> None:
     usecase = state.current_usecase()
-    labels = {state.LATEST: _latest_label(usecase)} | saved_run_labels(usecase)
+    runs = saved_runs(usecase)
+    # the picker's value is one line that cannot wrap (190 px of text at 1440 px): a short label inside, the run's
+    # full label (time, rater, cases, study) under it
+    labels = {state.LATEST: _latest_label(usecase)} | short_run_labels(runs)
     ss = st.session_state
     if ss[state.VIEWED_RUN] not in labels:
         ss[state.VIEWED_RUN] = state.LATEST
@@ -64,6 +67,9 @@ def _run_picker() -> None:
     ss[picker] = ss[state.VIEWED_RUN]
     st.selectbox("Run being viewed", list(labels), format_func=labels.get, key=picker, on_change=_picked,
                  args=(picker, list(labels)), help="Results and Recommendations show this run.")
+    full = run_labels(runs)
+    if ss[state.VIEWED_RUN] in full:
+        st.caption(full[ss[state.VIEWED_RUN]])
 
 
 def _picked(picker: str, choices: list[str]) -> None:

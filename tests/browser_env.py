@@ -57,9 +57,16 @@ def settle(page) -> None:
 
 def choose_saved_run(page, position: int = 0) -> None:
     """Choose a run in Configure & Run's "Saved run" picker (nothing is preselected), newest first by default."""
-    picker = page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("Saved run", exact=True))
+    choose_option(page, page.get_by_test_id("stSelectbox").filter(has=page.get_by_text("Saved run", exact=True)),
+                  position)
+
+
+def choose_option(page, picker, position: int = 0, *, name=None) -> None:
+    """Open ``picker`` (a locator of a select box or its combobox) and choose its option at ``position`` (among those
+    whose text matches ``name``, a string or pattern, when given). Under load a click can land while the page
+    redraws and open nothing, so the click is repeated until the list shows."""
     picker.scroll_into_view_if_needed()
-    options = page.get_by_role("option")
+    options = page.get_by_role("option") if name is None else page.get_by_role("option", name=name)
     for _ in range(3):
         picker.click()
         if options.first.is_visible() or (page.wait_for_timeout(800) or options.first.is_visible()):

@@ -112,15 +112,14 @@ def test_a_custom_run_is_listed_in_a_new_session_and_opens_with_its_case_values(
     result = evaluate(model, csv, "target", config_overrides=SMALL | {"personas": {"enabled": False}},
                       run_name="Ward check", keep_inputs=True)
     shutil.rmtree(files)  # the upload's temporary files are gone; the run kept copies
-    from hexeval_ui.runs_view import saved_run_labels
-
-    labels = saved_run_labels("custom")  # what the sidebar's "Run being viewed" offers for Custom Upload
-    assert "Ward check" in labels[str(result.output_path)]
-    size = json.loads((result.output_path / "run.json").read_text())["counts"]["sample_size"]
-    assert labels[str(result.output_path)].endswith(f" · {size} cases") and "n=" not in labels[str(result.output_path)]
     at = app(usecase="custom")  # a new session, as after a server restart
     at.session_state["viewed_run"] = str(result.output_path)  # picked in the sidebar
     at.run()
+    picker = next(s for s in at.sidebar.selectbox if s.label == "Run being viewed")
+    assert picker.value == str(result.output_path) and "Ward check" in picker.format_func(picker.value)
+    size = json.loads((result.output_path / "run.json").read_text())["counts"]["sample_size"]
+    full = [c.value for c in at.sidebar.caption if "Ward check" in c.value]  # the whole label, under the picker
+    assert len(full) == 1 and full[0].endswith(f" · {size} cases") and "n=" not in full[0], full
     assert any("Ward check" in str(name) for name in at.dataframe[0].value["Name"])  # Load previous results
     at = open_page(at, "app_pages/results.py")
     assert not at.error, [e.value for e in at.error]

@@ -6,7 +6,7 @@ fit; the run's full label (rater, cases, id) is printed under the picker.
 
 from __future__ import annotations
 
-from browser_env import ARTIFACTS, browser_marks, playwright_sync_api
+from browser_env import ARTIFACTS, browser_marks, choose_option, playwright_sync_api
 from browser_env import settle as _settle
 
 pytestmark = browser_marks()
@@ -39,9 +39,7 @@ def test_compare_pickers_show_the_whole_run_label_at_390(chromium, dashboard):
         page.get_by_role("heading", name="Compare runs", level=1).wait_for()
         _settle(page)
         for name in ("Run A", "Run B"):
-            page.get_by_role("combobox", name=name, exact=True).click()
-            page.get_by_role("option").first.click()
-            _settle(page)
+            choose_option(page, page.get_by_role("combobox", name=name, exact=True))
         page.screenshot(path=str(ARTIFACTS / "compare-pickers-390.png"))
         for name in ("Run A", "Run B"):
             fit = page.evaluate(_FIT, name)
@@ -58,5 +56,24 @@ def test_compare_pickers_show_the_whole_run_label_at_390(chromium, dashboard):
             page.wait_for_timeout(300)
             page.screenshot(path=str(ARTIFACTS / f"compare-{name}-390.png"))  # the top of the table, as a phone shows it
         assert page.evaluate(_SIDEWAYS) == [], "the comparison's tables scroll sideways on a phone"
+    finally:
+        context.close()
+
+
+def test_the_sidebar_run_picker_shows_the_whole_run_label_at_1440(chromium, dashboard):
+    """The earlier walk: at 1440 px the sidebar's "Run being viewed" showed a saved run's label cut off."""
+    url, _log = dashboard
+    context = chromium.new_context(viewport={"width": 1440, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(f"{url}/results")
+        page.get_by_role("heading", name="Results", level=1).wait_for()
+        _settle(page)
+        picker = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Run being viewed")
+        choose_option(page, picker, 1)  # the first saved run (the first entry is this session's run)
+        page.screenshot(path=str(ARTIFACTS / "sidebar-run-picker-1440.png"))
+        fit = page.evaluate(_FIT, "Run being viewed")
+        assert fit["value"] and "·" in fit["value"], fit
+        assert fit["needs"] <= fit["room"], fit
     finally:
         context.close()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_env import ARTIFACTS, browser_marks, choose_saved_run, playwright_sync_api, settle
+from browser_env import ARTIFACTS, browser_marks, choose_option, choose_saved_run, playwright_sync_api, settle
 from local_server import streamlit_app
 
 # Skipped only on a developer machine without Chromium or Playwright; in CI (CI=true) either missing fails.
@@ -265,16 +265,14 @@ def test_two_saved_runs_compare(page):
 
 
 def test_the_run_being_viewed_stays_when_its_label_changes(page, outputs_dir):
-    """A study created on the run being viewed adds "with a study" to its label. The picker keeps the label it showed
+    """A study created on the run being viewed adds "with a study" to its label. The picker kept the label it showed
     as its value, so on the next rerun it matched no run and fell back to "No run yet in this session"; Results then
-    said no run had been made."""
+    said no run had been made. (The picker now shows a short label and the full one under it.)"""
     viewed_run = next(p for p in (outputs_dir / "heart").iterdir()
                       if json.loads((p / "run.json").read_text(encoding="utf-8"))["created"].startswith("2026-01-02"))
     _goto(page, "Results")
     picker = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Run being viewed")
-    picker.click()
-    page.get_by_role("option", name=re.compile("^2 Jan 2026")).click()
-    _settle(page)
+    choose_option(page, picker, name=re.compile("2 Jan"))
     page.get_by_text("run of 2 January 2026", exact=False).first.wait_for()
     from ui_run_fixtures import mark_with_study
     marker = mark_with_study(viewed_run)
@@ -282,7 +280,9 @@ def test_the_run_being_viewed_stays_when_its_label_changes(page, outputs_dir):
         for _ in range(2):  # a rerun draws the new label; the next one used to lose the run
             _goto(page, "Recommendations")
             _goto(page, "Results")
-        sync_api.expect(picker).to_have_value(re.compile("with a study"), timeout=10_000)
+        sidebar = page.get_by_test_id("stSidebar")
+        sidebar.get_by_text(re.compile(r"^2 Jan 2026, 09:30 · .* · with a study$")).wait_for()  # the full label
+        sync_api.expect(picker).to_have_value(re.compile("2 Jan"))
         page.get_by_text("run of 2 January 2026", exact=False).first.wait_for()
         assert page.get_by_text("No run was made in this session yet").count() == 0
         _no_exception(page)
