@@ -188,9 +188,9 @@ def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, n
     stacked = pool.compose(np.vstack(picks))
     owner = np.repeat([position[iid] for iid in iids], neighbours)
     keeps = answer.keeps(stacked, owner).reshape(len(iids), neighbours)
-    hoods = {iid: stacked.iloc[k * neighbours:(k + 1) * neighbours].reset_index(drop=True)
-             for k, iid in enumerate(iids)}
-    memos = {iid: ChangedMemo(hoods[iid]) for iid in iids}
+    # each case's neighbours, compared through one conversion of each column of them all
+    memos = dict(zip(iids, ChangedMemo.blocks(stacked, neighbours)))
+    hoods = {iid: memos[iid].rows for iid in iids}
     categorical = list(data.categorical_features)
     strata = {iid: Groups(keeps[position[iid]],
                           change_groups(hoods[iid], case_rows[iid], changed=memos[iid], medians=medians)) for iid in iids}

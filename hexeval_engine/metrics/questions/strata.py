@@ -25,7 +25,6 @@ expected skill is 0; "it always stays", always abstaining and a region drawn at 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 NO_FLIP = "no neighbour of the case gets another answer from the model, so a reader cannot be told from a guess"
 NO_KEEP = "no neighbour of the case keeps the model's answer, so a reader cannot be told from a guess"
@@ -41,15 +40,16 @@ def change_groups(rows, case, *, changed, medians) -> np.ndarray:
     width = rows.shape[1]
     counts, crossed = np.zeros(len(rows), dtype=int), np.zeros(len(rows), dtype=int)
     for feature in rows.columns:
-        moved = changed(feature, case[feature])
+        value = case[feature]
+        moved = changed(feature, value)
         counts += moved
         median = medians.get(feature)
-        if median is None or not pd.api.types.is_numeric_dtype(rows[feature]):
+        z = None if median is None else changed.numbers(feature)
+        if z is None:  # no median, or not a numeric feature
             crossed += moved
             continue
-        z = rows[feature].to_numpy(dtype=float, na_value=np.nan)
         try:
-            x = float(case[feature])
+            x = float(value)
         except (TypeError, ValueError):
             x = float("nan")
         with np.errstate(invalid="ignore"):

@@ -48,8 +48,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-import pandas as pd
-
 from ..readers import ABSTAIN, CounterfactualReader, ExampleReader, RuleReader
 from .shown import ATTRIBUTION, EXAMPLE, RULE
 from .strata import stratified
@@ -85,12 +83,13 @@ def reader_keeps(shown, case, rows, *, changed, categorical=(), medians=None) ->
 
 def _attribution_keeps(shown, case, rows, *, changed, medians) -> np.ndarray:
     p = min(max(shown.probability, 1e-9), 1 - 1e-9)
-    estimate = np.full(len(rows), np.log(p / (1 - p)) if shown.log_odds else p - 0.5)
+    estimate = np.full(changed.length, np.log(p / (1 - p)) if shown.log_odds else p - 0.5)
     for feature, weight in shown.weights.items():
-        lost = changed(feature, case[feature]).astype(float)
-        median, x = medians.get(feature), _number(case[feature])
-        if median is not None and x is not None and x != median and pd.api.types.is_numeric_dtype(rows[feature]):
-            z = rows[feature].to_numpy(dtype=float, na_value=np.nan)
+        value = case[feature]
+        lost = changed(feature, value).astype(float)
+        median, x = medians.get(feature), _number(value)
+        z = changed.numbers(feature) if median is not None and x is not None and x != median else None
+        if z is not None:  # a numeric feature
             with np.errstate(invalid="ignore"):
                 same_side = (z - median) * (x - median) >= 0
             lost = np.where(np.isfinite(z), np.where(same_side, 0.0, 2.0), 1.0) * (lost > 0)
