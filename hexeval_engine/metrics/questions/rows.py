@@ -57,10 +57,13 @@ class RowPool:
         return self.train_rows + int(k)
 
     def compose(self, pick: np.ndarray) -> pd.DataFrame:
-        """Rows whose feature ``j`` comes from pool row ``pick[:, j]`` (dtypes of the training columns kept)."""
+        """Rows whose feature ``j`` comes from pool row ``pick[:, j]`` (dtypes of the training columns kept).
+
+        Each column of the frame is the array its ``take`` made, not copied into one block with the others (a
+        column-major ``pick`` takes each column from contiguous positions)."""
         pick = np.asarray(pick, dtype=np.intp).reshape(-1, len(self.features))
         return pd.DataFrame({f: self.columns[f].take(pick[:, j]) for j, f in enumerate(self.features)},
-                            columns=self.features)
+                            columns=self.features, copy=False)
 
 
 def neighbourhood_picks(pool: RowPool, k: int, iid: int, *, n: int, strengths=NEIGHBOUR_STRENGTHS,
