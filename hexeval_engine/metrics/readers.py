@@ -131,6 +131,8 @@ class ChangedMemo:
     def __init__(self, rows: pd.DataFrame | None, *, source: tuple | None = None):
         self._rows, self._source, self._memo, self._columns = rows, source, {}, {}
         self.length = len(rows) if source is None else source[2] - source[1]
+        #: the features (columns) of the rows
+        self.features = list(rows.columns) if source is None else list(source[3])
 
     @classmethod
     def blocks(cls, rows: pd.DataFrame, size: int) -> list["ChangedMemo"]:

@@ -2,7 +2,7 @@
 
 Public interface
 ----------------
-``change_groups(rows, case, *, changed, medians) -> ndarray``  each row's group: how many features differ from
+``change_groups(case, *, changed, medians) -> ndarray``  each row's group: how many features differ from
 the case, and how many of those crossed the training median
 ``stratified(keeps, strata, score) -> (value, reason)``  (``strata`` may be the case's :class:`Groups`, shared by
 every method read on the same neighbours)
@@ -32,14 +32,14 @@ NO_GROUP = ("no group of neighbours that changed the same number of features hol
             "cannot be told from one who counts changes")
 
 
-def change_groups(rows, case, *, changed, medians) -> np.ndarray:
+def change_groups(case, *, changed, medians) -> np.ndarray:
     """Each row's group ``(changed, crossed) -> changed * (width + 1) + crossed``: the number of features whose
-    value differs from the case's (``changed``: a :class:`hexeval_engine.metrics.readers.ChangedMemo` of
-    ``rows``) and how many of them lie on the other side of the training median (``medians``; a changed category
-    counts as crossed)."""
-    width = rows.shape[1]
-    counts, crossed = np.zeros(len(rows), dtype=int), np.zeros(len(rows), dtype=int)
-    for feature in rows.columns:
+    value differs from the case's (``changed``: a :class:`hexeval_engine.metrics.readers.ChangedMemo` of the
+    rows, whose features are compared) and how many of them lie on the other side of the training median
+    (``medians``; a changed category counts as crossed)."""
+    width = len(changed.features)
+    counts, crossed = np.zeros(changed.length, dtype=int), np.zeros(changed.length, dtype=int)
+    for feature in changed.features:
         value = case[feature]
         moved = changed(feature, value)
         counts += moved
@@ -67,21 +67,21 @@ class Groups:
         keeps, strata = np.asarray(keeps, dtype=bool), np.asarray(strata)
         self.keeps, self.weights, self.reason = keeps, [], None
         self.label = np.full(len(keeps), -1, dtype=np.intp)  # the row's group among those kept, -1 outside them
-        kept_n, flipped_n = [], []
+        kept_n = flipped_n = np.zeros(0, dtype=int)
         if not (~keeps).any():
             self.reason = NO_FLIP
         elif not keeps.any():
             self.reason = NO_KEEP
         else:
-            for group in np.unique(strata):
-                selection = strata == group
-                kept = int(keeps[selection].sum())
-                flipped = int(selection.sum()) - kept
-                if kept and flipped:
-                    self.label[selection] = len(self.weights)
-                    self.weights.append(kept * flipped / (kept + flipped))
-                    kept_n.append(kept)
-                    flipped_n.append(flipped)
+            _, group = np.unique(strata, return_inverse=True)  # each row's group, numbered in sorted order
+            group = group.reshape(-1)
+            total = np.bincount(group)
+            kept = np.bincount(group[keeps], minlength=len(total))
+            flipped = total - kept
+            both = (kept > 0) & (flipped > 0)
+            self.label = np.where(both, np.cumsum(both) - 1, -1)[group]
+            kept_n, flipped_n = kept[both], flipped[both]
+            self.weights = [k * f / (k + f) for k, f in zip(kept_n.tolist(), flipped_n.tolist())]
             if not self.weights:
                 self.reason = NO_GROUP
         self.kept_n, self.flipped_n = np.asarray(kept_n, dtype=float), np.asarray(flipped_n, dtype=float)

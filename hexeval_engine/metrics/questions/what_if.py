@@ -62,8 +62,8 @@ def reader_keeps(shown, case, rows, *, changed, categorical=(), medians=None) ->
     shown : Shown
     case : pandas.Series
         The case's raw values.
-    rows : pandas.DataFrame
-        The neighbours.
+    rows : pandas.DataFrame or None
+        The neighbours (``None``: ``changed``'s; an attribution's reader reads only ``changed``).
     changed : hexeval_engine.metrics.readers.ChangedMemo
         Of ``rows`` (shared by every reader of the case).
     categorical : sequence of str
@@ -71,7 +71,8 @@ def reader_keeps(shown, case, rows, *, changed, categorical=(), medians=None) ->
         ``{numeric feature: training median}`` (without it every change of a shown feature loses its weight).
     """
     if shown.kind == ATTRIBUTION:
-        return _attribution_keeps(shown, case, rows, changed=changed, medians=medians or {})
+        return _attribution_keeps(shown, case, changed=changed, medians=medians or {})
+    rows = changed.rows if rows is None else rows
     if shown.kind == EXAMPLE:  # class 1 = "keeps": the case and its same-outcome cases
         return ExampleReader(case, shown.changes, shown.same, shown.features, 1).predict(rows)
     if shown.kind == RULE:
@@ -81,7 +82,7 @@ def reader_keeps(shown, case, rows, *, changed, categorical=(), medians=None) ->
     return reader.predict(rows, changed=changed)
 
 
-def _attribution_keeps(shown, case, rows, *, changed, medians) -> np.ndarray:
+def _attribution_keeps(shown, case, *, changed, medians) -> np.ndarray:
     p = min(max(shown.probability, 1e-9), 1 - 1e-9)
     estimate = np.full(changed.length, np.log(p / (1 - p)) if shown.log_odds else p - 0.5)
     for feature, weight in shown.weights.items():
