@@ -201,6 +201,7 @@ class _Rows:
     def __init__(self):
         self.owner, self.cost = [], []
         self.writes = {}  # feature -> (rows written, values written)
+        self.random = {}  # (case, features) -> the rows of that random action, made once (the same values)
 
     def add(self, k, values: dict, cost: float) -> int:
         self.owner.append(k)
@@ -369,5 +370,12 @@ def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state)
     for _ in range(int(draws)):
         chosen = {movable[j]: ladders[j] for j in sorted(rng.choice(len(movable), size=size, replace=False))
                   if ladders[j]}
-        out.append(rows.add_steps(k, chosen, unset) if chosen else range(0))
+        if not chosen:
+            out.append(range(0))
+            continue
+        # a draw of features already drawn for this case moves them along the same ladders: its rows are those
+        key = (k, tuple(chosen))
+        if key not in rows.random:
+            rows.random[key] = rows.add_steps(k, chosen, unset)
+        out.append(rows.random[key])
     return out

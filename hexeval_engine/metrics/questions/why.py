@@ -115,5 +115,9 @@ def _block_means(answer, pool, donors_of, block_case, block_set, width) -> np.nd
     case_index = np.searchsorted(cases, block_case)[block]
     # column-major: feature by feature, every row's pool row
     pick = np.where(redrawn[block].T, donors[case_index, draw], pool.train_rows + block_case[block]).T
-    quantity = answer.quantity(pool.compose(pick), block_case[block])
+    owner = block_case[block]
+    # a donor often has the case's own values in a set (or two sets give one row): the model answers each distinct
+    # row once
+    first, inverse = pool.distinct(pick, owner)
+    quantity = answer.quantity(pool.compose(pick.T[:, first].T), owner[first])[inverse]
     return np.add.reduceat(quantity, starts) / sizes
