@@ -185,9 +185,11 @@ def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, n
     iids = sorted(position)
     picks = [neighbourhood_picks(pool, position[iid], iid, n=neighbours, strengths=NEIGHBOUR_STRENGTHS,
                                  random_state=random_state) for iid in iids]
-    stacked = pool.compose(np.vstack(picks))
+    pick = np.vstack(picks)
+    stacked = pool.compose(pick)
     owner = np.repeat([position[iid] for iid in iids], neighbours)
-    keeps = answer.keeps(stacked, owner).reshape(len(iids), neighbours)
+    first, inverse = pool.distinct(pick, owner)  # the model answers each distinct neighbour of a case once
+    keeps = answer.keeps(stacked.iloc[first], owner[first])[inverse].reshape(len(iids), neighbours)
     # each case's neighbours, compared through one conversion of each column of them all (a case's frame of its
     # neighbours is made only for the readers that read rows: rules, counterfactuals, similar cases)
     memos = dict(zip(iids, ChangedMemo.blocks(stacked, neighbours)))
