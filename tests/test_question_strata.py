@@ -44,3 +44,28 @@ def test_groups_say_why_nothing_can_be_told():
     assert Groups([True, True], [0, 1]).reason == NO_FLIP
     assert Groups([False, False], [0, 0]).reason == NO_KEEP
     assert Groups([True, False], [0, 1]).reason == NO_GROUP  # each group holds one answer only
+
+
+def test_groups_of_every_block_at_once_are_each_blocks_groups_alone():
+    """``change_groups_of_blocks``: the groups and the comparisons each memo keeps are those of each block read
+    alone (numbers, integers, booleans, text; a missing case value)."""
+    import pandas as pd
+
+    from hexeval_engine.metrics.questions.strata import change_groups, change_groups_of_blocks
+    from hexeval_engine.metrics.readers import ChangedMemo
+
+    rng = np.random.default_rng(3)
+    n = 12
+    frame = pd.DataFrame({"x": rng.choice([0.5, 1.0, np.nan, 2.0], size=3 * n), "i": rng.integers(0, 4, size=3 * n),
+                          "b": rng.random(3 * n) < 0.5,
+                          "t": pd.Series(rng.choice(["p", "q", None], size=3 * n), dtype="str")})
+    cases = [{"x": 1.0, "i": 2, "b": True, "t": "p"}, {"x": np.nan, "i": 0, "b": False, "t": None},
+             {"x": 2.0, "i": 3, "b": True, "t": "q"}]
+    medians = {"x": 1.0, "i": 1.5}
+    together = ChangedMemo.blocks(frame, n)
+    groups = change_groups_of_blocks(cases, together, medians=medians)
+    for k, (case, memo, got) in enumerate(zip(cases, together, groups)):
+        alone = ChangedMemo(frame.iloc[k * n:(k + 1) * n].reset_index(drop=True))
+        assert got.tolist() == change_groups(case, changed=alone, medians=medians).tolist()
+        for feature in frame.columns:
+            assert memo(feature, case[feature]).tolist() == alone(feature, case[feature]).tolist()

@@ -133,6 +133,9 @@ class ChangedMemo:
         self.length = len(rows) if source is None else source[2] - source[1]
         #: the features (columns) of the rows
         self.features = list(rows.columns) if source is None else list(source[3])
+        #: a block's rows ``(start, stop)`` in the frame of :meth:`blocks`, and that frame's columns
+        self.span = None if source is None else (source[1], source[2])
+        self.whole_columns = None if source is None else source[3]
 
     @classmethod
     def blocks(cls, rows: pd.DataFrame, size: int) -> list["ChangedMemo"]:
@@ -169,6 +172,39 @@ class ChangedMemo:
         if key not in self._memo:
             self._memo[key] = _differs(self.column(feature), value)
         return self._memo[key]
+
+    @staticmethod
+    def compare_blocks(memos: list["ChangedMemo"], feature, values: list) -> np.ndarray:
+        """Which rows of every block differ in ``feature`` from that block's value (``values``, one per memo of
+        :meth:`blocks`, in order), compared over the whole frame at once; each memo keeps its block's part, as if
+        it had been asked itself. The answer for the whole frame."""
+        column = memos[0].whole_columns[feature]
+        bounds = [m.span for m in memos]
+        lengths = [b - a for a, b in bounds]
+        missing_value = [v is None or (isinstance(v, float) and np.isnan(v)) or bool(pd.isna(v)) for v in values]
+        missing = column.missing()[bounds[0][0]:bounds[-1][1]]
+        if column.plain:
+            numbers = column.numbers()[bounds[0][0]:bounds[-1][1]]
+            target = np.repeat([np.nan if m else float(v) for v, m in zip(values, missing_value)], lengths)
+            with np.errstate(invalid="ignore"):
+                close = (numbers == target) | (np.abs(numbers - target) <= 1e-9)
+            out = missing | ~close
+        elif column.numeric and not column.boolean:
+            numbers = column.numbers()[bounds[0][0]:bounds[-1][1]]
+            target = np.repeat([np.nan if m else float(v) for v, m in zip(values, missing_value)], lengths)
+            out = missing | ~np.isclose(numbers, target, rtol=0, atol=1e-9)
+        else:
+            text = column.text()[bounds[0][0]:bounds[-1][1]]
+            target = np.repeat(np.array([None if m else str(v) for v, m in zip(values, missing_value)], dtype=object),
+                               lengths)
+            out = missing | (text != target)
+        offset = bounds[0][0]
+        for memo, (a, b), value, absent in zip(memos, bounds, values, missing_value):
+            part = ~missing[a - offset:b - offset] if absent else out[a - offset:b - offset]
+            if absent:
+                out[a - offset:b - offset] = part
+            memo._memo[(feature, type(value).__name__, repr(value))] = part
+        return out
 
 
 class Reader:

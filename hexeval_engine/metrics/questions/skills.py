@@ -44,7 +44,7 @@ from .answer import Answer
 from .how_to_change import ActionSpace, how_to_change_skills
 from .rows import NEIGHBOUR_STRENGTHS, RowPool, neighbourhood_picks
 from .shown import ATTRIBUTION, common_size, read_shown
-from .strata import Groups, change_groups
+from .strata import Groups, change_groups_of_blocks
 from .what_if import reader_keeps, what_if_skill
 from .why import why_skills
 from .will_it_hold import keep_region, will_it_hold_skill
@@ -195,8 +195,8 @@ def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, n
     memos = dict(zip(iids, ChangedMemo.blocks(stacked, neighbours)))
     values = {iid: _row_values(case_rows[iid]) for iid in iids}
     categorical = list(data.categorical_features)
-    strata = {iid: Groups(keeps[position[iid]], change_groups(values[iid], changed=memos[iid], medians=medians))
-              for iid in iids}
+    groups = change_groups_of_blocks([values[iid] for iid in iids], [memos[iid] for iid in iids], medians=medians)
+    strata = {iid: Groups(keeps[position[iid]], g) for iid, g in zip(iids, groups)}
     out = []
     for m, iid, s, shown in jobs:
         k, case = position[iid], values[iid]

@@ -4,6 +4,8 @@ Public interface
 ----------------
 ``change_groups(case, *, changed, medians) -> ndarray``  each row's group: how many features differ from
 the case, and how many of those crossed the training median
+``change_groups_of_blocks(cases, memos, *, medians) -> list of ndarray``  the same for every case's block of one
+frame at once
 ``stratified(keeps, strata, score) -> (value, reason)``  (``strata`` may be the case's :class:`Groups`, shared by
 every method read on the same neighbours)
 
@@ -25,6 +27,8 @@ expected skill is 0; "it always stays", always abstaining and a region drawn at 
 from __future__ import annotations
 
 import numpy as np
+
+from ..readers import ChangedMemo
 
 NO_FLIP = "no neighbour of the case gets another answer from the model, so a reader cannot be told from a guess"
 NO_KEEP = "no neighbour of the case keeps the model's answer, so a reader cannot be told from a guess"
@@ -56,6 +60,43 @@ def change_groups(case, *, changed, medians) -> np.ndarray:
             other_side = ~((z - median) * (x - median) >= 0)
         crossed += moved & other_side
     return counts * (width + 1) + crossed
+
+
+def change_groups_of_blocks(cases: list, memos: list, *, medians) -> list[np.ndarray]:
+    """:func:`change_groups` of every case (``cases[i]``'s values) on its block of neighbours (``memos[i]``, the
+    memos of :meth:`hexeval_engine.metrics.readers.ChangedMemo.blocks` of one frame, in order), computed over the
+    whole frame feature by feature: the same groups, and each memo keeps its comparisons for the readers."""
+    if not memos:
+        return []
+    features = memos[0].features
+    width = len(features)
+    total = sum(m.length for m in memos)
+    whole = memos[0].whole_columns
+    counts, crossed = np.zeros(total, dtype=int), np.zeros(total, dtype=int)
+    lengths = [m.length for m in memos]
+    for feature in features:
+        values = [case[feature] for case in cases]
+        moved = ChangedMemo.compare_blocks(memos, feature, values)
+        counts += moved
+        median = medians.get(feature)
+        z = None if median is None else whole[feature].numbers()
+        if z is None:  # no median, or not a numeric feature
+            crossed += moved
+            continue
+        z = z[memos[0].span[0]:memos[-1].span[1]]
+        x = np.repeat([_float_or_nan(v) for v in values], lengths)
+        with np.errstate(invalid="ignore"):
+            other_side = ~((z - median) * (x - median) >= 0)
+        crossed += moved & other_side
+    groups = counts * (width + 1) + crossed
+    return np.split(groups, np.cumsum(lengths)[:-1])
+
+
+def _float_or_nan(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 class Groups:
