@@ -129,7 +129,7 @@ class ChangedMemo:
     together), whose columns are converted once for all blocks."""
 
     def __init__(self, rows: pd.DataFrame | None, *, source: tuple | None = None):
-        self._rows, self._source, self._memo, self._columns = rows, source, {}, {}
+        self._rows, self._source, self._memo, self._columns, self._derived = rows, source, {}, {}, {}
         self.length = len(rows) if source is None else source[2] - source[1]
         #: the features (columns) of the rows
         self.features = list(rows.columns) if source is None else list(source[3])
@@ -172,6 +172,13 @@ class ChangedMemo:
         if key not in self._memo:
             self._memo[key] = _differs(self.column(feature), value)
         return self._memo[key]
+
+    def derived(self, key, compute):
+        """``compute()`` (an array read from these rows' comparisons), worked out once per ``key`` and kept for
+        the other readers of the rows."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
 
     @staticmethod
     def compare_blocks(memos: list["ChangedMemo"], feature, values: list) -> np.ndarray:

@@ -126,6 +126,9 @@ class Groups:
             if not self.weights:
                 self.reason = NO_GROUP
         self.kept_n, self.flipped_n = np.asarray(kept_n, dtype=float), np.asarray(flipped_n, dtype=float)
+        inside = self.label >= 0  # the rows of the groups that hold both answers, kept and flipped
+        self._kept_rows, self._flipped_rows = inside & self.keeps, inside & ~self.keeps
+        self._kept_label, self._flipped_label = self.label[self._kept_rows], self.label[self._flipped_rows]
 
     def means(self, values) -> tuple[np.ndarray, np.ndarray]:
         """Per group: the mean of ``values`` over its rows that kept the answer, and over those that flipped it.
@@ -133,11 +136,9 @@ class Groups:
         ``values`` are multiples of 1/2 (0, 1/2, 1), so every sum is exact and each mean is the one division a
         per-group ``mean()`` makes."""
         values = np.asarray(values, dtype=float)
-        inside = self.label >= 0
-        kept, flipped = inside & self.keeps, inside & ~self.keeps
         size = len(self.weights)
-        kept_sum = np.bincount(self.label[kept], weights=values[kept], minlength=size)
-        flipped_sum = np.bincount(self.label[flipped], weights=values[flipped], minlength=size)
+        kept_sum = np.bincount(self._kept_label, weights=values[self._kept_rows], minlength=size)
+        flipped_sum = np.bincount(self._flipped_label, weights=values[self._flipped_rows], minlength=size)
         return kept_sum / self.kept_n, flipped_sum / self.flipped_n
 
 

@@ -87,15 +87,25 @@ def _attribution_keeps(shown, case, *, changed, medians) -> np.ndarray:
     estimate = np.full(changed.length, np.log(p / (1 - p)) if shown.log_odds else p - 0.5)
     for feature, weight in shown.weights.items():
         value = case[feature]
-        lost = changed(feature, value).astype(float)
-        median, x = medians.get(feature), _number(value)
-        z = changed.numbers(feature) if median is not None and x is not None and x != median else None
-        if z is not None:  # a numeric feature
-            with np.errstate(invalid="ignore"):
-                same_side = (z - median) * (x - median) >= 0
-            lost = np.where(np.isfinite(z), np.where(same_side, 0.0, 2.0), 1.0) * (lost > 0)
+        median = medians.get(feature)
+        # the same for every attribution of the case that shows the feature: worked out once per case
+        lost = changed.derived(("attribution loss", feature, type(value).__name__, repr(value), median),
+                               lambda: _lost(changed, feature, value, median))
         estimate -= float(weight) * lost
     return np.where(estimate >= 0, 1, 0)
+
+
+def _lost(changed, feature, value, median) -> np.ndarray:
+    """Per row, how many times its weight a shown feature loses: 0 unchanged or on the case's side of the median,
+    2 across it, 1 a changed category or missing number (see the module docstring)."""
+    lost = changed(feature, value).astype(float)
+    x = _number(value)
+    z = changed.numbers(feature) if median is not None and x is not None and x != median else None
+    if z is not None:  # a numeric feature
+        with np.errstate(invalid="ignore"):
+            same_side = (z - median) * (x - median) >= 0
+        lost = np.where(np.isfinite(z), np.where(same_side, 0.0, 2.0), 1.0) * (lost > 0)
+    return lost
 
 
 def _number(value):
