@@ -45,15 +45,36 @@ def test_readers_of_one_case_share_its_comparisons_and_answer_as_alone(data, mon
     explanations = [Explanation(m, 0, c, p, attributions=w) for m, c, p, w in zip(("SHAP", "LIME", "Random"),
                                                                                      (1, 0, 1), (0.8, 0.7, 0.8), shown)]
     alone = [make_reader(e, data=data).predict(ROWS).tolist() for e in explanations]
-    calls = []
-    real = readers._changed
-    monkeypatch.setattr(readers, "_changed", lambda column, value: (calls.append(column.name), real(column, value))[1])
+    converted, compared = [], []
+    real_arrays, real_differs = readers.ColumnArrays, readers._differs
+    monkeypatch.setattr(readers, "ColumnArrays",
+                        lambda column, **kw: (converted.append(column.name), real_arrays(column, **kw))[1])
+    monkeypatch.setattr(readers, "_differs", lambda column, value: (compared.append(value), real_differs(column, value))[1])
     memo = ChangedMemo(ROWS)
     shared = [make_reader(e, data=data).predict(ROWS, changed=memo).tolist() for e in explanations]
     # by hand (case (0, 5, 1); rows change a, b, both): SHAP 0.3 -> 0.1, -0.1, -0.3; LIME 0.2 -> 0.5, -0.05, 0.25;
     # Random 0.3 -> -0.2, 0.2, -0.3
     assert shared == alone == [[1, 1, 0, 0], [0, 0, 1, 0], [1, 0, 1, 0]]
-    assert sorted(calls) == ["a", "b"]
+    assert sorted(converted) == ["a", "b"] and len(compared) == 2  # each column converted and compared once
+
+
+def test_blocks_of_one_frame_compare_as_a_memo_of_each_block_alone():
+    """``ChangedMemo.blocks``: each block answers as a memo of that block's own frame would, for numbers, missing
+    values, booleans and text, and its ``rows`` are that block's rows."""
+    frame = pd.DataFrame({"n": [1.0, np.nan, 2.0, 2.0 + 1e-12, 3.0, np.nan], "i": [1, 2, 2, 3, 2, 1],
+                          "b": [True, False, True, True, False, False],
+                          "t": pd.Series(["x", None, "y", "x", "x", "y"], dtype="str")})
+    blocks = ChangedMemo.blocks(frame, 4)
+    assert [len(m.rows) for m in blocks] == [4, 2]
+    assert blocks[0]("n", 2.0).tolist() == [True, True, False, False]  # 2 + 1e-12 is 2; missing differs
+    assert blocks[1]("t", None).tolist() == [True, True]
+    for k, memo in enumerate(blocks):
+        alone = frame.iloc[4 * k:4 * k + 4].reset_index(drop=True)
+        pd.testing.assert_frame_equal(memo.rows, alone)
+        for feature, value in [("n", 2.0), ("n", np.nan), ("i", 2), ("b", True), ("t", "x"), ("t", None)]:
+            assert memo(feature, value).tolist() == readers._changed(alone[feature], value).tolist()
+        assert memo.numbers("t") is None
+        np.testing.assert_array_equal(memo.numbers("n"), alone["n"].to_numpy(dtype=float, na_value=np.nan))
 
 
 def test_attribution_reader_against_the_explained_class(data):

@@ -55,40 +55,163 @@ ABSTAIN = -1
 
 def _changed(column: pd.Series, value) -> np.ndarray:
     """Rows whose value differs from ``value`` (numbers as numbers; missing equals missing)."""
-    plain = isinstance(column.dtype, np.dtype) and column.dtype.kind in "iuf"
-    if plain:  # numpy numbers: missing is NaN, read from one array
-        numbers = column.to_numpy(dtype=float)
-        missing = np.isnan(numbers)
-    else:
-        missing = column.isna().to_numpy()
+    return _differs(ColumnArrays(column), value)
+
+
+class ColumnArrays:
+    """One column as the comparisons read it: each array is converted from the column on first use and kept, so
+    every reader of the same rows converts it once. ``block(start, stop)`` is rows ``start:stop`` of the same
+    arrays (views of them: nothing is converted twice).
+
+    Parameters
+    ----------
+    column : pandas.Series
+    """
+
+    def __init__(self, column: pd.Series, *, parent: "ColumnArrays | None" = None, span: slice | None = None):
+        dtype = column.dtype if parent is None else parent.dtype
+        self.dtype = dtype
+        #: numpy numbers (missing is NaN, read from one array)
+        self.plain = isinstance(dtype, np.dtype) and dtype.kind in "iuf"
+        self.numeric = pd.api.types.is_numeric_dtype(dtype)  # booleans included
+        self.boolean = pd.api.types.is_bool_dtype(dtype)
+        self._column, self._parent, self._span, self._arrays = column, parent, span, {}
+
+    def block(self, start: int, stop: int) -> "ColumnArrays":
+        """Rows ``start:stop``, sharing this column's arrays."""
+        return ColumnArrays(None, parent=self, span=slice(int(start), int(stop)))
+
+    def _get(self, name: str, convert):
+        if name not in self._arrays:
+            self._arrays[name] = convert() if self._parent is None else getattr(self._parent, name)()[self._span]
+        return self._arrays[name]
+
+    def numbers(self) -> np.ndarray | None:
+        """The values as floats, missing as NaN (``None`` for a column that is not numeric)."""
+        if not self.numeric:
+            return None
+        if self.plain:  # the same values as with ``na_value=np.nan``, without pandas' search for missing values
+            return self._get("numbers", lambda: self._column.to_numpy(dtype=float))
+        return self._get("numbers", lambda: self._column.to_numpy(dtype=float, na_value=np.nan))
+
+    def missing(self) -> np.ndarray:
+        """Which rows are missing."""
+        if self.plain:
+            return self._get("missing", lambda: np.isnan(self.numbers()))
+        return self._get("missing", lambda: self._column.isna().to_numpy())
+
+    def text(self) -> np.ndarray:
+        """The values as text."""
+        return self._get("text", lambda: self._column.astype(str).to_numpy())
+
+
+def _differs(column: ColumnArrays, value) -> np.ndarray:
+    missing = column.missing()
     if value is None or (isinstance(value, float) and np.isnan(value)) or pd.isna(value):
         return ~missing
-    if plain:
-        target = float(value)
+    if column.plain:
+        numbers, target = column.numbers(), float(value)
         # np.isclose(numbers, target, rtol=0, atol=1e-9) without its broadcasting checks: equal (infinities
         # included) or within 1e-9; NaN is never close
         with np.errstate(invalid="ignore"):
             close = (numbers == target) | (np.abs(numbers - target) <= 1e-9)
         return missing | ~close
-    if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
-        numbers = column.to_numpy(dtype=float, na_value=np.nan)
-        return missing | ~np.isclose(numbers, float(value), rtol=0, atol=1e-9)
-    return missing | (column.astype(str).to_numpy() != str(value))
+    if column.numeric and not column.boolean:
+        return missing | ~np.isclose(column.numbers(), float(value), rtol=0, atol=1e-9)
+    return missing | (column.text() != str(value))
 
 
 class ChangedMemo:
     """Which rows of one frame differ from a value in a feature (:func:`_changed`), computed once per (feature,
     value) for every reader of the frame: a case's SHAP, LIME and Random readers ask about the same features of
-    the same case on the same neighbours."""
+    the same case on the same neighbours. Each column is converted once (:class:`ColumnArrays`), and
+    :meth:`blocks` gives the memos of consecutive blocks of one frame (every case's neighbours, sent to the model
+    together), whose columns are converted once for all blocks."""
 
-    def __init__(self, rows: pd.DataFrame):
-        self.rows, self._memo = rows, {}
+    def __init__(self, rows: pd.DataFrame | None, *, source: tuple | None = None):
+        self._rows, self._source, self._memo, self._columns, self._derived = rows, source, {}, {}, {}
+        self.length = len(rows) if source is None else source[2] - source[1]
+        #: the features (columns) of the rows
+        self.features = list(rows.columns) if source is None else list(source[3])
+        #: a block's rows ``(start, stop)`` in the frame of :meth:`blocks`, and that frame's columns
+        self.span = None if source is None else (source[1], source[2])
+        self.whole_columns = None if source is None else source[3]
+
+    @classmethod
+    def blocks(cls, rows: pd.DataFrame, size: int) -> list["ChangedMemo"]:
+        """Memos of rows ``[k * size, (k + 1) * size)`` of ``rows``, for each ``k``, sharing the columns' arrays;
+        each block's ``rows`` is a frame indexed from 0, made when first asked for."""
+        whole = {f: ColumnArrays(rows[f]) for f in rows.columns}
+        return [cls(None, source=(rows, start, min(start + int(size), len(rows)), whole))
+                for start in range(0, len(rows), int(size))]
+
+    @property
+    def rows(self) -> pd.DataFrame:
+        """The frame the memo compares."""
+        if self._rows is None:
+            whole, start, stop, _ = self._source
+            self._rows = whole.iloc[start:stop].reset_index(drop=True)
+        return self._rows
+
+    def column(self, feature) -> ColumnArrays:
+        """The feature's column, converted once."""
+        if feature not in self._columns:
+            if self._source is None:
+                self._columns[feature] = ColumnArrays(self.rows[feature])
+            else:
+                _, start, stop, whole = self._source
+                self._columns[feature] = whole[feature].block(start, stop)
+        return self._columns[feature]
+
+    def numbers(self, feature) -> np.ndarray | None:
+        """The feature's values as floats, missing as NaN (``None`` if it is not numeric)."""
+        return self.column(feature).numbers()
 
     def __call__(self, feature, value) -> np.ndarray:
         key = (feature, type(value).__name__, repr(value))
         if key not in self._memo:
-            self._memo[key] = _changed(self.rows[feature], value)
+            self._memo[key] = _differs(self.column(feature), value)
         return self._memo[key]
+
+    def derived(self, key, compute):
+        """``compute()`` (an array read from these rows' comparisons), worked out once per ``key`` and kept for
+        the other readers of the rows."""
+        if key not in self._derived:
+            self._derived[key] = compute()
+        return self._derived[key]
+
+    @staticmethod
+    def compare_blocks(memos: list["ChangedMemo"], feature, values: list) -> np.ndarray:
+        """Which rows of every block differ in ``feature`` from that block's value (``values``, one per memo of
+        :meth:`blocks`, in order), compared over the whole frame at once; each memo keeps its block's part, as if
+        it had been asked itself. The answer for the whole frame."""
+        column = memos[0].whole_columns[feature]
+        bounds = [m.span for m in memos]
+        lengths = [b - a for a, b in bounds]
+        missing_value = [v is None or (isinstance(v, float) and np.isnan(v)) or bool(pd.isna(v)) for v in values]
+        missing = column.missing()[bounds[0][0]:bounds[-1][1]]
+        if column.plain:
+            numbers = column.numbers()[bounds[0][0]:bounds[-1][1]]
+            target = np.repeat([np.nan if m else float(v) for v, m in zip(values, missing_value)], lengths)
+            with np.errstate(invalid="ignore"):
+                close = (numbers == target) | (np.abs(numbers - target) <= 1e-9)
+            out = missing | ~close
+        elif column.numeric and not column.boolean:
+            numbers = column.numbers()[bounds[0][0]:bounds[-1][1]]
+            target = np.repeat([np.nan if m else float(v) for v, m in zip(values, missing_value)], lengths)
+            out = missing | ~np.isclose(numbers, target, rtol=0, atol=1e-9)
+        else:
+            text = column.text()[bounds[0][0]:bounds[-1][1]]
+            target = np.repeat(np.array([None if m else str(v) for v, m in zip(values, missing_value)], dtype=object),
+                               lengths)
+            out = missing | (text != target)
+        offset = bounds[0][0]
+        for memo, (a, b), value, absent in zip(memos, bounds, values, missing_value):
+            part = ~missing[a - offset:b - offset] if absent else out[a - offset:b - offset]
+            if absent:
+                out[a - offset:b - offset] = part
+            memo._memo[(feature, type(value).__name__, repr(value))] = part
+        return out
 
 
 class Reader:

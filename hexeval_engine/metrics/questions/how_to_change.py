@@ -199,7 +199,9 @@ class _Rows:
     """Action rows for one model call: the case repeated, with the moved values written in."""
 
     def __init__(self):
-        self.owner, self.writes, self.cost = [], {}, []
+        self.owner, self.cost = [], []
+        self.writes = {}  # feature -> (rows written, values written)
+        self.random = {}  # (case, features) -> the rows of that random action, made once (the same values)
 
     def add(self, k, values: dict, cost: float) -> int:
         self.owner.append(k)
@@ -211,8 +213,22 @@ class _Rows:
             self.writes[f][1].append(v)
         return row
 
+    def add_steps(self, k, ladders: dict, costs: list) -> range:
+        """One row per step ``t``, every feature of ``ladders`` (``{feature: [value at step t, ...]}``) at its
+        value of step ``t``; ``costs`` per row. The rows added, consecutive."""
+        start = len(self.owner)
+        rows = range(start, start + len(costs))
+        self.owner += [k] * len(costs)
+        self.cost += costs
+        for f, values in ladders.items():
+            where, written = self.writes.setdefault(f, ([], []))
+            where += rows
+            written += values
+        return rows
+
     def frame(self, pool) -> pd.DataFrame:
-        rows = pool.compose(np.array([[pool.case_row(k)] * len(pool.features) for k in self.owner]))
+        case_rows = pool.train_rows + np.asarray(self.owner, dtype=np.intp)  # pool.case_row of each row's case
+        rows = pool.compose(np.broadcast_to(case_rows[:, None], (len(case_rows), len(pool.features))))
         for f, (where, values) in self.writes.items():
             column = rows[f].to_numpy(dtype=object, copy=True)
             column[np.asarray(where)] = values
@@ -222,11 +238,11 @@ class _Rows:
 
 class _Values(dict):
     """A case's values by feature (as ``case[f]`` gives them) and the ladders already built from them: the same
-    move is laddered once per case, not once per random draw."""
+    move is laddered once per case, not once per random draw or per explanation of the case."""
 
     def __init__(self, values):
         super().__init__(values)
-        self.ladders, self._movable = {}, None
+        self.ladders, self._movable, self._random = {}, None, None
 
     def movable(self, space) -> list[str]:
         if self._movable is None:
@@ -239,22 +255,43 @@ class _Values(dict):
             self.ladders[key] = space.ladder(f, self[f], d, exclude=exclude)
         return self.ladders[key]
 
+    def random_moves(self, space) -> list[list]:
+        """Per movable feature (in :meth:`movable`'s order), the values of its ladder across the median (what a
+        random action moves it along), empty when it has no ladder."""
+        if self._random is None:
+            self._random = [[v for v, _ in self.ladder(space, f, space.away(f, self[f]), [])]
+                            for f in self.movable(space)]
+        return self._random
+
 
 def _values(case) -> _Values:
     """The case's values exactly as indexing the row gives them (no conversion of numpy scalars)."""
     return _Values(zip(case.index, case.to_numpy()) if isinstance(case, pd.Series) else case)
 
 
-def _ladder_rows(rows: _Rows, k, case, space, moves, *, costed: bool = True) -> list[int]:
-    """Rows of a ladder action (all moves step together); empty when no move has a ladder. ``costed=False``
-    (a random action: only whether it succeeds is read) leaves the rows' cost unset (NaN)."""
+def _ladder_rows(rows: _Rows, k, case, space, moves) -> list[int]:
+    """Rows of a ladder action (all moves step together); empty when no move has a ladder."""
     ladders = [(f, case.ladder(space, f, d, ex)) for f, d, ex in moves]
     ladders = [(f, steps) for f, steps in ladders if steps]
     if not ladders:
         return []
-    return [rows.add(k, {f: steps[t][0] for f, steps in ladders},
-                     float(np.mean([steps[t][1] for _, steps in ladders])) if costed else float("nan"))
-            for t in range(space.steps)]
+    values = {}
+    for f, steps in ladders:  # a feature moved twice takes its last move, as a row's values by feature do
+        values[f] = [v for v, _ in steps]
+    return rows.add_steps(k, values, [_StepCost(ladders, t) for t in range(space.steps)])
+
+
+class _StepCost:
+    """The cost of step ``t`` of a ladder action, worked out only for the rows whose cost is read (the first
+    step that succeeds): the mean quantile distance its features moved."""
+
+    __slots__ = ("ladders", "t")
+
+    def __init__(self, ladders, t):
+        self.ladders, self.t = ladders, t
+
+    def __float__(self) -> float:
+        return float(np.mean([steps[self.t][1] for _, steps in self.ladders]))
 
 
 def _direct_row(rows: _Rows, k, case, space, moves) -> list[int]:
@@ -281,8 +318,11 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
     rows = _Rows()
     plans = []  # per job: list of (size, row indices)
     references = {}  # (k, size) -> list of row-index lists
+    cases = {}  # k -> the case's _Values, shared by the case's explanations (and their ladders)
     for k, iid, case, shown in jobs:
-        case = _values(case)
+        if k not in cases:
+            cases[k] = _values(case)
+        case = cases[k]
         plan = []
         for moves in _suggested(shown, case, space):
             ladder = bool(moves) and moves[0][1] is not None
@@ -294,7 +334,11 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
                 references[(k, size)] = _random_actions(rows, k, iid, case, space, size, draws, random_state)
         plans.append(plan)
     reached = answer.reaches(rows.frame(pool), rows.owner) if rows.owner else np.zeros(0, dtype=bool)
-    cost = np.asarray(rows.cost, dtype=float)
+    # the reference of a case and size: the share of its random actions with a row that gets the other outcome
+    # (an action's rows are consecutive: some row of rows a..b-1 does when more rows up to b than up to a do)
+    up_to = np.concatenate([[0], np.cumsum(reached, dtype=np.int64)])
+    baseline = {key: float(np.mean([len(t) > 0 and bool(up_to[t.stop] > up_to[t.start]) for t in tries]))
+                if tries else 0.0 for key, tries in references.items()}
     out = []
     for (k, _, _, _), plan in zip(jobs, plans):
         successes, costs, baselines = [], [], []
@@ -302,9 +346,8 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
             hit = [r for r in made if reached[r]]
             successes.append(1.0 if hit else 0.0)
             if hit:
-                costs.append(cost[hit[0]])
-            tries = references[(k, size)]
-            baselines.append(float(np.mean([any(reached[r] for r in t) for t in tries])) if tries else 0.0)
+                costs.append(float(rows.cost[hit[0]]))
+            baselines.append(baseline[(k, size)])
         success = float(np.mean(successes)) if successes else 0.0
         reference = float(np.mean(baselines)) if baselines else 0.0
         out.append({"skill": success - reference, "success": success, "reference": reference,
@@ -313,14 +356,26 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
     return out
 
 
-def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state) -> list[list[int]]:
+def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state) -> list[range]:
+    """``draws`` random actions of ``size`` movable features of the case, each moved across the median along its
+    ladder (all together, step by step): each action's rows (none when no chosen feature has a ladder)."""
     movable = case.movable(space)
     size = min(int(size), len(movable))
     if size <= 0:
         return []
     rng = instance_rng(random_state, iid, f"question-action-{size}")
+    ladders = case.random_moves(space)
+    unset = [float("nan")] * space.steps  # only whether a random action succeeds is read, not its cost
     out = []
     for _ in range(int(draws)):
-        chosen = [movable[j] for j in sorted(rng.choice(len(movable), size=size, replace=False))]
-        out.append(_ladder_rows(rows, k, case, space, [(f, space.away(f, case[f]), []) for f in chosen], costed=False))
+        chosen = {movable[j]: ladders[j] for j in sorted(rng.choice(len(movable), size=size, replace=False))
+                  if ladders[j]}
+        if not chosen:
+            out.append(range(0))
+            continue
+        # a draw of features already drawn for this case moves them along the same ladders: its rows are those
+        key = (k, tuple(chosen))
+        if key not in rows.random:
+            rows.random[key] = rows.add_steps(k, chosen, unset)
+        out.append(rows.random[key])
     return out

@@ -4,6 +4,7 @@ Public interface
 ----------------
 ``RowPool(data, cases)``  the training rows and the cases, column by column
     ``.compose(pick) -> DataFrame``  row ``i`` takes feature ``j`` from pool row ``pick[i, j]``
+    ``.distinct(pick, owner) -> (first, inverse)``  the rows of ``pick`` with distinct values (and owner)
     ``.case_row(k) -> int``  the pool row of case ``k``
     ``.train_rows -> int``
 ``neighbourhood_picks(pool, k, iid, *, n, strengths, random_state) -> ndarray``
@@ -51,16 +52,61 @@ class RowPool:
             if column.dtype != dtypes[f]:
                 column = column.astype(dtypes[f])
             self.columns[f] = column.array
+        self._value_codes = {}
+
+    def distinct(self, pick: np.ndarray, owner) -> tuple[np.ndarray, np.ndarray]:
+        """``(first, inverse)``: the first of each set of rows of ``pick`` with the same owner and the same values
+        (in the order they first come), and which of those each row is (``first[inverse[i]]`` has row ``i``'s
+        values). A model answers each distinct row once: rows with the same values get the same answer.
+
+        Values are the same when their bits are (numbers, booleans), as text (text columns), as categories, or,
+        for any other column, when they come from the same pool row."""
+        pick = np.asarray(pick, dtype=np.intp).reshape(-1, len(self.features))
+        ids = np.asarray(owner, dtype=np.int64)
+        span = int(ids.max()) + 1 if len(ids) else 1
+        for j, f in enumerate(self.features):
+            codes, count = self._codes(f)
+            if span * count >= 2 ** 62:  # renumber the distinct ids so far densely before they outgrow int64
+                ids, uniques = pd.factorize(ids)
+                span = len(uniques)
+            ids = ids * count + codes[pick[:, j]]
+            span *= count
+        inverse, uniques = pd.factorize(ids)
+        first = np.empty(len(uniques), dtype=np.intp)
+        first[inverse[::-1]] = np.arange(len(ids), dtype=np.intp)[::-1]  # the earliest row of each wins
+        return first, inverse
+
+    def _codes(self, f) -> tuple[np.ndarray, int]:
+        """Each pool row's code of its value of ``f`` (equal codes: the same value, see :meth:`distinct`) and the
+        number of codes."""
+        if f not in self._value_codes:
+            column = self.columns[f]
+            dtype = column.dtype
+            numpy_dtype = getattr(dtype, "numpy_dtype", None) if isinstance(column, pd.arrays.NumpyExtensionArray) \
+                else None  # a numpy column's array
+            if numpy_dtype is not None and numpy_dtype.kind in "iufb":
+                values = column.to_numpy()
+                bits = values.view(f"u{values.dtype.itemsize}") if values.dtype.kind in "fb" else values
+                codes, uniques = pd.factorize(bits)
+            elif isinstance(dtype, (pd.CategoricalDtype, pd.StringDtype)):
+                codes, uniques = pd.factorize(column, use_na_sentinel=False)
+            else:
+                codes, uniques = np.arange(len(column)), column
+            self._value_codes[f] = (np.asarray(codes, dtype=np.int64), max(len(uniques), 1))
+        return self._value_codes[f]
 
     def case_row(self, k: int) -> int:
         """Pool row of case ``k``."""
         return self.train_rows + int(k)
 
     def compose(self, pick: np.ndarray) -> pd.DataFrame:
-        """Rows whose feature ``j`` comes from pool row ``pick[:, j]`` (dtypes of the training columns kept)."""
+        """Rows whose feature ``j`` comes from pool row ``pick[:, j]`` (dtypes of the training columns kept).
+
+        Each column of the frame is the array its ``take`` made, not copied into one block with the others (a
+        column-major ``pick`` takes each column from contiguous positions)."""
         pick = np.asarray(pick, dtype=np.intp).reshape(-1, len(self.features))
         return pd.DataFrame({f: self.columns[f].take(pick[:, j]) for j, f in enumerate(self.features)},
-                            columns=self.features)
+                            columns=self.features, copy=False)
 
 
 def neighbourhood_picks(pool: RowPool, k: int, iid: int, *, n: int, strengths=NEIGHBOUR_STRENGTHS,

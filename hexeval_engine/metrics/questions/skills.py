@@ -44,7 +44,7 @@ from .answer import Answer
 from .how_to_change import ActionSpace, how_to_change_skills
 from .rows import NEIGHBOUR_STRENGTHS, RowPool, neighbourhood_picks
 from .shown import ATTRIBUTION, common_size, read_shown
-from .strata import Groups, change_groups
+from .strata import Groups, change_groups_of_blocks
 from .what_if import reader_keeps, what_if_skill
 from .why import why_skills
 from .will_it_hold import keep_region, will_it_hold_skill
@@ -185,21 +185,24 @@ def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, n
     iids = sorted(position)
     picks = [neighbourhood_picks(pool, position[iid], iid, n=neighbours, strengths=NEIGHBOUR_STRENGTHS,
                                  random_state=random_state) for iid in iids]
-    stacked = pool.compose(np.vstack(picks))
+    pick = np.vstack(picks)
+    stacked = pool.compose(pick)
     owner = np.repeat([position[iid] for iid in iids], neighbours)
-    keeps = answer.keeps(stacked, owner).reshape(len(iids), neighbours)
-    hoods = {iid: stacked.iloc[k * neighbours:(k + 1) * neighbours].reset_index(drop=True)
-             for k, iid in enumerate(iids)}
-    memos = {iid: ChangedMemo(hoods[iid]) for iid in iids}
+    first, inverse = pool.distinct(pick, owner)  # the model answers each distinct neighbour of a case once
+    keeps = answer.keeps(stacked.iloc[first], owner[first])[inverse].reshape(len(iids), neighbours)
+    # each case's neighbours, compared through one conversion of each column of them all (a case's frame of its
+    # neighbours is made only for the readers that read rows: rules, counterfactuals, similar cases)
+    memos = dict(zip(iids, ChangedMemo.blocks(stacked, neighbours)))
+    values = {iid: _row_values(case_rows[iid]) for iid in iids}
     categorical = list(data.categorical_features)
-    strata = {iid: Groups(keeps[position[iid]],
-                          change_groups(hoods[iid], case_rows[iid], changed=memos[iid], medians=medians)) for iid in iids}
+    groups = change_groups_of_blocks([values[iid] for iid in iids], [memos[iid] for iid in iids], medians=medians)
+    strata = {iid: Groups(keeps[position[iid]], g) for iid, g in zip(iids, groups)}
     out = []
     for m, iid, s, shown in jobs:
-        k, hood, case = position[iid], hoods[iid], case_rows[iid]
-        expected = reader_keeps(shown, case, hood, changed=memos[iid], categorical=categorical, medians=medians)
+        k, case = position[iid], values[iid]
+        expected = reader_keeps(shown, case, None, changed=memos[iid], categorical=categorical, medians=medians)
         skill, balanced, reason = what_if_skill(expected, keeps[k], strata[iid])
-        region = keep_region(shown, case, hood, changed=memos[iid], categorical=categorical)
+        region = keep_region(shown, case, None, changed=memos[iid], categorical=categorical)
         hold, precision, coverage, _ = will_it_hold_skill(region, keeps[k], strata[iid])
         out += [(m, iid, f"skill_what_if{s}", skill, False), (m, iid, f"what_if_balanced_accuracy{s}", balanced, False),
                 (m, iid, f"skill_will_it_hold{s}", hold, False),
@@ -209,3 +212,10 @@ def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, n
             reasons += [{"method": m, "instance_id": iid, "metric": f"skill_{q}{s}", "reason": reason}
                         for q in ("what_if", "will_it_hold")]
     return out
+
+
+def _row_values(case: pd.Series) -> dict:
+    """``{feature: case[feature]}``, each value exactly as indexing the row gives it (the row's own array's
+    element), read once for the case's readers."""
+    values = case.to_numpy() if isinstance(case.dtype, np.dtype) else case.array
+    return {f: values[j] for j, f in enumerate(case.index)}

@@ -2,8 +2,10 @@
 
 Public interface
 ----------------
-``change_groups(rows, case, *, changed, medians) -> ndarray``  each row's group: how many features differ from
+``change_groups(case, *, changed, medians) -> ndarray``  each row's group: how many features differ from
 the case, and how many of those crossed the training median
+``change_groups_of_blocks(cases, memos, *, medians) -> list of ndarray``  the same for every case's block of one
+frame at once
 ``stratified(keeps, strata, score) -> (value, reason)``  (``strata`` may be the case's :class:`Groups`, shared by
 every method read on the same neighbours)
 
@@ -25,7 +27,8 @@ expected skill is 0; "it always stays", always abstaining and a region drawn at 
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
+
+from ..readers import ChangedMemo
 
 NO_FLIP = "no neighbour of the case gets another answer from the model, so a reader cannot be told from a guess"
 NO_KEEP = "no neighbour of the case keeps the model's answer, so a reader cannot be told from a guess"
@@ -33,29 +36,67 @@ NO_GROUP = ("no group of neighbours that changed the same number of features hol
             "cannot be told from one who counts changes")
 
 
-def change_groups(rows, case, *, changed, medians) -> np.ndarray:
+def change_groups(case, *, changed, medians) -> np.ndarray:
     """Each row's group ``(changed, crossed) -> changed * (width + 1) + crossed``: the number of features whose
-    value differs from the case's (``changed``: a :class:`hexeval_engine.metrics.readers.ChangedMemo` of
-    ``rows``) and how many of them lie on the other side of the training median (``medians``; a changed category
-    counts as crossed)."""
-    width = rows.shape[1]
-    counts, crossed = np.zeros(len(rows), dtype=int), np.zeros(len(rows), dtype=int)
-    for feature in rows.columns:
-        moved = changed(feature, case[feature])
+    value differs from the case's (``changed``: a :class:`hexeval_engine.metrics.readers.ChangedMemo` of the
+    rows, whose features are compared) and how many of them lie on the other side of the training median
+    (``medians``; a changed category counts as crossed)."""
+    width = len(changed.features)
+    counts, crossed = np.zeros(changed.length, dtype=int), np.zeros(changed.length, dtype=int)
+    for feature in changed.features:
+        value = case[feature]
+        moved = changed(feature, value)
         counts += moved
         median = medians.get(feature)
-        if median is None or not pd.api.types.is_numeric_dtype(rows[feature]):
+        z = None if median is None else changed.numbers(feature)
+        if z is None:  # no median, or not a numeric feature
             crossed += moved
             continue
-        z = rows[feature].to_numpy(dtype=float, na_value=np.nan)
         try:
-            x = float(case[feature])
+            x = float(value)
         except (TypeError, ValueError):
             x = float("nan")
         with np.errstate(invalid="ignore"):
             other_side = ~((z - median) * (x - median) >= 0)
         crossed += moved & other_side
     return counts * (width + 1) + crossed
+
+
+def change_groups_of_blocks(cases: list, memos: list, *, medians) -> list[np.ndarray]:
+    """:func:`change_groups` of every case (``cases[i]``'s values) on its block of neighbours (``memos[i]``, the
+    memos of :meth:`hexeval_engine.metrics.readers.ChangedMemo.blocks` of one frame, in order), computed over the
+    whole frame feature by feature: the same groups, and each memo keeps its comparisons for the readers."""
+    if not memos:
+        return []
+    features = memos[0].features
+    width = len(features)
+    total = sum(m.length for m in memos)
+    whole = memos[0].whole_columns
+    counts, crossed = np.zeros(total, dtype=int), np.zeros(total, dtype=int)
+    lengths = [m.length for m in memos]
+    for feature in features:
+        values = [case[feature] for case in cases]
+        moved = ChangedMemo.compare_blocks(memos, feature, values)
+        counts += moved
+        median = medians.get(feature)
+        z = None if median is None else whole[feature].numbers()
+        if z is None:  # no median, or not a numeric feature
+            crossed += moved
+            continue
+        z = z[memos[0].span[0]:memos[-1].span[1]]
+        x = np.repeat([_float_or_nan(v) for v in values], lengths)
+        with np.errstate(invalid="ignore"):
+            other_side = ~((z - median) * (x - median) >= 0)
+        crossed += moved & other_side
+    groups = counts * (width + 1) + crossed
+    return np.split(groups, np.cumsum(lengths)[:-1])
+
+
+def _float_or_nan(value) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return float("nan")
 
 
 class Groups:
@@ -67,24 +108,27 @@ class Groups:
         keeps, strata = np.asarray(keeps, dtype=bool), np.asarray(strata)
         self.keeps, self.weights, self.reason = keeps, [], None
         self.label = np.full(len(keeps), -1, dtype=np.intp)  # the row's group among those kept, -1 outside them
-        kept_n, flipped_n = [], []
+        kept_n = flipped_n = np.zeros(0, dtype=int)
         if not (~keeps).any():
             self.reason = NO_FLIP
         elif not keeps.any():
             self.reason = NO_KEEP
         else:
-            for group in np.unique(strata):
-                selection = strata == group
-                kept = int(keeps[selection].sum())
-                flipped = int(selection.sum()) - kept
-                if kept and flipped:
-                    self.label[selection] = len(self.weights)
-                    self.weights.append(kept * flipped / (kept + flipped))
-                    kept_n.append(kept)
-                    flipped_n.append(flipped)
+            _, group = np.unique(strata, return_inverse=True)  # each row's group, numbered in sorted order
+            group = group.reshape(-1)
+            total = np.bincount(group)
+            kept = np.bincount(group[keeps], minlength=len(total))
+            flipped = total - kept
+            both = (kept > 0) & (flipped > 0)
+            self.label = np.where(both, np.cumsum(both) - 1, -1)[group]
+            kept_n, flipped_n = kept[both], flipped[both]
+            self.weights = [k * f / (k + f) for k, f in zip(kept_n.tolist(), flipped_n.tolist())]
             if not self.weights:
                 self.reason = NO_GROUP
         self.kept_n, self.flipped_n = np.asarray(kept_n, dtype=float), np.asarray(flipped_n, dtype=float)
+        inside = self.label >= 0  # the rows of the groups that hold both answers, kept and flipped
+        self._kept_rows, self._flipped_rows = inside & self.keeps, inside & ~self.keeps
+        self._kept_label, self._flipped_label = self.label[self._kept_rows], self.label[self._flipped_rows]
 
     def means(self, values) -> tuple[np.ndarray, np.ndarray]:
         """Per group: the mean of ``values`` over its rows that kept the answer, and over those that flipped it.
@@ -92,11 +136,9 @@ class Groups:
         ``values`` are multiples of 1/2 (0, 1/2, 1), so every sum is exact and each mean is the one division a
         per-group ``mean()`` makes."""
         values = np.asarray(values, dtype=float)
-        inside = self.label >= 0
-        kept, flipped = inside & self.keeps, inside & ~self.keeps
         size = len(self.weights)
-        kept_sum = np.bincount(self.label[kept], weights=values[kept], minlength=size)
-        flipped_sum = np.bincount(self.label[flipped], weights=values[flipped], minlength=size)
+        kept_sum = np.bincount(self._kept_label, weights=values[self._kept_rows], minlength=size)
+        flipped_sum = np.bincount(self._flipped_label, weights=values[self._flipped_rows], minlength=size)
         return kept_sum / self.kept_n, flipped_sum / self.flipped_n
 
 

@@ -48,8 +48,6 @@ from types import SimpleNamespace
 
 import numpy as np
 
-import pandas as pd
-
 from ..readers import ABSTAIN, CounterfactualReader, ExampleReader, RuleReader
 from .shown import ATTRIBUTION, EXAMPLE, RULE
 from .strata import stratified
@@ -64,8 +62,8 @@ def reader_keeps(shown, case, rows, *, changed, categorical=(), medians=None) ->
     shown : Shown
     case : pandas.Series
         The case's raw values.
-    rows : pandas.DataFrame
-        The neighbours.
+    rows : pandas.DataFrame or None
+        The neighbours (``None``: ``changed``'s; an attribution's reader reads only ``changed``).
     changed : hexeval_engine.metrics.readers.ChangedMemo
         Of ``rows`` (shared by every reader of the case).
     categorical : sequence of str
@@ -73,7 +71,8 @@ def reader_keeps(shown, case, rows, *, changed, categorical=(), medians=None) ->
         ``{numeric feature: training median}`` (without it every change of a shown feature loses its weight).
     """
     if shown.kind == ATTRIBUTION:
-        return _attribution_keeps(shown, case, rows, changed=changed, medians=medians or {})
+        return _attribution_keeps(shown, case, changed=changed, medians=medians or {})
+    rows = changed.rows if rows is None else rows
     if shown.kind == EXAMPLE:  # class 1 = "keeps": the case and its same-outcome cases
         return ExampleReader(case, shown.changes, shown.same, shown.features, 1).predict(rows)
     if shown.kind == RULE:
@@ -83,19 +82,30 @@ def reader_keeps(shown, case, rows, *, changed, categorical=(), medians=None) ->
     return reader.predict(rows, changed=changed)
 
 
-def _attribution_keeps(shown, case, rows, *, changed, medians) -> np.ndarray:
+def _attribution_keeps(shown, case, *, changed, medians) -> np.ndarray:
     p = min(max(shown.probability, 1e-9), 1 - 1e-9)
-    estimate = np.full(len(rows), np.log(p / (1 - p)) if shown.log_odds else p - 0.5)
+    estimate = np.full(changed.length, np.log(p / (1 - p)) if shown.log_odds else p - 0.5)
     for feature, weight in shown.weights.items():
-        lost = changed(feature, case[feature]).astype(float)
-        median, x = medians.get(feature), _number(case[feature])
-        if median is not None and x is not None and x != median and pd.api.types.is_numeric_dtype(rows[feature]):
-            z = rows[feature].to_numpy(dtype=float, na_value=np.nan)
-            with np.errstate(invalid="ignore"):
-                same_side = (z - median) * (x - median) >= 0
-            lost = np.where(np.isfinite(z), np.where(same_side, 0.0, 2.0), 1.0) * (lost > 0)
+        value = case[feature]
+        median = medians.get(feature)
+        # the same for every attribution of the case that shows the feature: worked out once per case
+        lost = changed.derived(("attribution loss", feature, type(value).__name__, repr(value), median),
+                               lambda: _lost(changed, feature, value, median))
         estimate -= float(weight) * lost
     return np.where(estimate >= 0, 1, 0)
+
+
+def _lost(changed, feature, value, median) -> np.ndarray:
+    """Per row, how many times its weight a shown feature loses: 0 unchanged or on the case's side of the median,
+    2 across it, 1 a changed category or missing number (see the module docstring)."""
+    lost = changed(feature, value).astype(float)
+    x = _number(value)
+    z = changed.numbers(feature) if median is not None and x is not None and x != median else None
+    if z is not None:  # a numeric feature
+        with np.errstate(invalid="ignore"):
+            same_side = (z - median) * (x - median) >= 0
+        lost = np.where(np.isfinite(z), np.where(same_side, 0.0, 2.0), 1.0) * (lost > 0)
+    return lost
 
 
 def _number(value):

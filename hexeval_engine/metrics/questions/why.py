@@ -53,20 +53,24 @@ def _random_sets(width: int, m: int, count: int, rng) -> list[tuple[int, ...]]:
 def why_skills(answer, pool, jobs, *, draws: int, random_sets: int, random_state: int) -> list[tuple[float, float]]:
     """``(skill_why, move)`` of each job ``(k, iid, named features)`` (``k`` the case's position in the pool).
 
-    One model call for every row of every job and reference.
+    One model call for every row of every job and reference: per case, a block of one row (the case) and a block
+    of ``draws`` rows per feature set (the set's features from the donor rows, the others the case's).
     """
+    if not jobs:
+        return []
     features = pool.features
     column = {f: j for j, f in enumerate(features)}
     width = len(features)
-    blocks, owners, slots = [], [], {}  # slots[(k, set)] = block index
+    slots = {}  # (k, set) -> block index
+    block_case, block_set = [], []  # per block: the case's position, and the set redrawn (empty: the case itself)
     donors_of, references = {}, {}
     for k, iid, named in jobs:
         if k not in donors_of:
             rng = instance_rng(random_state, iid, "question-why")
             donors_of[k] = rng.integers(0, pool.train_rows, size=int(draws))
-            blocks.append(np.full((1, width), pool.case_row(k)))
-            owners.append(k)
-            slots[(k, ())] = len(blocks) - 1
+            slots[(k, ())] = len(block_case)
+            block_case.append(k)
+            block_set.append(())
         chosen = tuple(sorted(column[f] for f in named))
         wanted = [chosen]
         m = len(chosen)
@@ -76,23 +80,44 @@ def why_skills(answer, pool, jobs, *, draws: int, random_sets: int, random_state
             wanted += references[(k, m)]
         for subset in wanted:
             if subset and (k, subset) not in slots:
-                pick = np.full((len(donors_of[k]), width), pool.case_row(k))
-                pick[:, list(subset)] = donors_of[k][:, None]
-                blocks.append(pick)
-                owners.append(k)
-                slots[(k, subset)] = len(blocks) - 1
-    sizes = [len(b) for b in blocks]
-    quantity = answer.quantity(pool.compose(np.vstack(blocks)), np.repeat(owners, sizes))
-    means = np.add.reduceat(quantity, np.cumsum([0, *sizes[:-1]])) / np.asarray(sizes)
+                slots[(k, subset)] = len(block_case)
+                block_case.append(k)
+                block_set.append(subset)
+    means = _block_means(answer, pool, donors_of, block_case, block_set, width)
+    case_mean = {k: means[slots[(k, ())]] for k in donors_of}
 
-    def move(k, subset):
-        return 0.0 if not subset else float(means[slots[(k, ())]] - means[slots[(k, subset)]])
+    def moves(k, subsets) -> np.ndarray:  # move(S) of each set (the case's mean minus the set's)
+        return case_mean[k] - means[[slots[(k, s)] for s in subsets]]
 
+    baselines = {key: float(np.mean(moves(key[0], reference))) if reference else 0.0
+                 for key, reference in references.items()}
     out = []
     for k, _, named in jobs:
         chosen = tuple(sorted(column[f] for f in named))
-        reference = references[(k, len(chosen))]
-        baseline = float(np.mean([move(k, s) for s in reference])) if reference else 0.0
-        own = move(k, chosen)
-        out.append((own - baseline, own))
+        own = float(moves(k, [chosen])[0]) if chosen else 0.0
+        out.append((own - baselines[(k, len(chosen))], own))
     return out
+
+
+def _block_means(answer, pool, donors_of, block_case, block_set, width) -> np.ndarray:
+    """The mean explained quantity of each block's rows (one model call)."""
+    block_case = np.asarray(block_case, dtype=np.intp)
+    draws = len(next(iter(donors_of.values())))
+    sizes = np.where([len(s) > 0 for s in block_set], draws, 1)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    redrawn = np.zeros((len(block_set), width), dtype=bool)  # the block's set, as a mask over the features
+    lengths = [len(s) for s in block_set]
+    redrawn[np.repeat(np.arange(len(block_set)), lengths), list(itertools.chain.from_iterable(block_set))] = True
+    block = np.repeat(np.arange(len(block_set)), sizes)  # each row's block, and its draw within the block
+    draw = np.arange(int(sizes.sum())) - starts[block]
+    cases = sorted(donors_of)
+    donors = np.stack([donors_of[k] for k in cases])
+    case_index = np.searchsorted(cases, block_case)[block]
+    # column-major: feature by feature, every row's pool row
+    pick = np.where(redrawn[block].T, donors[case_index, draw], pool.train_rows + block_case[block]).T
+    owner = block_case[block]
+    # a donor often has the case's own values in a set (or two sets give one row): the model answers each distinct
+    # row once
+    first, inverse = pool.distinct(pick, owner)
+    quantity = answer.quantity(pool.compose(pick.T[:, first].T), owner[first])[inverse]
+    return np.add.reduceat(quantity, starts) / sizes

@@ -48,15 +48,17 @@ from .strata import stratified
 
 
 def keep_region(shown, case, rows, *, changed, categorical=()) -> np.ndarray:
-    """Where the explanation claims the answer stays (see the module docstring)."""
-    if shown.kind == RULE:
-        return rule_mask(list(shown.conditions), rows, categorical=categorical)
+    """Where the explanation claims the answer stays (see the module docstring); ``rows`` default to ``changed``'s
+    (an attribution's claim reads only ``changed``)."""
     if shown.kind == ATTRIBUTION:
         p = min(max(shown.probability, 1e-9), 1 - 1e-9)
-        margin = np.full(len(rows), np.log(p / (1 - p)) if shown.log_odds else p - 0.5)
+        margin = np.full(changed.length, np.log(p / (1 - p)) if shown.log_odds else p - 0.5)
         for feature, weight in shown.weights.items():
             margin -= abs(float(weight)) * changed(feature, case[feature])
         return margin >= 0
+    rows = changed.rows if rows is None else rows
+    if shown.kind == RULE:
+        return rule_mask(list(shown.conditions), rows, categorical=categorical)
     begun = np.zeros(len(rows), dtype=bool)
     for change in shown.changes:
         for feature, (old, new) in change.items():
