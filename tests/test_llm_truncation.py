@@ -7,6 +7,8 @@ Before: a small model's answer cut off mid-JSON failed as "the answer holds no J
 
 from __future__ import annotations
 
+import json
+
 from llm_server import Behaviour, deterministic_rating
 from rating_tasks import tasks
 
@@ -51,3 +53,20 @@ def test_a_complete_answer_is_never_resent(llm_server):
     with _rater(llm_server) as rater:
         [rating] = rater.rate_many(tasks(1))
     assert rating.status == "ok" and len(llm_server.completion_requests()) == 1
+
+
+def test_the_comment_is_bounded_for_a_grammar_server_and_the_bound_left_out_of_strict_mode():
+    """llama.cpp's servers turn a schema's maxLength into their grammar, so a model that writes the prompt back into
+    its comment (Gemma 3 270M did) still closes the JSON; OpenAI's strict json_schema mode refuses the keyword."""
+    from llm_server import FakeLLMServer
+    from hexeval_engine.raters.prompt import COMMENT_MAX_CHARS
+
+    with FakeLLMServer(like_llama_cpp=True) as server:  # refuses json_schema with HTTP 500, as llama-cpp-python does
+        with _rater(server) as rater:
+            [rating] = rater.rate_many(tasks(1))
+        strict, loose = server.completion_requests()[:2]
+    assert rating.status == "ok", rating.error
+    assert strict.body["response_format"]["type"] == "json_schema"
+    assert "maxLength" not in json.dumps(strict.body["response_format"])
+    assert loose.body["response_format"]["type"] == "json_object"
+    assert loose.body["response_format"]["schema"]["properties"]["comment"]["maxLength"] == COMMENT_MAX_CHARS

@@ -77,6 +77,19 @@ _negotiated_lock = threading.Lock()
 """Process-wide memory of which mode each (endpoint, model) accepts, so raters and narrators ask once."""
 
 
+#: Schema keywords OpenAI's strict structured outputs refuse; the ``json_object`` mode (llama.cpp's grammar) keeps them.
+UNSTRICT_KEYWORDS = ("maxLength", "minLength")
+
+
+def strict_schema(schema):
+    """``schema`` without :data:`UNSTRICT_KEYWORDS`, at every depth, for strict ``json_schema`` mode."""
+    if isinstance(schema, dict):
+        return {k: strict_schema(v) for k, v in schema.items() if k not in UNSTRICT_KEYWORDS}
+    if isinstance(schema, list):
+        return [strict_schema(v) for v in schema]
+    return schema
+
+
 @dataclass(frozen=True)
 class ChatRequest:
     """One chat completion: messages, an optional JSON schema, the answer-length cap and cache parameters.
@@ -344,7 +357,7 @@ class LLMClient:
         if mode == "json_schema":
             kwargs["response_format"] = {"type": "json_schema",
                                          "json_schema": {"name": r.schema_name or "answer", "strict": True,
-                                                         "schema": r.schema}}
+                                                         "schema": strict_schema(r.schema)}}
         elif mode == "json_object":
             kwargs["response_format"] = {"type": "json_object", "schema": r.schema}
         create = self._client.chat.completions.with_streaming_response.create

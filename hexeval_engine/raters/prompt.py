@@ -42,17 +42,19 @@ def method_label(method: str, *, show_method_names: bool, methods=()) -> str:
     return f"Explanation {chr(ord('A') + order.index(method))}"
 
 
+#: Longest comment a grammar-constrained server lets the model write (``maxLength``: llama.cpp's servers turn it
+#: into their grammar, so the JSON always closes; three sentences need about 300). Gemma 3 270M wrote the prompt back
+#: into its comment until the token limit cut the JSON off; strict ``json_schema`` mode drops the keyword
+#: (:func:`hexeval_engine.llm.client.strict_schema`).
+COMMENT_MAX_CHARS = 600
+
+
 def rating_json_schema() -> dict:
     """The JSON schema of an answer, usable as an OpenAI ``response_format`` (strict mode)."""
     props = {d: {"type": "integer", "enum": [1, 2, 3, 4, 5], "description": _question(d, Domain())} for d in DIMENSIONS}
-    props["comment"] = {"type": "string", "description": "2-3 sentences, first person, from your perspective"}
+    props["comment"] = {"type": "string", "description": "2-3 sentences, first person, from your perspective",
+                        "maxLength": COMMENT_MAX_CHARS}
     return {"type": "object", "properties": props, "required": [*DIMENSIONS, "comment"], "additionalProperties": False}
-
-
-def response_format() -> dict:
-    """``response_format`` argument for ``chat.completions.create`` (structured output)."""
-    return {"type": "json_schema",
-            "json_schema": {"name": "explanation_rating", "strict": True, "schema": rating_json_schema()}}
 
 
 def build_messages(task: RatingTask) -> list[dict]:
