@@ -23,6 +23,7 @@ from .models.model_loading import file_sha256
 from .models.model_performance import held_out_performance
 from .llm.failures import failure_warning
 from .narratives import narrative_summary, narrative_tools, run_narratives
+from .narratives.run import audiences_for
 from .paths import configured_outputs_root
 from .progress import StageClock, report, sub_progress
 from .raters import rater_from_config
@@ -338,7 +339,7 @@ def _measured(model, data, config: HexevalConfig, narration, personas, pieces, w
         technical, sanity, warnings, performance = pieces.reuse_stage(stored, progress)
         if narration is not None:
             with clock("narratives"):
-                narratives = _narrate(data, technical, config, narration, personas)
+                narratives = _narrate(data, technical, config, narration, personas, pieces)
         return technical, sanity, warnings, performance, narratives
     with one_blas_thread():  # idle BLAS workers only spin on these small products; same results
         with clock("technical"):
@@ -350,7 +351,7 @@ def _measured(model, data, config: HexevalConfig, narration, personas, pieces, w
         # are work the main process does meanwhile instead of after it (their results are the same).
         if narration is not None:
             with clock("narratives"):
-                narratives = _narrate(data, technical, config, narration, personas)
+                narratives = _narrate(data, technical, config, narration, personas, pieces)
         performance = held_out_performance(model, data)
         with clock("sanity_checks"):
             _mark(working, "sanity_checks")
@@ -372,10 +373,35 @@ def _text(path) -> str | None:
 
 
 
-def _narrate(data, technical, config: HexevalConfig, narration, personas: list):
-    """Tell the source explanations as narratives (the caller adds them to the explanations personas rate)."""
+def _narrate(data, technical, config: HexevalConfig, narration, personas: list, pieces):
+    """Tell the source explanations as narratives (the caller adds them to the explanations personas rate).
+
+    Told by the offline narrator and read back by the offline extractor, they are a function of the technical
+    stage's result and the narrative settings: kept under a key of both (and the audiences), so a later run of the
+    same stage (another persona file with the same audiences, another rater) or a resumed run takes them as they were
+    told (with their recorded seconds). An LLM's narratives are not kept here: its answers have their own cache."""
     audiences = [p.audience for p in personas]
-    return run_narratives(data, technical, config, tools=narration, persona_audiences=audiences)
+    key = _narratives_key(pieces, config, narration, audiences)
+    stored = pieces.get(key) if key is not None else None
+    if stored is not None:
+        return stored
+    narratives = run_narratives(data, technical, config, tools=narration, persona_audiences=audiences)
+    if key is not None:
+        pieces.put(key, narratives)
+    return narratives
+
+
+def _narratives_key(pieces, config: HexevalConfig, narration, audiences: list) -> str | None:
+    """Key of the narratives of this technical stage, settings and audiences; None when they are not kept (the store
+    is off, an LLM narrates or reads back, or a plugin explainer runs)."""
+    if not pieces.enabled or not narration.offline:
+        return None
+    stage = pieces.stage_key(config)
+    if stage is None:
+        return None
+    return pieces.key("narratives", stage=stage, narratives=config.narratives.model_dump(mode="json"),
+                      sample_instances=config.personas.sample_instances,
+                      audiences=audiences_for(config, audiences))  # those written for, not the personas
 
 
 def _recommend(technical, ratings, config: HexevalConfig, personas: list, *, warnings, narratives,

@@ -26,6 +26,7 @@ from small_runs import QUICK
 from hexeval_engine import get_usecase
 from hexeval_engine.evaluate import evaluate, extend_run
 from hexeval_engine.explainers.registry import EXPLAINERS
+from hexeval_engine.narratives.template import TemplateNarrator
 from hexeval_engine.personas import loader as persona_loader
 from hexeval_engine.technical import measuring, sanity
 from hexeval_engine.technical import run as technical_run
@@ -35,7 +36,8 @@ from hexeval_engine.runs.store import list_runs, load_run, scan_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ("technical_metrics.csv", "technical_metrics_long.csv", "instance_metrics.csv",
-          "instance_metrics_unshared.csv", "persona_ratings.csv", "recommendations.json")
+          "instance_metrics_unshared.csv", "persona_ratings.csv", "recommendations.json", "narratives.csv",
+          "narrative_extractions.csv")
 #: Columns that record how long this execution took or whether an answer came from the LLM cache, not a result.
 TIMING_COLUMNS = {"technical_metrics.csv": ["seconds"], "persona_ratings.csv": ["latency_s", "cached"]}
 
@@ -211,15 +213,22 @@ def test_a_run_changing_only_the_personas_computes_no_explanation_and_matches_a_
     reads = []
     real_read = persona_loader.read_yaml
     monkeypatch.setattr(persona_loader, "read_yaml", lambda path, **kw: reads.append(Path(path)) or real_read(path, **kw))
+    told = []
+    real_narrate = TemplateNarrator.narrate_many
+    monkeypatch.setattr(TemplateNarrator, "narrate_many", lambda self, facts, *a, **kw: told.append(len(facts))
+                        or real_narrate(self, facts, *a, **kw))
     counted.calls = 0
     second = evaluate(usecase="heart", output_dir=shared, config_overrides=generic)
     assert counted.calls == 0
     assert reads == [generic_file]  # the persona file is read once per run
+    assert told == []  # the generic personas' audiences are heart's: the narratives are those told before
     assert second.manifest["reuse"]["explanations_computed"] == 0
-    assert second.manifest["reuse"]["explanations_reused"] == sum(e.method != "Narrative"  # told again: cheap
+    assert second.manifest["reuse"]["explanations_reused"] == sum(e.method != "Narrative"
                                                                   for e in second.technical.explanations)
+    assert any(e.method == "Narrative" for e in second.technical.explanations)  # and rated
     alone = evaluate(usecase="heart", output_dir=fresh, config_overrides=generic)
-    assert counted.calls > 0 and alone.manifest["reuse"]["explanations_reused"] == 0
+    assert counted.calls > 0 and alone.manifest["reuse"]["explanations_reused"] == 0 and told
+    assert (alone.output_path / "narratives.csv").exists()
     assert _comparable(second.output_path) == _comparable(alone.output_path)
 
 
