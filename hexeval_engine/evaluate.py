@@ -28,7 +28,7 @@ from .paths import configured_outputs_root
 from .progress import StageClock, report, sub_progress
 from .raters import rater_from_config
 from .raters.run import configured_personas, run_persona_evaluation
-from .recommend.recommender import generate_recommendations
+from .recommend.recommender import generate_recommendations, technical_evidence_of
 from .runs.checkpoints import open_pieces
 from .runs.extend import amend_with_extension, extension_inputs
 from .runs.folders import check_output_root
@@ -250,7 +250,7 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
     _mark(working, "recommendations")
     with clock("recommendations"):
         recommendations = _recommend(technical, ratings, config, personas, warnings=warnings, narratives=narratives,
-                                     rater_kind=rater_info.get("kind"))
+                                     rater_kind=rater_info.get("kind"), pieces=pieces)
     timings = clock.finish()
 
     copies = copies_for(model_path, data_path) if keep_inputs else {}
@@ -405,8 +405,12 @@ def _narratives_key(pieces, config: HexevalConfig, narration, audiences: list) -
 
 
 def _recommend(technical, ratings, config: HexevalConfig, personas: list, *, warnings, narratives,
-               rater_kind) -> dict:
-    """Recommendations per stakeholder, or the note that they were switched off."""
+               rater_kind, pieces) -> dict:
+    """Recommendations per stakeholder, or the note that they were switched off.
+
+    What they read of the technical stage alone (:func:`~.recommend.recommender.technical_evidence_of`: the
+    per-question tables, gates against Random, constraint findings) is kept under the stage's key and the
+    recommendation settings, so a later run of the same stage (another persona file or rater) takes it as computed."""
     if not config.recommendations.enabled:
         return {"mode": "disabled", "stakeholders": {}, "warnings": warnings,
                 "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
@@ -415,9 +419,18 @@ def _recommend(technical, ratings, config: HexevalConfig, personas: list, *, war
     weights = {p.name: p.weights() for p in personas} if personas else None
     questions = {p.name: {"role": p.role, "weights": p.question_weights(), "declared": p.questions is not None,
                           "reason": p.questions.reason if p.questions is not None else ""} for p in personas}
+    stage = pieces.stage_key(config) if pieces.enabled else None
+    key = (pieces.key("recommendation-evidence", stage=stage, recommendations=config.recommendations.model_dump(
+        mode="json")) if stage is not None else None)
+    evidence = pieces.get(key) if key is not None else None
+    if evidence is None:
+        evidence = technical_evidence_of(technical.metrics, technical.per_instance, config)
+        if key is not None:
+            pieces.put(key, evidence)
     return generate_recommendations(technical.metrics, ratings, config, per_instance=technical.per_instance,
                                     warnings=warnings, rater_kind=rater_kind, narratives=told,
-                                    persona_weights=weights, persona_questions=questions or None)
+                                    persona_weights=weights, persona_questions=questions or None,
+                                    technical_evidence=evidence)
 
 
 def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool,

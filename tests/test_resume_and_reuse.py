@@ -9,6 +9,7 @@ fake LLM server in the persona stage).
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -35,6 +36,7 @@ from hexeval_engine.runs.resumable import resumable_runs
 from hexeval_engine.runs.store import list_runs, load_run, scan_runs
 
 ROOT = Path(__file__).resolve().parents[1]
+evaluate_module = importlib.import_module("hexeval_engine.evaluate")  # the package's `evaluate` is the function
 TABLES = ("technical_metrics.csv", "technical_metrics_long.csv", "instance_metrics.csv",
           "instance_metrics_unshared.csv", "persona_ratings.csv", "recommendations.json", "narratives.csv",
           "narrative_extractions.csv")
@@ -217,17 +219,22 @@ def test_a_run_changing_only_the_personas_computes_no_explanation_and_matches_a_
     real_narrate = TemplateNarrator.narrate_many
     monkeypatch.setattr(TemplateNarrator, "narrate_many", lambda self, facts, *a, **kw: told.append(len(facts))
                         or real_narrate(self, facts, *a, **kw))
+    weighed = []
+    real_evidence = evaluate_module.technical_evidence_of
+    monkeypatch.setattr(evaluate_module, "technical_evidence_of", lambda *a, **kw: weighed.append(1)
+                        or real_evidence(*a, **kw))
     counted.calls = 0
     second = evaluate(usecase="heart", output_dir=shared, config_overrides=generic)
     assert counted.calls == 0
     assert reads == [generic_file]  # the persona file is read once per run
     assert told == []  # the generic personas' audiences are heart's: the narratives are those told before
+    assert weighed == []  # and the recommendations' technical evidence is the one computed before
     assert second.manifest["reuse"]["explanations_computed"] == 0
     assert second.manifest["reuse"]["explanations_reused"] == sum(e.method != "Narrative"
                                                                   for e in second.technical.explanations)
     assert any(e.method == "Narrative" for e in second.technical.explanations)  # and rated
     alone = evaluate(usecase="heart", output_dir=fresh, config_overrides=generic)
-    assert counted.calls > 0 and alone.manifest["reuse"]["explanations_reused"] == 0 and told
+    assert counted.calls > 0 and alone.manifest["reuse"]["explanations_reused"] == 0 and told and weighed
     assert (alone.output_path / "narratives.csv").exists()
     assert _comparable(second.output_path) == _comparable(alone.output_path)
 
