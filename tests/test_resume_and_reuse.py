@@ -117,7 +117,7 @@ def _stage_entry(root: Path) -> Path:
     """The shared store's entry of the whole technical stage's result (the one entry holding a run's stage)."""
     store = PieceStore(store_folder(root), store_secret())
     [stage] = [path for path in store_folder(root).glob("*.piece")
-               if isinstance(store.get(path.name[:-len(".piece")]), dict)]
+               if isinstance(piece := store.get(path.name[:-len(".piece")]), dict) and "value" in piece]
     return stage
 
 
