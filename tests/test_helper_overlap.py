@@ -61,34 +61,6 @@ def test_the_checks_reexplanations_run_in_the_helper_with_the_sequential_results
     assert all(checks["randomisation"]["methods"][m]["n"] > 0 for m in HELPER_RERUNS)
 
 
-def test_a_run_whose_explanations_are_stored_queues_the_checks_reexplanations_to_the_helper(
-        usecase_bundle, warm_helper, sequential_checks, tmp_path):
-    """As a resumed run whose interruption came before the check: every explanation and the re-fit are stored, the
-    re-explanations are not. The stored re-fit goes to the helper, which re-explains while the main process
-    measures; the check is the sequential one."""
-    from hexeval_engine.explanation import Explanation
-    from hexeval_engine.runs.checkpoints import open_pieces
-    from hexeval_engine.runs.explanation_store import PieceStore, store_folder, store_secret
-
-    _, config, data, model = usecase_bundle("credit_risk")
-    first = open_pieces(None, tmp_path, model, data)
-    run_sanity_checks(model, data, _auto(config), run_technical_evaluation(model, data, _auto(config), pieces=first))
-    store = PieceStore(store_folder(tmp_path), store_secret())
-    reruns = [key for key in store.keys() if isinstance(piece := store.get(key), list) and piece
-              and all(isinstance(e, Explanation) for e in piece)]
-    assert reruns  # (those the helper answers after the check are kept as they come)
-    for key in reruns:
-        store.path(key).unlink()
-    again = open_pieces(None, tmp_path, model, data)
-    technical = run_technical_evaluation(model, data, _auto(config), pieces=again)
-    assert again.computed == 0 and again.reused > 0
-    queued = dict(technical.randomised_reruns)
-    assert sorted(k[0] for k in queued) == sorted(HELPER_RERUNS)
-    checks, warnings = run_sanity_checks(model, data, _auto(config), technical)
-    assert all(f.done() for f in queued.values())
-    assert checks == sequential_checks[0] and warnings == sequential_checks[1]
-
-
 def test_jobs_the_helper_has_not_started_are_taken_back(usecase_bundle, warm_helper, sequential_checks):
     model, data, config, technical = _technical_on_helper(usecase_bundle)
     queued = technical.randomised_reruns
