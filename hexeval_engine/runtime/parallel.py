@@ -289,9 +289,7 @@ class ExplainRunner:
         used).
         """
         rows = sum(len(j.ids) for j in jobs if self.in_helper(j.method))
-        # nothing left to explain (a resumed run's explanations are stored) but ``first`` (the check's work): the
-        # helper takes it if the run's settings make it worth it, as they did for the run that stored the rest
-        if not helper_worth(self.config, rows) and not (first and not rows and helper_worth(self.config)):
+        if not helper_worth(self.config, rows):
             return []
         helper_pool.start_helper(background=True)  # a no-op when it runs; if it was not, later runs find it warm
         self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model))

@@ -30,7 +30,6 @@ class CheckPieces:
     def __init__(self, pieces, config):
         self.pieces = pieces if pieces is not None and pieces.enabled else None
         self.config = config
-        self._fit = None  # the stored re-fit once read
 
     def _key(self, kind: str, **parts) -> str:
         return self.pieces.settings_key(kind, self.config, **parts)
@@ -42,16 +41,14 @@ class CheckPieces:
             log.warning("The randomisation check's work could not be kept for a resumed run (%s: %s); it would be "
                         "done again.", type(err).__name__, err)
 
-    def fit(self, *, counted: bool = True):
-        """The stored re-fit (``(estimator, "")``), or None (read once). ``counted``: the check uses it (counted as
-        reused); else it is only handed on (to the helper process, :func:`~.overlap.announce`)."""
+    def fit(self):
+        """The stored re-fit (``(estimator, "")``), or None."""
         if self.pieces is None:
             return None
-        if self._fit is None:
-            self._fit = self.pieces.get(self._key("randomised-fit"))
-        if self._fit is not None and counted:
+        fitted = self.pieces.get(self._key("randomised-fit"))
+        if fitted is not None:
             self.pieces.checks_reused += 1
-        return self._fit
+        return fitted
 
     def keep_fit(self, fitted) -> None:
         """Keep a re-fit that succeeded (``(estimator, "")``; a failure is not kept: it is tried again)."""

@@ -244,16 +244,6 @@ def fitted_in_helper(token: str) -> tuple:
     return fitted
 
 
-def fit_given_in_helper(token: str, *, fitted: tuple) -> tuple:
-    """Run in the helper process: keep ``fitted`` (what :func:`_fit_permuted` returned in an earlier run, stored) as
-    this run's re-fit for the re-explanations queued later (:func:`reexplained_in_helper`), instead of fitting
-    again."""
-    from ..runtime.helper_pool import run_store  # helper side: the explainer stack is loaded there
-
-    run_store(token)["randomised_fit"] = fitted
-    return fitted
-
-
 def _rerun_in_helper(method: str, config) -> bool:
     """The check's re-explanations the technical stage queues to the helper process: every randomisable method but
     the baseline (SHAP too: its TreeExplainer's decoding of the randomised booster is ~0.1 s the main process would
