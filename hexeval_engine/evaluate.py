@@ -23,11 +23,12 @@ from .models.model_loading import file_sha256
 from .models.model_performance import held_out_performance
 from .llm.failures import failure_warning
 from .narratives import narrative_summary, narrative_tools, run_narratives
+from .narratives.run import audiences_for
 from .paths import configured_outputs_root
 from .progress import StageClock, report, sub_progress
 from .raters import rater_from_config
 from .raters.run import configured_personas, run_persona_evaluation
-from .recommend.recommender import generate_recommendations
+from .recommend.recommender import generate_recommendations, technical_evidence_of
 from .runs.checkpoints import open_pieces
 from .runs.extend import amend_with_extension, extension_inputs
 from .runs.folders import check_output_root
@@ -249,7 +250,7 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
     _mark(working, "recommendations")
     with clock("recommendations"):
         recommendations = _recommend(technical, ratings, config, personas, warnings=warnings, narratives=narratives,
-                                     rater_kind=rater_info.get("kind"))
+                                     rater_kind=rater_info.get("kind"), pieces=pieces)
     timings = clock.finish()
 
     copies = copies_for(model_path, data_path) if keep_inputs else {}
@@ -338,7 +339,7 @@ def _measured(model, data, config: HexevalConfig, narration, personas, pieces, w
         technical, sanity, warnings, performance = pieces.reuse_stage(stored, progress)
         if narration is not None:
             with clock("narratives"):
-                narratives = _narrate(data, technical, config, narration, personas)
+                narratives = _narrate(data, technical, config, narration, personas, pieces)
         return technical, sanity, warnings, performance, narratives
     with one_blas_thread():  # idle BLAS workers only spin on these small products; same results
         with clock("technical"):
@@ -350,7 +351,7 @@ def _measured(model, data, config: HexevalConfig, narration, personas, pieces, w
         # are work the main process does meanwhile instead of after it (their results are the same).
         if narration is not None:
             with clock("narratives"):
-                narratives = _narrate(data, technical, config, narration, personas)
+                narratives = _narrate(data, technical, config, narration, personas, pieces)
         performance = held_out_performance(model, data)
         with clock("sanity_checks"):
             _mark(working, "sanity_checks")
@@ -372,15 +373,44 @@ def _text(path) -> str | None:
 
 
 
-def _narrate(data, technical, config: HexevalConfig, narration, personas: list):
-    """Tell the source explanations as narratives (the caller adds them to the explanations personas rate)."""
+def _narrate(data, technical, config: HexevalConfig, narration, personas: list, pieces):
+    """Tell the source explanations as narratives (the caller adds them to the explanations personas rate).
+
+    Told by the offline narrator and read back by the offline extractor, they are a function of the technical
+    stage's result and the narrative settings: kept under a key of both (and the audiences), so a later run of the
+    same stage (another persona file with the same audiences, another rater) or a resumed run takes them as they were
+    told (with their recorded seconds). An LLM's narratives are not kept here: its answers have their own cache."""
     audiences = [p.audience for p in personas]
-    return run_narratives(data, technical, config, tools=narration, persona_audiences=audiences)
+    key = _narratives_key(pieces, config, narration, audiences)
+    stored = pieces.get(key) if key is not None else None
+    if stored is not None:
+        return stored
+    narratives = run_narratives(data, technical, config, tools=narration, persona_audiences=audiences)
+    if key is not None:
+        pieces.put(key, narratives)
+    return narratives
+
+
+def _narratives_key(pieces, config: HexevalConfig, narration, audiences: list) -> str | None:
+    """Key of the narratives of this technical stage, settings and audiences; None when they are not kept (the store
+    is off, an LLM narrates or reads back, or a plugin explainer runs)."""
+    if not pieces.enabled or not narration.offline:
+        return None
+    stage = pieces.stage_key(config)
+    if stage is None:
+        return None
+    return pieces.key("narratives", stage=stage, narratives=config.narratives.model_dump(mode="json"),
+                      sample_instances=config.personas.sample_instances,
+                      audiences=audiences_for(config, audiences))  # those written for, not the personas
 
 
 def _recommend(technical, ratings, config: HexevalConfig, personas: list, *, warnings, narratives,
-               rater_kind) -> dict:
-    """Recommendations per stakeholder, or the note that they were switched off."""
+               rater_kind, pieces) -> dict:
+    """Recommendations per stakeholder, or the note that they were switched off.
+
+    What they read of the technical stage alone (:func:`~.recommend.recommender.technical_evidence_of`: the
+    per-question tables, gates against Random, constraint findings) is kept under the stage's key and the
+    recommendation settings, so a later run of the same stage (another persona file or rater) takes it as computed."""
     if not config.recommendations.enabled:
         return {"mode": "disabled", "stakeholders": {}, "warnings": warnings,
                 "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
@@ -389,9 +419,18 @@ def _recommend(technical, ratings, config: HexevalConfig, personas: list, *, war
     weights = {p.name: p.weights() for p in personas} if personas else None
     questions = {p.name: {"role": p.role, "weights": p.question_weights(), "declared": p.questions is not None,
                           "reason": p.questions.reason if p.questions is not None else ""} for p in personas}
+    stage = pieces.stage_key(config) if pieces.enabled else None
+    key = (pieces.key("recommendation-evidence", stage=stage, recommendations=config.recommendations.model_dump(
+        mode="json")) if stage is not None else None)
+    evidence = pieces.get(key) if key is not None else None
+    if evidence is None:
+        evidence = technical_evidence_of(technical.metrics, technical.per_instance, config)
+        if key is not None:
+            pieces.put(key, evidence)
     return generate_recommendations(technical.metrics, ratings, config, per_instance=technical.per_instance,
                                     warnings=warnings, rater_kind=rater_kind, narratives=told,
-                                    persona_weights=weights, persona_questions=questions or None)
+                                    persona_weights=weights, persona_questions=questions or None,
+                                    technical_evidence=evidence)
 
 
 def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool,

@@ -47,6 +47,33 @@ def short_repr(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 1] + "…"
 
 
+#: Deepest nesting :func:`_plain` lets libyaml's loader compose (its composer recurses on the C stack; deeper text
+#: goes to the pure-Python loader, which turns excessive nesting into an error).
+MAX_C_DEPTH = 50
+
+
+def _plain(text: str) -> bool:
+    """Whether libyaml's safe loader reads ``text`` as the pure-Python :class:`_NoAliasLoader` does: libyaml is there,
+    and its events (libyaml's parser keeps its own stack) show valid YAML without anchors or aliases and at most
+    :data:`MAX_C_DEPTH` levels. Anything else is left to the pure-Python loader, so its errors stay the same."""
+    if not getattr(yaml, "__with_libyaml__", False):
+        return False
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.CSafeLoader):
+            if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+                return False
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_C_DEPTH:
+                    return False
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return False
+    return True
+
+
 def parse_yaml(text: str, *, what: str) -> object:
     """Parse YAML ``text`` (``what`` names it in messages, e.g. "The persona file personas.yaml").
 
@@ -60,6 +87,8 @@ def parse_yaml(text: str, *, what: str) -> object:
         raise ConfigError(f"{what} is {len(text):,} characters long; HEXEval reads YAML files of at most "
                           f"{MAX_YAML_BYTES:,}. Check that this is the right file.")
     try:
+        if _plain(text):  # libyaml's loader, ~4x faster: only for text the pure-Python one would accept the same way
+            return yaml.load(text, Loader=yaml.CSafeLoader)  # noqa: S506 - libyaml's safe loader
         return yaml.load(text, Loader=_NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as err:
         raise ConfigError(f"{what} is not valid YAML: {_bounded(err)}. Fix the indentation or quoting at that "

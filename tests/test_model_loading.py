@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import joblib
 import numpy as np
 import pandas as pd
 import pytest
 import skops.io as sio
+from sklearn.ensemble import RandomForestClassifier
 from sklearn.linear_model import LinearRegression, LogisticRegression
 from sklearn.preprocessing import FunctionTransformer
 from sklearn.svm import SVC
@@ -184,3 +189,75 @@ def test_a_refused_skops_file_is_refused_every_time_and_a_forged_verdict_is_not_
     with pytest.raises(ModelError, match="outside HEXEval's allow-list: builtins.eval"):
         load_model(path, audits=MODEL_AUDITS)
     assert audits.calls == 3
+
+
+class _Rebuilds:
+    """Counts the models skops rebuilds from a file's bytes."""
+
+    def __init__(self, monkeypatch):
+        self.calls = 0
+        real = sio.loads
+
+        def counted(*args, **kwargs):
+            self.calls += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(sio, "loads", counted)
+
+
+def test_a_skops_model_rebuilt_after_its_audit_is_used_again_and_a_forged_one_is_not(tmp_path, small, monkeypatch):
+    from hexeval_engine.runs import model_audits
+    from hexeval_engine.runs.explanation_store import PieceStore
+
+    monkeypatch.setenv("HEXEVAL_SIGNING_KEY", str(tmp_path / "key" / "run-signing.key"))
+    X, y, _ = small
+    rebuilds = _Rebuilds(monkeypatch)
+    path = tmp_path / "forest.skops"
+    sio.dump(RandomForestClassifier(n_estimators=5, random_state=0).fit(X, y), path)
+    first = load_model(path, audits=MODEL_AUDITS)
+    again = load_model(path, audits=MODEL_AUDITS)
+    assert rebuilds.calls == 1  # the second load took the model rebuilt by the first
+    assert np.array_equal(again.predict_proba(X), first.predict_proba(X))
+    assert again.estimator is not first.estimator and again.estimator.get_params() == first.estimator.get_params()
+    # a "rebuilt model" written by someone without this installation's key is not unpickled
+    sha = model_audits.hashlib.sha256(path.read_bytes()).hexdigest()
+    marker = tmp_path / "pwned"
+    PieceStore(model_audits._store().folder, b"someone else's secret..........").put(
+        model_audits._key(sha, "skops-model"), {"model": _CreatesFile(marker)})
+    forged = load_model(path, audits=MODEL_AUDITS)
+    assert rebuilds.calls == 2 and not marker.exists()
+    assert np.array_equal(forged.predict_proba(X), first.predict_proba(X))
+
+
+def test_remembered_model_checks_are_pruned_to_their_size_limit(tmp_path, small, monkeypatch):
+    from hexeval_engine.runs import model_audits
+
+    monkeypatch.setenv("HEXEVAL_SIGNING_KEY", str(tmp_path / "key" / "run-signing.key"))
+    X, y, _ = small
+    audits, rebuilds = _Audits(monkeypatch), _Rebuilds(monkeypatch)
+    files = [tmp_path / f"lr{k}.skops" for k in range(5)]
+    for k, path in enumerate(files):  # five files of the same size (other bytes)
+        sio.dump(LogisticRegression(C=1.0 + k).fit(X, y), path)
+    load_model(files[0], audits=MODEL_AUDITS)
+    entries, one_file = model_audits.size()  # its verdict and its model
+    assert entries == 2
+    # room for four files' verdicts and models (a model may take up to a quarter of the limit)
+    monkeypatch.setenv("HEXEVAL_MODEL_AUDITS_LIMIT_MB", str((4 * one_file + 100) / (1024 * 1024)))
+    for path in files[1:]:
+        time.sleep(0.02)  # the earlier files' entries are the less recently used
+        load_model(path, audits=MODEL_AUDITS)
+        assert model_audits.size()[1] <= model_audits.limit()
+    assert model_audits.size()[0] == 8
+    load_model(files[1], audits=MODEL_AUDITS)
+    assert (audits.calls, rebuilds.calls) == (5, 5)  # still remembered: neither audited nor rebuilt again
+    load_model(files[0], audits=MODEL_AUDITS)
+    assert (audits.calls, rebuilds.calls) == (6, 6)  # the least recently used were pruned: audited and rebuilt again
+    # `hexeval runs clean` prunes them too
+    env = {**os.environ, "HEXEVAL_MODEL_AUDITS_LIMIT_MB": "0", "PYTHONPATH": str(Path(__file__).parents[1])}
+    cleaned = subprocess.run([sys.executable, "-m", "hexeval_engine", "runs", "clean", "--output",
+                              str(tmp_path / "runs")], capture_output=True, text=True, env=env, timeout=300)
+    assert cleaned.returncode == 0, cleaned.stderr
+    assert "remembered model checks hold 0 entries" in cleaned.stdout, cleaned.stdout
+    assert model_audits.size() == (0, 0)
+    load_model(files[1], audits=MODEL_AUDITS)
+    assert (audits.calls, rebuilds.calls) == (7, 7)

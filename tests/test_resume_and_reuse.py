@@ -9,6 +9,7 @@ fake LLM server in the persona stage).
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import signal
@@ -26,6 +27,7 @@ from small_runs import QUICK
 from hexeval_engine import get_usecase
 from hexeval_engine.evaluate import evaluate, extend_run
 from hexeval_engine.explainers.registry import EXPLAINERS
+from hexeval_engine.narratives.template import TemplateNarrator
 from hexeval_engine.personas import loader as persona_loader
 from hexeval_engine.technical import measuring, sanity
 from hexeval_engine.technical import run as technical_run
@@ -34,8 +36,10 @@ from hexeval_engine.runs.resumable import resumable_runs
 from hexeval_engine.runs.store import list_runs, load_run, scan_runs
 
 ROOT = Path(__file__).resolve().parents[1]
+evaluate_module = importlib.import_module("hexeval_engine.evaluate")  # the package's `evaluate` is the function
 TABLES = ("technical_metrics.csv", "technical_metrics_long.csv", "instance_metrics.csv",
-          "instance_metrics_unshared.csv", "persona_ratings.csv", "recommendations.json")
+          "instance_metrics_unshared.csv", "persona_ratings.csv", "recommendations.json", "narratives.csv",
+          "narrative_extractions.csv")
 #: Columns that record how long this execution took or whether an answer came from the LLM cache, not a result.
 TIMING_COLUMNS = {"technical_metrics.csv": ["seconds"], "persona_ratings.csv": ["latency_s", "cached"]}
 
@@ -113,7 +117,7 @@ def _stage_entry(root: Path) -> Path:
     """The shared store's entry of the whole technical stage's result (the one entry holding a run's stage)."""
     store = PieceStore(store_folder(root), store_secret())
     [stage] = [path for path in store_folder(root).glob("*.piece")
-               if isinstance(store.get(path.name[:-len(".piece")]), dict)]
+               if isinstance(piece := store.get(path.name[:-len(".piece")]), dict) and "value" in piece]
     return stage
 
 
@@ -211,15 +215,27 @@ def test_a_run_changing_only_the_personas_computes_no_explanation_and_matches_a_
     reads = []
     real_read = persona_loader.read_yaml
     monkeypatch.setattr(persona_loader, "read_yaml", lambda path, **kw: reads.append(Path(path)) or real_read(path, **kw))
+    told = []
+    real_narrate = TemplateNarrator.narrate_many
+    monkeypatch.setattr(TemplateNarrator, "narrate_many", lambda self, facts, *a, **kw: told.append(len(facts))
+                        or real_narrate(self, facts, *a, **kw))
+    weighed = []
+    real_evidence = evaluate_module.technical_evidence_of
+    monkeypatch.setattr(evaluate_module, "technical_evidence_of", lambda *a, **kw: weighed.append(1)
+                        or real_evidence(*a, **kw))
     counted.calls = 0
     second = evaluate(usecase="heart", output_dir=shared, config_overrides=generic)
     assert counted.calls == 0
     assert reads == [generic_file]  # the persona file is read once per run
+    assert told == []  # the generic personas' audiences are heart's: the narratives are those told before
+    assert weighed == []  # and the recommendations' technical evidence is the one computed before
     assert second.manifest["reuse"]["explanations_computed"] == 0
-    assert second.manifest["reuse"]["explanations_reused"] == sum(e.method != "Narrative"  # told again: cheap
+    assert second.manifest["reuse"]["explanations_reused"] == sum(e.method != "Narrative"
                                                                   for e in second.technical.explanations)
+    assert any(e.method == "Narrative" for e in second.technical.explanations)  # and rated
     alone = evaluate(usecase="heart", output_dir=fresh, config_overrides=generic)
-    assert counted.calls > 0 and alone.manifest["reuse"]["explanations_reused"] == 0
+    assert counted.calls > 0 and alone.manifest["reuse"]["explanations_reused"] == 0 and told and weighed
+    assert (alone.output_path / "narratives.csv").exists()
     assert _comparable(second.output_path) == _comparable(alone.output_path)
 
 

@@ -84,3 +84,27 @@ def test_short_repr_never_walks_a_shared_structure_in_full():
     for _ in range(12):  # 9**13 leaves if expanded
         level = [level] * 9
     assert len(short_repr(level)) <= 80
+
+
+def test_libyaml_reads_hexevals_files_as_the_pure_python_loader_does():
+    """The faster libyaml loader is used only where it gives what the pure-Python one gives: every YAML file HEXEval
+    ships reads the same either way, and text it must refuse (aliases, deep nesting, broken YAML) goes to the
+    pure-Python loader and its messages."""
+    from pathlib import Path
+
+    import yaml
+
+    from hexeval_engine import safe_yaml
+
+    root = Path(__file__).resolve().parents[1]
+    files = [p for p in [*root.glob("configs/**/*.yaml"), *root.glob("usecases/*/*.yaml")]]
+    assert len(files) >= 8
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert safe_yaml._plain(text), path
+        assert safe_yaml.parse_yaml(text, what="x") == yaml.load(text, Loader=safe_yaml._NoAliasLoader), path
+    assert not safe_yaml._plain(alias_bomb())
+    assert not safe_yaml._plain("a: " + "[" * (safe_yaml.MAX_C_DEPTH + 1) + "]" * (safe_yaml.MAX_C_DEPTH + 1))
+    assert not safe_yaml._plain("a: [1, 2\nb: }")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        safe_yaml.parse_yaml("a: [1, 2\nb: }", what="x")

@@ -84,7 +84,8 @@ def register(sub, add_inputs) -> None:
     r.set_defaults(func=runs_delete)
     r = runs_sub.add_parser("clean", help="remove unfinished run folders (.tmp-*) left by evaluations that were killed, "
                                           "run folders that lost their run.json and interrupted (resumable) runs, "
-                                          "and prune the explanation store to its size limit")
+                                          "and prune the explanation store and the remembered model checks to their size "
+                                          "limits")
     r.add_argument("--output", help="runs root (default outputs/)")
     r.set_defaults(func=runs_clean)
     register_extend(runs_sub, _find, _print_tables)

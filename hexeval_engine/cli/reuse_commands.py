@@ -9,6 +9,7 @@ from pathlib import Path
 from ..evaluate import extend_run
 from ..paths import default_outputs_root, shown
 from ..plain_values import show_time
+from ..runs import model_audits
 from ..runs.explanation_store import PieceStore, store_folder, store_limit, store_secret
 from ..runs.resumable import remove_resumable, resumable_runs
 from ..vocabulary import plural
@@ -77,19 +78,24 @@ def print_resumable(root: Path, usecase: str | None) -> None:
 
 
 def clean_resumable(root: Path) -> None:
-    """``runs clean``: remove the interrupted runs nobody runs and prune the store to its size limit."""
+    """``runs clean``: remove the interrupted runs nobody runs, prune the store and the remembered model audits to
+    their size limits."""
     removed = remove_resumable(root)
     for path in removed:
         print(f"Removed the interrupted run {path.parent.name}/{shown(path.name[len('.resume-'):])}")
     folder = store_folder(root)
     if not folder.is_dir():
         print(f"Removed {plural(len(removed), 'interrupted run')}; no explanation store under {root}.")
-        return
-    store = PieceStore(folder, store_secret())
-    entries, freed = store.prune()
-    print(f"Removed {plural(len(removed), 'interrupted run')}. The explanation store holds "
-          f"{plural(len(store.keys()), 'entry', 'entries')} ({store.size() / 1e6:.1f} MB, limit "
-          f"{store_limit() / 1e6:.0f} MB); {plural(entries, 'entry', 'entries')} removed ({freed / 1e6:.1f} MB).")
+    else:
+        store = PieceStore(folder, store_secret())
+        entries, freed = store.prune()
+        print(f"Removed {plural(len(removed), 'interrupted run')}. The explanation store holds "
+              f"{plural(len(store.keys()), 'entry', 'entries')} ({store.size() / 1e6:.1f} MB, limit "
+              f"{store_limit() / 1e6:.0f} MB); {plural(entries, 'entry', 'entries')} removed ({freed / 1e6:.1f} MB).")
+    entries, freed = model_audits.prune()
+    kept, size = model_audits.size()
+    print(f"The remembered model checks hold {plural(kept, 'entry', 'entries')} ({size / 1e6:.1f} MB, limit "
+          f"{model_audits.limit() / 1e6:.0f} MB); {plural(entries, 'entry', 'entries')} removed ({freed / 1e6:.1f} MB).")
 
 
 def check_resume_args(args: argparse.Namespace) -> None:

@@ -62,9 +62,11 @@ def load_model(path, *, allow_pickle: bool = False, threshold: float | None = No
         The data the model will be evaluated on: a model of another task (a regressor, a model of
         more than two classes) is refused with a message that names the target too.
     audits : object, optional
-        Remembered skops audits (``remembered(sha256)``, ``remember(sha256, types)``;
+        Remembered skops audits and the models rebuilt after them (``remembered(sha256)``, ``remember(sha256,
+        types)``, ``rebuilt(sha256)``, ``keep_rebuilt(sha256, model)``;
         :data:`hexeval_engine.runs.model_audits.MODEL_AUDITS`): a skops file whose exact bytes passed the audit
-        before is not audited again. Default: every skops file is audited.
+        before is not audited again, and the model rebuilt from them then is used again. Default: every skops file
+        is audited and rebuilt.
     """
     path = Path(path)
     if not path.exists():
@@ -123,7 +125,7 @@ def _load_skops(path: Path, audits=None) -> tuple:
     """``(the model, the SHA-256 of the bytes it was loaded from)``.
 
     The file is read once: its bytes are hashed, audited (or found audited before in ``audits``) and loaded, so the
-    bytes loaded are the bytes audited."""
+    bytes loaded are the bytes audited. Bytes audited before whose rebuilt model ``audits`` kept give that model."""
     import skops.io as sio  # loaded only for .skops files
 
     data = path.read_bytes()
@@ -133,13 +135,18 @@ def _load_skops(path: Path, audits=None) -> tuple:
         requested = _audit_skops(path, data)
         if audits is not None:
             audits.remember(sha256, requested)
+    elif (kept := audits.rebuilt(sha256)) is not None:
+        return kept, sha256
     try:
-        return sio.loads(data, trusted=list(requested)), sha256
+        model = sio.loads(data, trusted=list(requested))
     except Exception as err:  # skops rebuilds objects with the installed libraries; any of them can fail
         log.info("skops could not load %s: %s: %s", path, type(err).__name__, err)
         raise ModelError(f"'{path.name}' is a skops file, but the model in it cannot be rebuilt here: it was probably "
                          f"saved with other versions of scikit-learn or skops than this server's ({_library_versions()}). "
                          "Save it again with these versions (skops.io.dump) and upload the new file.") from err
+    if audits is not None:
+        audits.keep_rebuilt(sha256, model)
+    return model, sha256
 
 
 def _audit_skops(path: Path, data: bytes) -> list[str]:

@@ -18,6 +18,11 @@ class NarrativeTools:
     narrator: object  # TemplateNarrator | LLMNarrator
     extractor: object  # OfflineExtractor | LLMExtractor
 
+    @property
+    def offline(self) -> bool:
+        """Whether both are HEXEval's own offline ones (no LLM: what they write is a function of their input)."""
+        return isinstance(self.narrator, TemplateNarrator) and isinstance(self.extractor, OfflineExtractor)
+
     def close(self) -> None:
         self.narrator.close()
         if self.extractor is not self.narrator:

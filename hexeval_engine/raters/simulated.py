@@ -40,10 +40,18 @@ class SimulatedRater:
     def __repr__(self) -> str:
         return f"SimulatedRater(model={self.model!r}, top_k={self.top_k})"
 
-    def rate(self, task: RatingTask) -> Rating:
+    def rate(self, task: RatingTask, *, measured: dict | None = None) -> Rating:
+        """One rating. ``measured``: properties already measured in this batch, by explanation, case and domain
+        (each persona reads the same explanation of the same case the same way: measured once)."""
         start = time.perf_counter()
-        props = measure(task.explanation, task.case, top_k=self.top_k, value_labels=task.domain.value_labels,
-                        units=task.domain.units)
+        key = (id(task.explanation), id(task.case), id(task.domain))
+        if measured is not None and key in measured:
+            props = measured[key][1]
+        else:
+            props = measure(task.explanation, task.case, top_k=self.top_k, value_labels=task.domain.value_labels,
+                            units=task.domain.units)
+            if measured is not None:  # the task is kept with them, so the ids in the key stay its objects'
+                measured[key] = (task, props)
         raw = raw_scores(props, PersonaWeights.of(task.persona))
         scores = {d: round_score(raw[d]) for d in DIMENSIONS}
         comment = write_comment(task, props, scores)
@@ -52,9 +60,9 @@ class SimulatedRater:
                              "infeasible_changes": len(props.infeasible)})
 
     def rate_many(self, tasks: Sequence[RatingTask], on_progress: ProgressFn | None = None) -> list[Rating]:
-        out = []
+        out, measured = [], {}
         for i, task in enumerate(tasks, start=1):
-            out.append(self.rate(task))
+            out.append(self.rate(task, measured=measured))
             if on_progress:
                 on_progress(i, len(tasks), f"{task.persona.name} rated {task.label} "
                                            f"(case {task.case.instance_id}, run {task.run + 1})")

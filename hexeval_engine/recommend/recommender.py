@@ -32,6 +32,7 @@ How a recommendation is made (``docs/recommendations.md`` explains it for reader
 
 from __future__ import annotations
 
+import copy
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -421,7 +422,8 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
                              rater_kind: str | None = None, excluded: dict[str, str] | None = None,
                              narratives: dict | None = None,
                              persona_weights: dict[str, dict[str, float]] | None = None,
-                             persona_questions: dict | None = None, families: dict | None = None) -> dict:
+                             persona_questions: dict | None = None, families: dict | None = None,
+                             technical_evidence: dict | None = None) -> dict:
     """Recommend an explanation method per stakeholder from the questions they ask.
 
     Parameters
@@ -450,12 +452,60 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         it, every rated role (or, with no ratings, one entry for all stakeholders) weighs the questions equally.
     families : dict, optional
         ``{method: family}``; default from the technical table's ``family`` column.
+    technical_evidence : dict, optional
+        :func:`technical_evidence_of` these ``technical``, ``per_instance``, ``config``, ``excluded`` and
+        ``families``, computed before (it reads no rating, persona or warning; ``evaluate`` keeps it with the
+        technical stage). Default: computed here.
     """
     cfg = _config(config)
-    long = as_long(technical)
-    plan = _Plan(cfg=cfg, long=long, warnings=list(warnings or []), rater_kind=rater_kind,
+    shared = (copy.deepcopy(technical_evidence) if technical_evidence is not None  # the caller's stays as it was
+              else technical_evidence_of(technical, per_instance, cfg, excluded=excluded, families=families))
+    plan = _Plan(cfg=cfg, long=shared["long"], warnings=list(warnings or []), rater_kind=rater_kind,
                  source_words=ratings_source(rater_kind),
                  people_share=float(cfg.recommendations.weights.stakeholder_share()))
+    for name in _SHARED_FIELDS:
+        setattr(plan, name, shared[name])
+    plan.blocked = plan.blocked or next((w["message"] for w in plan.warnings
+                                         if w.get("code") == "model_has_no_signal"), None)
+    plan.narrative_source = _narrative_source(plan, narratives)
+    rated = usable_ratings(ratings)
+    if len(rated) and rater_kind not in PEOPLE:
+        plan.notes.append(f"The {plan.source_words} are shown as how each stakeholder perceives the explanations; "
+                          "they do not enter the recommendation"
+                          + (" (LLM ratings enter only after the judge checks pass: label swap and test-retest, "
+                             "which this run did not run)" if plan.source_words == "LLM ratings" else "") + ".")
+    if len(rated):  # every stakeholder's rated units, in one pass
+        shown = plan.candidates + ([BASELINE_METHOD] if plan.has_baseline else [])
+        plan.units = unit_ratings_by_role(rated, shown + [NARRATIVE_METHOD], dimension_weights=persona_weights)
+    evidence = shared["question_evidence"]
+    people = stakeholders_from(persona_questions, rated)
+    stakeholders = {}
+    for who in people:
+        entry = _stakeholder(who, plan, rated)
+        stakeholders[entry["title"]] = entry
+    return _json_safe({
+        "mode": "questions", "basis": "questions", "confidence_level": cfg.evaluation.confidence_level,
+        "methods": plan.candidates, "baseline": BASELINE_METHOD if plan.has_baseline else None,
+        "n_shared_cases": int(max((len(t.dropna(how="all")) for t in plan.tables.values()), default=0)),
+        "excluded_methods": plan.excluded_methods, "warnings": plan.warnings, "technical": plan.technical,
+        "ratings_source": plan.source_words if len(rated) else None, "rater_kind": rater_kind,
+        "stakeholders": stakeholders, "notes": plan.notes, "question_evidence": evidence,
+    })
+
+
+#: The :class:`_Plan` fields :func:`technical_evidence_of` settles.
+_SHARED_FIELDS = ("excluded_methods", "notes", "candidates", "tables", "support", "has_baseline", "technical",
+                  "blocked", "question_stats")
+
+
+def technical_evidence_of(technical: pd.DataFrame | None, per_instance: pd.DataFrame | None, config=None, *,
+                          excluded: dict[str, str] | None = None, families: dict | None = None) -> dict:
+    """What :func:`generate_recommendations` reads of the technical stage alone (no rating, persona or warning):
+    the candidates and exclusions, the per-question tables, the constraint findings, every method's gate against
+    Random and the question evidence. The same for every stakeholder and persona file of a run; a dict of plain
+    data and tables (it can be stored)."""
+    cfg = _config(config)
+    plan = _Plan(cfg=cfg, long=as_long(technical), warnings=[])
     families = dict(families or _families(technical))
     _exclude(plan, technical, excluded, families)
     if not has_question_evidence(per_instance):
@@ -475,7 +525,7 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
         plan.notes.append("This run has no random baseline, so no method could be checked against it.")
     plan.support = support_tables(per_instance, _SUPPORT, methods) if len(per_instance) else {}
     for m in plan.candidates + ([BASELINE_METHOD] if plan.has_baseline else []):
-        concerns, excluded_reason = constraint_findings(long, per_instance, m, cfg) if m != BASELINE_METHOD \
+        concerns, excluded_reason = constraint_findings(plan.long, per_instance, m, cfg) if m != BASELINE_METHOD \
             else ([], None)
         plan.technical[m] = {"family": families.get(m, ""), "concerns": concerns, "excluded": excluded_reason,
                              "recommendable": m != BASELINE_METHOD and families.get(m) != "baseline"}
@@ -488,31 +538,8 @@ def generate_recommendations(technical: pd.DataFrame | None, ratings: pd.DataFra
                     plan.candidates, 1 - cfg.evaluation.confidence_level)
     for m in plan.technical:
         plan.technical[m]["vs_baseline"] = overall.get(m, {"qualifies": False})
-    plan.blocked = plan.blocked or next((w["message"] for w in plan.warnings
-                                         if w.get("code") == "model_has_no_signal"), None)
-    plan.narrative_source = _narrative_source(plan, narratives)
-    rated = usable_ratings(ratings)
-    if len(rated) and rater_kind not in PEOPLE:
-        plan.notes.append(f"The {plan.source_words} are shown as how each stakeholder perceives the explanations; "
-                          "they do not enter the recommendation"
-                          + (" (LLM ratings enter only after the judge checks pass: label swap and test-retest, "
-                             "which this run did not run)" if plan.source_words == "LLM ratings" else "") + ".")
-    if len(rated):  # every stakeholder's rated units, in one pass
-        plan.units = unit_ratings_by_role(rated, shown + [NARRATIVE_METHOD], dimension_weights=persona_weights)
-    evidence = _question_evidence(plan)
-    people = stakeholders_from(persona_questions, rated)
-    stakeholders = {}
-    for who in people:
-        entry = _stakeholder(who, plan, rated)
-        stakeholders[entry["title"]] = entry
-    return _json_safe({
-        "mode": "questions", "basis": "questions", "confidence_level": cfg.evaluation.confidence_level,
-        "methods": plan.candidates, "baseline": BASELINE_METHOD if plan.has_baseline else None,
-        "n_shared_cases": int(max((len(t.dropna(how="all")) for t in plan.tables.values()), default=0)),
-        "excluded_methods": plan.excluded_methods, "warnings": plan.warnings, "technical": plan.technical,
-        "ratings_source": plan.source_words if len(rated) else None, "rater_kind": rater_kind,
-        "stakeholders": stakeholders, "notes": plan.notes, "question_evidence": evidence,
-    })
+    return {"long": plan.long, **{name: getattr(plan, name) for name in _SHARED_FIELDS},
+            "question_evidence": _question_evidence(plan)}
 
 
 def _question_evidence(plan: _Plan) -> dict:

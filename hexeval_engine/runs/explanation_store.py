@@ -116,7 +116,11 @@ class PieceStore:
 
     def put(self, key: str, piece) -> None:
         """Store ``piece`` under ``key`` atomically (a failure to write is logged: the run goes on without it)."""
-        payload = pickle.dumps(piece, protocol=pickle.HIGHEST_PROTOCOL)
+        self.put_pickled(key, pickle.dumps(piece, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def put_pickled(self, key: str, payload: bytes) -> None:
+        """Store under ``key`` the piece ``payload`` is the pickle of (as :meth:`put`, for a caller that pickled it
+        already)."""
         header = b" ".join([FORMAT, key.encode("ascii"), str(len(payload)).encode("ascii"),
                             self._sign(key, payload).encode("ascii")]) + b"\n"
         try:

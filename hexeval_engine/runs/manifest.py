@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import platform
 from dataclasses import asdict, is_dataclass
+from functools import lru_cache
 from importlib import metadata
 
 from ..models.task import task_of
@@ -13,13 +14,21 @@ LIBRARIES = ("hexeval", "numpy", "pandas", "scikit-learn", "xgboost", "shap", "l
 
 
 def library_versions() -> dict[str, str]:
-    versions = {"python": platform.python_version()}
+    """The versions of Python and :data:`LIBRARIES` (a new dict each call)."""
+    return dict(_installed_versions())
+
+
+@lru_cache(maxsize=1)
+def _installed_versions() -> tuple:
+    """Read once per process (every run keys its pieces with them and records them): packages do not change under a
+    running process."""
+    versions = [("python", platform.python_version())]
     for name in LIBRARIES:
         try:
-            versions[name] = metadata.version(name)
+            versions.append((name, metadata.version(name)))
         except metadata.PackageNotFoundError:
-            versions[name] = "not installed"
-    return versions
+            versions.append((name, "not installed"))
+    return tuple(versions)
 
 
 def build_manifest(*, run_id, usecase, usecase_title, config, data, data_sha256, model, validation, technical,
