@@ -139,10 +139,11 @@ def test_a_run_interrupted_in_the_technical_stage_resumes_to_the_same_tables(tmp
     assert done.returncode == 0, done.stderr[-3000:]
 
     _interrupt(["--usecase", "heart", "--config", str(config), "--output", str(stopped), "--quiet"],
-               lambda: _pieces(stopped) >= 2 and _stage(stopped) == "technical", sig)
+               lambda: _pieces(stopped) >= 12 and _stage(stopped) == "technical", sig)  # 12: explanations among
+    # them (the first few pieces can all be the checks' re-fit and noisy copies, which are not explanations: reused 0)
     assert scan_runs(stopped) == ([], [])  # nothing lists as a finished run
     [info] = resumable_runs(stopped)
-    assert info.stage == "technical" and not info.running and info.pieces >= 2
+    assert info.stage == "technical" and not info.running and info.pieces >= 12
     listing = _cli("runs", "list", "--output", str(stopped))
     assert "resumable" in listing.stdout and info.run_id in listing.stdout
 
