@@ -10,7 +10,8 @@ with Gemma 3's chat format (``gemma3_chat_server.py``: the GGUF has no chat temp
 fallback, Llama 2's markup, made the model echo the prompt) on 127.0.0.1 (a free port), runs ``evaluate`` on the bundled heart
 use case with the LLM rater against it, prints one table line (reference, settings, ratings ok /
 failed, the request formats the server accepted, time, load average) and the first distinct
-failure reasons, and stops the server it started.
+failure reasons, and how many usable ratings carry a comment copied from the persona's instructions (a model too
+small to rate writes them back), and stops the server it started.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from local_server import free_port, local_server  # noqa: E402  (the tests' one 
 
 from hexeval_engine import evaluate  # noqa: E402
 from hexeval_engine.personas import load_personas  # noqa: E402
+from hexeval_engine.raters.prompt import system_prompt  # noqa: E402
 from hexeval_engine.usecases import get_usecase  # noqa: E402
 
 
@@ -64,14 +66,29 @@ def main() -> int:
     table = result.persona_ratings
     ok, failed = int((table["status"] == "ok").sum()), int((table["status"] == "failed").sum())
     reasons = [e for e, _ in Counter(e for e in table["error"] if e).most_common(3)]
-    print("reference | settings | ratings ok | failed | seconds | load average")
+    prompts = [system_prompt(p, result.config.domain) for p in load_personas(uc.personas_path) if p.name in names]
+    echoes = sum(repeats_prompt(c, prompts) for c, s in zip(table["comment"], table["status"]) if s == "ok")
+    print("reference | settings | ratings ok | failed | ok whose comment repeats the prompt | seconds | load average")
     print(f"llama-cpp-python server, Gemma 3 270M Q4_K_M | heart, {args.personas} personas x {args.cases} cases x "
-          f"{table['explanation_type'].nunique()} methods, concurrency 1 | {ok} | {failed} | {seconds:.0f} | "
-          f"{load_average()}")
+          f"{table['explanation_type'].nunique()} methods, concurrency 1 | {ok} | {failed} | {echoes} | "
+          f"{seconds:.0f} | {load_average()}")
     for reason in reasons:
         print(f"  failed because: {reason}")
-    print(json.dumps({"ok": ok, "failed": failed, "format_failures": sum("HTTP" in e for e in table["error"])}))
+    print(json.dumps({"ok": ok, "failed": failed, "comments_repeating_the_prompt": echoes,
+                      "format_failures": sum("HTTP" in e for e in table["error"])}))
     return 0
+
+
+ECHO_CHARS = 40
+"""A comment that holds this many characters of the persona's instructions in a row is copied, not written."""
+
+
+def repeats_prompt(comment, prompts: list[str]) -> bool:
+    """Whether ``comment`` copies :data:`ECHO_CHARS` characters in a row from one of ``prompts`` (a small model
+    writes the instructions back: "2-3 sentences in the first person that say why, …")."""
+    text = " ".join(str(comment or "").split())
+    flat = [" ".join(p.split()) for p in prompts]
+    return any(text[k:k + ECHO_CHARS] in p for k in range(0, max(len(text) - ECHO_CHARS + 1, 0)) for p in flat)
 
 
 if __name__ == "__main__":
