@@ -70,6 +70,19 @@ def test_parser_reads_a_comment_with_a_raw_line_break(wrap):
     assert parsed.comment == comment and parsed.scores == {d: GOOD[d] for d in DIMENSIONS}
 
 
+def test_a_comment_that_copies_the_instructions_is_not_a_rating():
+    """`make llm-real`: Gemma 3 270M wrote the instruction back ("2-3 sentences in the first person that say why, ...")
+    in 21 of 24 comments, with scores counting 1, 2, 3, 4, 5; a comment quoting the explanation is a judgement."""
+    copied = {**GOOD, "comment": ": 2-3 sentences in the first person that say why, naming what in the explanation"
+                                 " helped or got in your way.\n\nThe patient assessment:\n- age (years): 64 years"}
+    with pytest.raises(AnswerError, match="copies the instructions") as err:
+        parse_rating(json.dumps(copied))
+    assert "personas.llm_model" in str(err.value)
+    quoting = {**GOOD, "comment": "It says 'chest pain type is asymptomatic; angina induced by exercise is yes', which "
+                                  "is what I look at first. In the first person: I trust it."}
+    assert parse_rating(json.dumps(quoting)).comment == quoting["comment"]
+
+
 def test_parser_rejects_text_without_json():
     with pytest.raises(AnswerError, match="no JSON object"):
         parse_rating("I'd give it a four out of five.")

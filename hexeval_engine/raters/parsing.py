@@ -21,6 +21,7 @@ from ..llm.json_text import MAX_CANDIDATES, find_object  # noqa: F401  (MAX_CAND
 from ..plain_values import kind_of
 from ..safe_yaml import short_repr
 from .base import DIMENSIONS
+from .prompt import COMMENT_INSTRUCTION
 
 MAX_ANSWER_CHARS = 20_000
 """Longest answer parsed: a rating is six numbers and two or three sentences (a few hundred characters)."""
@@ -78,10 +79,27 @@ def parse_rating(content: str | None) -> RatingPayload:
         raise AnswerError(f"the answer holds no JSON object: {_excerpt(content)}")
     data = _normalise(obj)
     try:
-        return RatingPayload.model_validate(data)
+        payload = RatingPayload.model_validate(data)
     except ValidationError as err:
         problems = "; ".join(_problem(e) for e in err.errors())
         raise AnswerError(f"the answer's rating is invalid: {problems}") from err
+    if copies_instruction(payload.comment):
+        raise AnswerError("the comment copies the instructions (\u201c" + COMMENT_INSTRUCTION[:40] + "\u2026\u201d) "
+                          "instead of judging the explanation, so its scores are not a judgement either; a larger or "
+                          "instruction-tuned model usually follows them (check personas.llm_model)")
+    return payload
+
+
+#: Characters in a row a comment may share with the instruction on what to write before it counts as copied.
+COPIED_CHARS = 40
+
+
+def copies_instruction(comment: str) -> bool:
+    """Whether ``comment`` holds :data:`COPIED_CHARS` characters in a row of the instruction that says what a
+    comment should be (Gemma 3 270M wrote it back into 21 of 24 comments). Quoting the case or the explanation
+    is judging it, so only this instruction counts."""
+    text, instruction = " ".join(comment.split()).lower(), COMMENT_INSTRUCTION.lower()
+    return any(text[k:k + COPIED_CHARS] in instruction for k in range(0, len(text) - COPIED_CHARS + 1))
 
 
 def _normalise(obj: dict) -> dict:

@@ -42,6 +42,11 @@ def method_label(method: str, *, show_method_names: bool, methods=()) -> str:
     return f"Explanation {chr(ord('A') + order.index(method))}"
 
 
+#: What the comment should say, as the instructions ask for it. A model that copies it into its comment did not
+#: follow them (:func:`hexeval_engine.raters.parsing.parse_rating` refuses such an answer).
+COMMENT_INSTRUCTION = ("2-3 sentences in the first person that say why, naming what in the explanation helped or got "
+                       "in your way.")
+
 #: Longest comment a grammar-constrained server lets the model write (``maxLength``: llama.cpp's servers turn it
 #: into their grammar, so the JSON always closes; three sentences need about 300). Gemma 3 270M wrote the prompt back
 #: into its comment until the token limit cut the JSON off; strict ``json_schema`` mode drops the keyword
@@ -88,8 +93,7 @@ def system_prompt(p: Persona, domain: Domain) -> str:
         "explanation strictly from your own perspective, needs and expertise; do not judge the prediction itself. "
         f"Rate it on six dimensions, each an integer from 1 (very poor) to 5 (excellent):\n{questions}\n\n"
         "Answer with a single JSON object and nothing else, with the integer keys "
-        + ", ".join(DIMENSIONS) + ' and a "comment" key: 2-3 sentences in the first person that say why, '
-        "naming what in the explanation helped or got in your way."
+        + ", ".join(DIMENSIONS) + f' and a "comment" key: {COMMENT_INSTRUCTION}'
     )
 
 
