@@ -56,6 +56,9 @@ _NUMERIC_KINDS = ("i", "u", "f")
 #: Per encoder, each text feature's ``{category: position}`` (built once per fitted encoder).
 _TEXT_INDEXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _TEXT_LOCK = threading.Lock()
+#: Per fitted scaler or imputer, the last column index found equal to its ``feature_names_in_`` (and that array):
+#: the same index object again needs no comparison (~0.1 ms a call on 300 columns).
+_CONFIRMED_COLUMNS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def estimator_input(estimator, X):
@@ -212,10 +215,14 @@ def _whole_frame(step, X: pd.DataFrame):
     if type(step) not in (StandardScaler, SimpleImputer):
         return None
     names = getattr(step, "feature_names_in_", None)
-    if names is None or X.ndim != 2 or X.shape[1] != len(names) or not X.columns.is_unique:
+    if names is None or X.ndim != 2 or X.shape[1] != len(names):
         return None
-    if not np.array_equal(X.columns.to_numpy(dtype=object), np.asarray(names, dtype=object)):
-        return None
+    known = _CONFIRMED_COLUMNS.get(step)
+    if known is None or known[0] is not X.columns or known[1] is not names:
+        if not X.columns.is_unique or \
+                not np.array_equal(X.columns.to_numpy(dtype=object), np.asarray(names, dtype=object)):
+            return None
+        _CONFIRMED_COLUMNS[step] = (X.columns, names)  # the explainers' frames share their coder's (immutable) index
     if not all(isinstance(d, np.dtype) for d in X.dtypes):
         return None
     return _Source(X, list(names), whole=True)
