@@ -204,7 +204,8 @@ class AnchorExplainer:
                                   filled[i], seconds, shared) for i, iid in enumerate(instance_ids)]
 
     def _class_predictor(self) -> "ClassPredictor":
-        """The multi-class model's class probabilities over coded rows (built on first use; cached as ``self.predictor``)."""
+        """The multi-class model's class probabilities over coded rows (built on first use; with a row cache when
+        ``self.predictor`` has one)."""
         if self._classes is None:
             self._classes = ClassPredictor(self.model, self.data.coder, cache=self.predictor.cache)
         return self._classes
