@@ -23,9 +23,14 @@ CPU = the command's and its waited-for children's CPU seconds; wall figures at l
 | imputer fast path + parts (``90202ca``) | ~03:55 | 156.5 s | 121.0 s | 104.0 s | 43.2 s | 88.8 s | 10.1 s | 1,531 MiB | 4.3 / 2.7 |
 | same (``bf6dbb5``) | 04:13 | 162.6 s | 120.7 s | 91.6 s | 62.6 s | 77.2 s | 10.1 s | 1,532 MiB | 4.3 / 4.7 |
 | before (``7909acc``), right after | 04:16 | 228.1 s | 150.2 s | 144.6 s | 74.1 s | 122.9 s | 15.1 s | 1,532 MiB | 4.5 / 3.7 |
+| main (``d6d00c8``) | 09:37 | 250.4 s | 131.5 s | 143.2 s | 96.0 s | 120.9 s | 16.2 s | 1,534 MiB | 5.1 / 5.6 |
+| uncached wide Anchor rows, wide re-run budget, cheaper wide calls (``f9ce60e``) | 09:34 | 157.9 s | 85.8 s | 119.6 s | 26.4 s | 88.6 s | 20.9 s | 1,470 MiB | 7.4 / 5.2 |
+| same (``f9ce60e``) | 09:48 | 127.6 s | 85.0 s | 92.2 s | 25.9 s | 70.3 s | 15.7 s | 1,472 MiB | 3.9 / 3.8 |
+| main (``d6d00c8``), right after | 09:50 | 195.9 s | 124.7 s | 118.0 s | 70.7 s | 95.6 s | 15.9 s | 1,533 MiB | 3.8 / 5.4 |
 
 Two back-to-back pairs at load ~4-5: wall -34 % and -29 %, CPU -16 % and -20 %. The goal (<= 60 s, aim 36 s) is
-not met; the two-process split of the searches can only show on a machine whose second core is free.
+not met; the two-process split of the searches can only show on a machine whose second core is free. Branch
+``wide36`` against main, back to back: CPU -35 % and -32 %, sanity checks -73 % and -63 % (benchmarks/TARGETS.md).
 
 In one process (``sequential``, py-spy at 50 Hz, same load band 4-6): busy samples 13,102 before, 8,709 after
 the imputer fast path (-34 %). What is left, per busy sample: Anchor's searches (technical and the randomisation

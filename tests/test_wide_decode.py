@@ -38,3 +38,29 @@ def test_integer_columns_are_rounded_not_truncated_and_missing_values_stay():
     assert back["count"].dtype == np.float64 and back["count"].tolist()[:2] == [1.6, 2.4]
     assert np.isnan(back["count"].iloc[2])
     assert back["small"].dtype == np.int32 and back["small"].tolist() == [1, 1, 2]
+
+
+def test_decoded_frames_share_one_index_and_the_model_still_checks_its_columns():
+    from sklearn.impute import SimpleImputer
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+
+    from hexeval_engine.models.model_wrapper import HexevalModel
+
+    X = _frame(rows=60, wide=120).astype(float)
+    coder = FeatureCoder.fit(X, [])
+    M = coder.encode(X)
+    first, second = coder.decode(M[:30]), coder.decode(M[30:])
+    assert first.columns is second.columns and list(first.columns) == list(X.columns)
+    y = (X["m000"] > 0).astype(int)
+    model = HexevalModel.from_artefact(make_pipeline(SimpleImputer(), LogisticRegression(max_iter=500)).fit(X, y))
+    oracle = model.estimator.predict_proba(second)  # scikit-learn's own path (same frame: same memory order)
+    model.predict_proba(first)
+    assert np.array_equal(model.predict_proba(second), oracle)
+    # the same index object, but the model now wants another order: the frame is reordered, not taken as it is
+    model.feature_names = list(reversed(model.feature_names))
+    assert list(model._columns(second).columns) == model.feature_names
+    # another fitted imputer whose columns differ: the shared index is compared again, not trusted
+    other = make_pipeline(SimpleImputer(), LogisticRegression(max_iter=500)).fit(X.iloc[:, ::-1], y)
+    assert np.array_equal(HexevalModel.from_artefact(other).predict_proba(second),
+                          other.predict_proba(second[list(reversed(X.columns))]))

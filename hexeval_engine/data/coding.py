@@ -73,9 +73,9 @@ class FeatureCoder:
         ``Series``), so a model call on wide rows costs little besides the model itself.
         """
         M = np.atleast_2d(np.asarray(M, dtype=float))
-        missing = np.isnan(M)
         if self._all_numeric:
-            return self._decode_numeric(M, missing)
+            return self._decode_numeric(M)
+        missing = np.isnan(M)
         cols = {}
         for j, (col, values, dtype) in enumerate(self._decode_plan):
             if values is not None:
@@ -90,22 +90,28 @@ class FeatureCoder:
                 cols[col] = np.rint(M[:, j]).astype(dtype)
             else:
                 cols[col] = M[:, j].copy()
-        return pd.DataFrame(cols, columns=self.feature_names)
+        return pd.DataFrame(cols, columns=self._column_index)
+
+    @cached_property
+    def _column_index(self) -> pd.Index:
+        """The frame's column labels, built once: a frame given this (immutable) index instead of the list of names
+        has the same labels and skips building them (~80 us a call on 300 columns)."""
+        return pd.Index(self.feature_names)
 
     @cached_property
     def _all_numeric(self) -> bool:
         return not any(values is not None for _, values, _ in self._decode_plan)
 
-    def _decode_numeric(self, M: np.ndarray, missing: np.ndarray) -> pd.DataFrame:
+    def _decode_numeric(self, M: np.ndarray) -> pd.DataFrame:
         """:meth:`decode` without categoricals: one float block (a frame of 300 columns built column by column
         cost ~5 ms a call, most of a wide model call), integer columns rounded and restored where complete."""
         block = M.copy()
         ints = {}
         for j, (col, _, dtype) in enumerate(self._decode_plan):
-            if dtype is not None and not missing[:, j].any():
+            if dtype is not None and not np.isnan(block[:, j]).any():
                 block[:, j] = np.rint(block[:, j])
                 ints[col] = dtype
-        frame = pd.DataFrame(block, columns=self.feature_names, copy=False)
+        frame = pd.DataFrame(block, columns=self._column_index, copy=False)
         return frame.astype(ints) if ints else frame
 
     @cached_property

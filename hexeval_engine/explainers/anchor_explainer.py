@@ -17,7 +17,8 @@ the explained class is passed in (no call to find it); the search starts from
 otherwise makes one single-row call per candidate, then many bandit rounds); the searches of all
 instances run together and share each model call (:mod:`.lockstep`); and predictions go through
 a :class:`~hexeval_engine.explainers.base.CodedPredictor` whose cache already knows the instance
-and never sends a row twice. The search parameters are the library's ``explain_instance``
+and never sends a row twice (except on wide data, where looking rows up costs more than predicting
+them: ``UNCACHED_COLUMNS``). The search parameters are the library's ``explain_instance``
 defaults (``delta`` 0.1, ``tau`` 0.15, ``beam_size`` 4) with ``threshold`` from
 ``explainers.anchor.precision_threshold``, except ``BATCH_SIZE`` and ``MAX_ANCHOR_SIZE`` below.
 """
@@ -77,6 +78,13 @@ STEPS_PER_PREDICATE = 4
 SAMPLE_BYTES = 4 + 1 + 3 * MAX_ANCHOR_SIZE + 8
 #: Bytes of one candidate rule's record (Python object, dictionary slot, tuple key).
 RULE_BYTES = 400
+#: Feature columns from which Anchor's predictor keeps no row cache (``runtime.parallel.WIDE_COLUMNS``, wide
+#: data). A sample is a training row with the few values its rule's conditions replaced, so on wide data few
+#: sampled rows repeat (~8 % on 300 numeric columns), while looking a row up hashes every one of its values:
+#: ~2 us a row on 300 columns, more than decoding, preprocessing and predicting it (~1.4 us with an XGBoost
+#: pipeline); 4 cases took 21.3 CPU s with the cache, 16.8 s without. The model's answers are the same either
+#: way (a cached row's answer is the model's own); only the rows sent (``pooled_model_calls``) differ.
+UNCACHED_COLUMNS = 100
 
 
 def search_bytes(features: int, predicates: int, train_rows: int) -> int:
@@ -127,7 +135,7 @@ class AnchorExplainer:
         coder = data.coder
         names = {j: [coder.label(col, v) for v in coder.categories[col]]
                  for j, col in enumerate(coder.feature_names) if col in coder.categories}
-        self.predictor = CodedPredictor(model, coder)
+        self.predictor = CodedPredictor(model, coder, cache=len(coder.feature_names) < UNCACHED_COLUMNS)
         self._classes = None  # ClassPredictor for searches over several one-class views (explain(explained=...))
         with GLOBAL_RNG_LOCK:
             self._anchor = AnchorTabularExplainer(["0", "1"], list(coder.feature_names),
@@ -196,9 +204,10 @@ class AnchorExplainer:
                                   filled[i], seconds, shared) for i, iid in enumerate(instance_ids)]
 
     def _class_predictor(self) -> "ClassPredictor":
-        """The multi-class model's class probabilities over coded rows, cached (built on first use)."""
+        """The multi-class model's class probabilities over coded rows (built on first use; with a row cache when
+        ``self.predictor`` has one)."""
         if self._classes is None:
-            self._classes = ClassPredictor(self.model, self.data.coder)
+            self._classes = ClassPredictor(self.model, self.data.coder, cache=self.predictor.cache)
         return self._classes
 
     def together(self) -> int:
@@ -270,6 +279,8 @@ class ClassPredictor(CodedPredictor):
     def class_rows(self, M: np.ndarray) -> np.ndarray:
         """Class probabilities (the data's class order) for each coded row."""
         M = np.ascontiguousarray(np.atleast_2d(M), dtype=float)
+        if not self.cache:
+            return self._class_predict(M)
         return np.array(self._cached(M, self._class_predict), dtype=float).reshape(len(M), -1)
 
     def _class_predict(self, M: np.ndarray) -> np.ndarray:

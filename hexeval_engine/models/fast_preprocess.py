@@ -56,6 +56,9 @@ _NUMERIC_KINDS = ("i", "u", "f")
 #: Per encoder, each text feature's ``{category: position}`` (built once per fitted encoder).
 _TEXT_INDEXES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _TEXT_LOCK = threading.Lock()
+#: Per fitted scaler or imputer, the last column index found equal to its ``feature_names_in_`` (and that array):
+#: the same index object again needs no comparison (~0.1 ms a call on 300 columns).
+_CONFIRMED_COLUMNS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def estimator_input(estimator, X):
@@ -149,14 +152,15 @@ class _Source:
     C-ordered matrix anyway): the matrix is then stacked from the columns, without pandas' selection.
     """
 
-    def __init__(self, X, names=None, *, order_free: bool = False, whole: bool = False):
+    def __init__(self, X, names=None, *, order_free: bool = False, whole: bool = False, dtypes: list | None = None):
         self.X, self.names, self.order_free, self.whole = X, names, order_free, whole
+        self._dtypes = dtypes  # the whole frame's column dtypes, when the caller read them already
 
     def dtypes(self) -> list:
         if self.names is None:
             return [self.X.dtype]
         if self.whole:
-            return list(self.X.dtypes)
+            return list(self.X.dtypes) if self._dtypes is None else self._dtypes
         return [self.X[name].dtype for name in self.names]
 
     def columns(self) -> list:
@@ -212,13 +216,18 @@ def _whole_frame(step, X: pd.DataFrame):
     if type(step) not in (StandardScaler, SimpleImputer):
         return None
     names = getattr(step, "feature_names_in_", None)
-    if names is None or X.ndim != 2 or X.shape[1] != len(names) or not X.columns.is_unique:
+    if names is None or X.ndim != 2 or X.shape[1] != len(names):
         return None
-    if not np.array_equal(X.columns.to_numpy(dtype=object), np.asarray(names, dtype=object)):
+    known = _CONFIRMED_COLUMNS.get(step)
+    if known is None or known[0] is not X.columns or known[1] is not names:
+        if not X.columns.is_unique or \
+                not np.array_equal(X.columns.to_numpy(dtype=object), np.asarray(names, dtype=object)):
+            return None
+        _CONFIRMED_COLUMNS[step] = (X.columns, names)  # the explainers' frames share their coder's (immutable) index
+    dtypes = list(X.dtypes)  # read once (a Series of 300 dtypes costs ~0.1 ms a call)
+    if not all(isinstance(d, np.dtype) for d in dtypes):
         return None
-    if not all(isinstance(d, np.dtype) for d in X.dtypes):
-        return None
-    return _Source(X, list(names), whole=True)
+    return _Source(X, list(names), whole=True, dtypes=dtypes)
 
 
 def _column_transformer(ct, X):

@@ -42,6 +42,8 @@ class HexevalModel:
     calls: int = 0
     rows: int = 0
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    # the last column index found to be feature_names in order, and those names then (see _columns)
+    _confirmed: tuple | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def from_artefact(cls, artefact, *, source="", kind="", sha256="", threshold=None,
@@ -222,10 +224,14 @@ class HexevalModel:
             raise TypeError("HexevalModel expects a pandas DataFrame of raw feature columns")
         if self.feature_names is None:
             return X
+        confirmed = self._confirmed
+        if confirmed is not None and confirmed[0] is X.columns and confirmed[1] == tuple(self.feature_names):
+            return X  # the same (immutable) index as last time: the explainers' frames share their coder's index
         if len(X.columns) == len(self.feature_names) and \
                 np.array_equal(X.columns.to_numpy(dtype=object), np.asarray(self.feature_names, dtype=object)):
             # already the model's columns in its order: selecting them again would only copy the frame (compared
             # as one array: name by name, a pandas text index costs ~0.4 us a name, ~0.1 ms a call on 300 columns)
+            self._confirmed = (X.columns, tuple(self.feature_names))
             return X
         missing = [c for c in self.feature_names if c not in X.columns]
         if missing:

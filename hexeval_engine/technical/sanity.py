@@ -24,10 +24,11 @@ Public interface (stable)
   Jaccard overlap of its condition set (feature and direction of each condition) with the randomised
   model's rule, a counterfactual set's the Jaccard overlap of the features its counterfactuals change
   (two empty sets count as identical). "Barely changes" means the same ``max_similarity`` threshold.
-  Anchor's re-run may make twice as many model requests as the real search of the same case made, and
-  at least ``RERUN_MIN_REQUESTS`` (:func:`request_cap`); a re-run stopped there keeps the rule found so far, and the result's
-  ``notes`` say in how many cases that happened (shown with the check, never counted against the
-  real explanation).
+  Anchor's re-run may make twice as many model requests as the real search of the same case made (as many
+  on data of ``WIDE_RERUN_COLUMNS`` feature columns or more: :func:`rerun_factor`), and at least
+  ``RERUN_MIN_REQUESTS`` (:func:`request_cap`); a re-run stopped there keeps the rule found so far, and the
+  result's ``notes`` say in how many cases that happened and, on wide data, that the smaller budget applied
+  (shown with the check, never counted against the real explanation).
   Narrative retells its source's attributions and inherits its source's result.
 
 With the helper process (backend ``auto``, a binary model), the technical stage queues the re-fit first (before the
@@ -280,8 +281,9 @@ def queue_reruns(runner, config, explanation, ids: list) -> dict:
     ids = [int(i) for i in ids[:config.evaluation.sanity.randomisation_cases]]
     searched = set(ids[:SEARCH_CASES])
     queued = {}
+    factor = rerun_factor(runner.data)
     for method in [m for m in enabled_methods(config) if _rerun_in_helper(m, config)]:
-        plan = _rerun_plan(explanation, method, ids, searched, config)
+        plan = _rerun_plan(explanation, method, ids, searched, config, factor)
         if plan is None:
             continue
         for rows, caps in rerun_parts(plan, runner.data):
@@ -306,9 +308,10 @@ def rerun_parts(plan: tuple, data) -> list:
     return [([r], (c,)) for r, c in zip(rows, caps)]
 
 
-def _rerun_plan(explanation, method: str, group_ids: list, searched: set, config):
+def _rerun_plan(explanation, method: str, group_ids: list, searched: set, config, factor: int):
     """Which of a group's check cases ``method`` re-explains: ``(rows, caps)`` (positions in ``group_ids``;
-    Anchor's request caps, else ``None``), or ``None`` when it redoes none."""
+    Anchor's request caps at ``factor`` times the real search's requests, else ``None``), or ``None`` when it
+    redoes none."""
     search = _searches(method, config)
     n = sum(1 for i in group_ids if i in searched) if search else len(group_ids)
     if not n:
@@ -318,7 +321,8 @@ def _rerun_plan(explanation, method: str, group_ids: list, searched: set, config
     rows = [k for k, i in enumerate(group_ids[:n]) if not search or _usable(real[i])]
     if not rows:
         return None
-    caps = tuple(request_cap(real[group_ids[k]]) for k in rows) if spec_of(method, config).bounded_reruns else None
+    caps = tuple(request_cap(real[group_ids[k]], factor) for k in rows) if spec_of(method, config).bounded_reruns \
+        else None
     return rows, caps
 
 
@@ -526,11 +530,12 @@ def _randomisation_check(model, data, config, technical, fitted, queued: dict, k
         return out
     features = list(data.feature_names)
     searched = set(ids[:SEARCH_CASES])
+    factor = rerun_factor(data)
     sims: dict = {m: [] for m in methods}
     stopped = dict.fromkeys(methods, 0)  # re-runs of a bounded search stopped at the real search's request cap
     # a multi-class model: the randomised model is explained for the class it predicts (technical.class_groups)
     for group in case_groups(randomised, data, config, ids):
-        plans = {m: _rerun_plan(technical.explanation, m, group.ids, searched, config) for m in methods}
+        plans = {m: _rerun_plan(technical.explanation, m, group.ids, searched, config, factor) for m in methods}
         plans = {m: p for m, p in plans.items() if p is not None}
         keys = [(m, (m, tuple(group.ids), tuple(rows), caps)) for m, p in plans.items()
                 for rows, caps in rerun_parts(p, data)]
@@ -555,8 +560,11 @@ def _randomisation_check(model, data, config, technical, fitted, queued: dict, k
     notes = []
     for method in [m for m in methods if known[m].bounded_reruns]:
         out["methods"][method]["stopped_at_real_budget"] = stopped[method]
+        out["methods"][method]["rerun_request_factor"] = factor
         if stopped[method]:
-            notes.append(stopped_note(stopped[method], out["methods"][method]["n"]))
+            notes.append(stopped_note(stopped[method], out["methods"][method]["n"], factor))
+        if factor != RERUN_REQUEST_FACTOR and out["methods"][method]["n"]:
+            notes.append(wide_budget_note(len(features)))
     out.update(status="done", n_cases=len(ids), notes=notes)
     return out
 
@@ -572,11 +580,23 @@ RERUN_MIN_REQUESTS = 16
 
 #: How many times the real search's requests the re-run may make.
 RERUN_REQUEST_FACTOR = 2
+#: Feature columns from which the re-run may make only as many requests as the real search (``WIDE_RERUN_FACTOR``;
+#: ``runtime.parallel.WIDE_COLUMNS``: wide data). There every request carries ~400 sampled rows of every column,
+#: the randomised model's search seldom ends before its cap, and on 300 numeric columns the three re-runs at twice
+#: the real requests (~11,000 requests, ~4.4 M rows) were most of the sanity stage (34.5 s of a 103 s run).
+WIDE_RERUN_COLUMNS = 100
+WIDE_RERUN_FACTOR = 1
 
 
-def request_cap(real) -> int | None:
-    """The model requests Anchor's re-run on the randomised model may make: twice the real search's, at least
-    ``RERUN_MIN_REQUESTS``.
+def rerun_factor(data) -> int:
+    """How many times the real search's model requests Anchor's re-run may make on ``data``: ``WIDE_RERUN_FACTOR``
+    on ``WIDE_RERUN_COLUMNS`` feature columns or more, else ``RERUN_REQUEST_FACTOR``."""
+    return WIDE_RERUN_FACTOR if len(data.feature_names) >= WIDE_RERUN_COLUMNS else RERUN_REQUEST_FACTOR
+
+
+def request_cap(real, factor: int = RERUN_REQUEST_FACTOR) -> int | None:
+    """The model requests Anchor's re-run on the randomised model may make: ``factor`` times the real search's
+    (twice by default; :func:`rerun_factor`), at least ``RERUN_MIN_REQUESTS``.
 
     The randomised model's labels carry no signal, so its search seldom reaches the precision threshold
     and would otherwise run through every rule size (on wide data into its time budget). Bounding it by
@@ -585,14 +605,23 @@ def request_cap(real) -> int | None:
     ``None`` (no cap) when the real explanation does not record its requests.
     """
     requests = (real.extra or {}).get("model_requests") if real is not None else None
-    return max(RERUN_REQUEST_FACTOR * int(requests), RERUN_MIN_REQUESTS) if requests is not None else None
+    return max(factor * int(requests), RERUN_MIN_REQUESTS) if requests is not None else None
 
 
-def stopped_note(stopped: int, compared: int) -> str:
+def stopped_note(stopped: int, compared: int, factor: int = RERUN_REQUEST_FACTOR) -> str:
     """The sentence the check's summary shows when Anchor re-runs stopped at the real search's budget."""
-    return (f"Anchor's search on the randomised model stopped at the real search's budget (twice the "
-            f"model requests the real search of the same case made, at least {RERUN_MIN_REQUESTS}) in {stopped} of {plural(compared, 'case')}; the "
+    budget = "twice the model requests" if factor == 2 else \
+        "as many model requests as" if factor == 1 else f"{factor} times the model requests"
+    return (f"Anchor's search on the randomised model stopped at the real search's budget ({budget} the "
+            f"real search of the same case made, at least {RERUN_MIN_REQUESTS}) in {stopped} of {plural(compared, 'case')}; the "
             "rule found so far is compared. This says nothing against the real explanation.")
+
+
+def wide_budget_note(features: int) -> str:
+    """The sentence the check's summary shows when the wide-data budget of Anchor's re-runs applied."""
+    return (f"The data has {features} feature columns, so Anchor's search on the randomised model was given as many "
+            f"model requests as the real search of the same case made (twice as many below {WIDE_RERUN_COLUMNS} "
+            "columns): on wide data each request asks the model about hundreds of full rows.")
 
 
 def run_sanity_checks(model, data, config, technical) -> tuple[dict, list[dict]]:
