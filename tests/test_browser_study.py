@@ -221,13 +221,15 @@ def _main_text(page) -> str:
 def _operator_pages(page, tag: str) -> None:
     """Results and Recommendations of the studied run: people's ratings named as such, no participant id."""
     _sidebar(page)
-    option = page.get_by_role("option", name=re.compile("with a study")).first
+    # the picker holds a short label (use case and time); the run's full label, with "with a study", is under it
+    option = page.get_by_role("option", name=re.compile(r"^Heart Disease · ")).first
     for _ in range(4):  # on a phone the sliding sidebar can swallow the first click
         page.get_by_test_id("stSidebar").get_by_role("combobox", name="Run being viewed").click()
         if option.is_visible() or (page.wait_for_timeout(1000) or option.is_visible()):
             break
     option.click()
     settle(page)
+    page.get_by_test_id("stSidebar").get_by_text(re.compile(r"· with a study")).wait_for()
     for title in ("Results", "Recommendations"):
         _sidebar(page)
         page.get_by_test_id("stSidebarNav").get_by_text(title, exact=True).click()
