@@ -95,3 +95,44 @@ def test_registry_is_complete_and_aliases_resolve():
     # full-ranking deletion/insertion rewards ordering features an explanation never named (issue 19)
     assert not {"fidelity_combined", "fidelity_deletion", "soft_sufficiency"} & comparable
     assert all("baseline" in METRICS[name].families for name in comparable)
+
+
+def _percentile_bootstrap(values, *, n_resamples, seed, confidence=0.95):
+    """The textbook percentile bootstrap of the mean, one resample at a time (the oracle of the summary's
+    intervals): the same generator and draws as ``bootstrap_ci`` documents, none of its code."""
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    rng = np.random.default_rng(seed)
+    draws = rng.integers(0, x.size, size=(n_resamples, x.size))
+    means = np.array([x[row].sum() / x.size for row in draws])
+    return np.quantile(means, [(1 - confidence) / 2, (1 + confidence) / 2])
+
+
+@pytest.mark.parametrize("max_cells", [None, 50])  # 50: the resample indices do not fit one chunk, drawn per group
+def test_summarise_gives_each_method_and_metric_its_own_interval_whatever_the_row_order(monkeypatch, max_cells):
+    """Groups of one size share their resample indices (they depend on the size and the seed alone); every group's
+    interval is still the percentile bootstrap of its own finite values, with the rows of the groups interleaved,
+    groups of several sizes, missing values and a one-value group."""
+    import hexeval_engine.metrics.aggregate as aggregate
+
+    if max_cells:
+        monkeypatch.setattr(aggregate, "_MAX_CELLS", max_cells)
+    rng = np.random.default_rng(5)
+    rows = []
+    for method, metric, n in [("LIME", "fidelity_deletion", 12), ("SHAP", "fidelity_deletion", 12),
+                              ("SHAP", "stability", 9), ("Anchor", "stability", 12), ("Random", "stability", 1)]:
+        values = rng.normal(size=n)
+        for i, v in enumerate(values):
+            rows.append({"method": method, "instance_id": i, "metric": metric, "value": v, "derived": False})
+        rows.append({"method": method, "instance_id": 99, "metric": metric, "value": float("nan"), "derived": False})
+    frame = pd.DataFrame(rows).sample(frac=1.0, random_state=3).reset_index(drop=True)  # groups interleaved
+    _, long = summarise(frame, n_resamples=200, seed=11)
+    for (method, metric), group in frame.groupby(["method", "metric"]):
+        got = long[(long["method"] == method) & (long["metric"] == metric)].iloc[0]
+        finite = group["value"].dropna()
+        assert got["n"] == finite.size and got["value"] == pytest.approx(finite.mean())
+        if finite.size == 1:
+            assert math.isnan(got["ci_low"]) and math.isnan(got["ci_high"])
+            continue
+        low, high = _percentile_bootstrap(group["value"].to_numpy(), n_resamples=200, seed=11)
+        assert (got["ci_low"], got["ci_high"]) == (pytest.approx(low, abs=1e-12), pytest.approx(high, abs=1e-12))

@@ -69,20 +69,38 @@ def bootstrap_ci(values, *, n_resamples: int = 1000, confidence: float = 0.95,
     mean = float(x.mean())
     if n == 1:
         return mean, float("nan"), float("nan"), 1
+    [(low, high)] = _intervals([x], lambda: _resample_indices(n, n_resamples, seed), confidence, [mean])
+    return mean, low, high, n
+
+
+def _resample_indices(n: int, n_resamples: int, seed: int):
+    """The bootstrap's resample indices for ``n`` values: chunks of at most :data:`_MAX_CELLS` cells, drawn from a
+    fresh generator seeded with ``seed``. They depend on ``n`` alone, so every group of ``n`` values can share them:
+    a list when they fit in one chunk, else drawn again for each group (a generator)."""
     rng = np.random.default_rng(seed)
-    means = np.empty(n_resamples)
     per_chunk = max(1, _MAX_CELLS // n)
-    for start in range(0, n_resamples, per_chunk):
-        size = min(per_chunk, n_resamples - start)
-        means[start:start + size] = x[rng.integers(0, n, size=(size, n))].mean(axis=1)
+    chunks = (rng.integers(0, n, size=(min(per_chunk, n_resamples - start), n))
+              for start in range(0, n_resamples, per_chunk))
+    return list(chunks) if n * n_resamples <= _MAX_CELLS else chunks
+
+
+def _intervals(xs: list, indices, confidence: float, means: list) -> list:
+    """Percentile intervals of the groups ``xs`` (each one group's finite values, all of one length) resampled by
+    ``indices()`` (:func:`_resample_indices`); ``means`` are the groups' means."""
     alpha = (1 - confidence) / 2
-    low, high = np.quantile(means, [alpha, 1 - alpha])
-    # Floating-point summation can put the percentiles a hair's breadth past the mean when all
-    # values are equal; snap such rounding differences (and only those) to the mean.
-    eps = 1e-12 * max(1.0, abs(mean))
-    low = mean if mean < low <= mean + eps else float(low)
-    high = mean if mean - eps <= high < mean else float(high)
-    return mean, float(low), float(high), n
+    out = []
+    shared = indices()
+    for x, mean in zip(xs, means):
+        chunks = shared if isinstance(shared, list) else indices()
+        row = np.concatenate([x[idx].mean(axis=1) for idx in chunks])  # a 3-D mean would sum in another order
+        low, high = np.quantile(row, [alpha, 1 - alpha])
+        # Floating-point summation can put the percentiles a hair's breadth past the mean when all
+        # values are equal; snap such rounding differences (and only those) to the mean.
+        eps = 1e-12 * max(1.0, abs(mean))
+        low = mean if mean < low <= mean + eps else float(low)
+        high = mean if mean - eps <= high < mean else float(high)
+        out.append((low, high))
+    return out
 
 
 def summarise(per_instance: pd.DataFrame, *, n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0,
@@ -109,14 +127,32 @@ def summarise(per_instance: pd.DataFrame, *, n_resamples: int = 1000, confidence
     if missing:
         raise ValueError(f"per_instance lacks column(s) {sorted(missing)}; expected method, instance_id, metric, "
                          "value, derived (the output of compute_instance_metrics).")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1); got {confidence}.")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be at least 1; got {n_resamples}.")
+    values = per_instance["value"].to_numpy(dtype=float)
+    derived = per_instance["derived"].astype(bool).to_numpy()
     records = []
-    for (method, metric), group in per_instance.groupby(["method", "metric"], sort=False):
+    by_size: dict[int, list] = {}  # number of finite values -> the records (and values) to bootstrap
+    for method, metric, rows in _groups(per_instance):
         spec = get_spec(metric)
-        mean, low, high, n = bootstrap_ci(group["value"].to_numpy(dtype=float), n_resamples=n_resamples,
-                                          confidence=confidence, seed=seed)
-        records.append({"method": method, "metric": metric, "value": mean, "ci_low": low, "ci_high": high, "n": n,
-                        "direction": spec.direction, "meaning": spec.meaning,
-                        "derived": bool(group["derived"].astype(bool).any())})
+        x = values[rows]
+        x = x[np.isfinite(x)]
+        mean = float(x.mean()) if x.size else float("nan")
+        record = {"method": method, "metric": metric, "value": mean, "ci_low": float("nan"),
+                  "ci_high": float("nan"), "n": int(x.size), "direction": spec.direction, "meaning": spec.meaning,
+                  "derived": bool(derived[rows].any())}
+        records.append(record)
+        if x.size > 1:
+            by_size.setdefault(int(x.size), []).append((record, x))
+    # the groups of one size share their resample indices (they depend on the size and the seed alone): each
+    # group's interval is what bootstrap_ci gives it alone
+    for n, group in by_size.items():
+        indices = lambda n=n: _resample_indices(n, n_resamples, seed)  # noqa: E731
+        for (record, _), (low, high) in zip(group, _intervals([x for _, x in group], indices, confidence,
+                                                                 [r["value"] for r, _ in group])):
+            record["ci_low"], record["ci_high"] = low, high
     long = pd.DataFrame(records, columns=["method", "metric", "value", "ci_low", "ci_high", "n", "direction",
                                           "meaning", "derived"])
     order = _method_order(long["method"].unique().tolist(), methods)
@@ -125,6 +161,18 @@ def summarise(per_instance: pd.DataFrame, *, n_resamples: int = 1000, confidence
                        _k=long["metric"].map(lambda m: metric_rank.get(m, len(metric_rank))))
     long = long.sort_values(["_m", "_k"], kind="stable").drop(columns=["_m", "_k"]).reset_index(drop=True)
     return _wide(long, order), long
+
+
+def _groups(per_instance: pd.DataFrame):
+    """``(method, metric, row positions)`` of each group, in the order ``groupby(sort=False)`` iterates them."""
+    number = per_instance.groupby(["method", "metric"], sort=False).ngroup().to_numpy(dtype=float)
+    keep = np.flatnonzero(~np.isnan(number))  # rows without a method or metric belong to no group
+    order = keep[np.argsort(number[keep], kind="stable")]
+    starts = np.flatnonzero(np.diff(number[order], prepend=-1.0)) if order.size else np.zeros(0, dtype=int)
+    methods, metrics = per_instance["method"].to_numpy(), per_instance["metric"].to_numpy()
+    for start, stop in zip(starts, [*starts[1:], order.size]):
+        rows = order[start:stop]
+        yield methods[rows[0]], metrics[rows[0]], rows
 
 
 def _method_order(present: list, methods) -> list:
