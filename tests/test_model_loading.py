@@ -261,3 +261,39 @@ def test_remembered_model_checks_are_pruned_to_their_size_limit(tmp_path, small,
     assert model_audits.size() == (0, 0)
     load_model(files[1], audits=MODEL_AUDITS)
     assert (audits.calls, rebuilds.calls) == (7, 7)
+
+
+def test_a_model_too_large_to_remember_is_pickled_only_up_to_the_cap_and_not_again(tmp_path, small, monkeypatch):
+    """A model whose pickle would take more than a quarter of the remembered models' limit is not kept; its pickling
+    stops at that size (a large model is not copied whole into memory on every load) and later loads of the same
+    bytes do not try again. Under a larger limit the same file is kept."""
+    from hexeval_engine.runs import model_audits
+
+    monkeypatch.setenv("HEXEVAL_SIGNING_KEY", str(tmp_path / "key" / "run-signing.key"))
+    X, y, _ = small
+    path = tmp_path / "forest.skops"
+    forest = RandomForestClassifier(n_estimators=40, random_state=0).fit(X, y)
+    sio.dump(forest, path)
+    whole = len(pickle.dumps({"model": forest}, protocol=pickle.HIGHEST_PROTOCOL))
+    cap = whole // 3
+    monkeypatch.setenv("HEXEVAL_MODEL_AUDITS_LIMIT_MB", str(4 * cap / (1024 * 1024)))
+    written = []
+    real_write = model_audits._Bounded.write
+
+    def counted(self, chunk):
+        written.append(memoryview(chunk).nbytes)
+        return real_write(self, chunk)
+
+    monkeypatch.setattr(model_audits._Bounded, "write", counted)
+    rebuilds = _Rebuilds(monkeypatch)
+    first = load_model(path, audits=MODEL_AUDITS)
+    assert 0 < sum(written) <= cap + 70_000  # stopped near the cap (one pickle frame past it at most), not the whole
+    before = len(written)
+    again = load_model(path, audits=MODEL_AUDITS)
+    assert rebuilds.calls == 2 and len(written) == before  # rebuilt again, and not pickled again
+    assert np.array_equal(again.predict_proba(X), first.predict_proba(X))
+    monkeypatch.setenv("HEXEVAL_MODEL_AUDITS_LIMIT_MB", str(8 * whole / (1024 * 1024)))  # room for it now
+    load_model(path, audits=MODEL_AUDITS)
+    kept = load_model(path, audits=MODEL_AUDITS)
+    assert rebuilds.calls == 3  # the third load kept it, the fourth took it from the folder
+    assert np.array_equal(kept.predict_proba(X), first.predict_proba(X))

@@ -25,12 +25,14 @@ full audit. Without a readable signing key nothing is remembered (every load aud
 
 The folder has a size limit (:data:`LIMIT_BYTES`, ``HEXEVAL_MODEL_AUDITS_LIMIT_MB``): after a model is kept, and
 by ``hexeval runs clean``, the least recently used entries beyond it are removed (:func:`prune`). A model whose
-pickle alone takes more than a quarter of the limit is not kept (it is rebuilt each time).
+pickle alone would take more than a quarter of the limit is not kept (it is rebuilt each time): its pickling stops
+at that size, and the file is marked so later loads do not pickle it again.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import logging
 import os
@@ -119,21 +121,45 @@ def rebuilt(sha256: str):
 
 def keep_rebuilt(sha256: str, model) -> None:
     """Keep the model skops rebuilt from the file with these bytes (after they passed the audit), then prune the
-    folder to its limit. A model that cannot be pickled, or whose pickle takes more than a quarter of the limit, is
-    not kept."""
+    folder to its limit. A model that cannot be pickled, or whose pickle would take more than a quarter of the
+    limit, is not kept: its pickle stops at that size (no second copy of a large model in memory), and the file is
+    marked so later loads do not try again."""
     store = _store()
-    if store is None:
+    cap = limit() // 4
+    too_large = _key(sha256, f"skops-model-over-{cap}")  # under another limit it may fit
+    if store is None or store.get(too_large) is not None:
         return
+    sink = _Bounded(cap)
     try:
-        payload = pickle.dumps({"model": model}, protocol=pickle.HIGHEST_PROTOCOL)
+        pickle.dump({"model": model}, sink, protocol=pickle.HIGHEST_PROTOCOL)
+    except _TooLarge:
+        log.info("The rebuilt model is not remembered: its pickle would take more than %d MB (a quarter of %s); it "
+                 "is rebuilt from the file each time.", cap // (1024 * 1024), LIMIT_ENV)
+        store.put(too_large, True)
+        return
     except (pickle.PicklingError, TypeError, AttributeError) as err:
         log.info("The rebuilt model is not remembered (%s: %s); it is rebuilt from the file each time.",
                  type(err).__name__, err)
         return
-    if len(payload) > limit() // 4:
-        return
-    store.put_pickled(_key(sha256, "skops-model"), payload)
+    store.put_pickled(_key(sha256, "skops-model"), sink.getvalue())
     store.prune(limit())
+
+
+class _TooLarge(Exception):
+    """A pickle grew past its cap (:class:`_Bounded`)."""
+
+
+class _Bounded(io.BytesIO):
+    """An in-memory file that refuses to grow past ``cap`` bytes (raises :class:`_TooLarge`)."""
+
+    def __init__(self, cap: int):
+        super().__init__()
+        self.cap = cap
+
+    def write(self, chunk) -> int:
+        if self.tell() + memoryview(chunk).nbytes > self.cap:
+            raise _TooLarge
+        return super().write(chunk)
 
 
 def prune() -> tuple[int, int]:
