@@ -136,6 +136,16 @@ def short_run_labels(infos) -> dict[str, str]:
                 continue
         for r in group:
             out[str(r.path)] = f"{text} · {extras[str(r.path)]}" if extras[str(r.path)] else text
+    # runs of the same second alike in all of that: told apart by their order (a picker maps a label back to one run)
+    counts: dict[str, int] = {}
+    for r in infos:
+        counts[out[str(r.path)]] = counts.get(out[str(r.path)], 0) + 1
+    seen_label: dict[str, int] = {}
+    for r in infos:
+        text = out[str(r.path)]
+        if counts[text] > 1:
+            seen_label[text] = seen_label.get(text, 0) + 1
+            out[str(r.path)] = f"{text} · {seen_label[text]} of that second"
     return {str(r.path): out[str(r.path)] for r in infos}
 
 

@@ -88,3 +88,21 @@ def test_an_upload_s_picker_label_names_its_model_file_not_a_cut_prefix():
                                                created="2026-11-28T15:26:00+00:00", run_id="r-a", rater="simulated",
                                                sample_size=5)])
     assert labels["a"] == "cancer.skops · 28 Nov, 15:26" and len(labels["a"]) <= PICKER_CHARS  # was "Custom: cancer.sk…"
+
+
+def test_picker_labels_of_runs_alike_to_the_second_are_still_different():
+    """A picker maps the label the browser shows back to one run: two heart runs started in the same second (two
+    command-line runs at once) with the same rater and size had one label, and picking the first opened the second."""
+    from types import SimpleNamespace
+
+    from hexeval_ui.runs_view import short_run_labels
+
+    def info(path):
+        return SimpleNamespace(path=path, title="Heart Disease (Healthcare)", usecase="heart",
+                               created="2026-11-29T10:00:05+00:00", run_id=f"20261129-100005-{path}",
+                               rater="simulated", sample_size=20)
+
+    labels = short_run_labels([info("a"), info("b"), info("c")])
+    assert len(set(labels.values())) == 3, labels
+    assert labels["a"] == "Heart Disease · 29 Nov, 10:00:05 · 1 of that second"
+    assert labels["c"] == "Heart Disease · 29 Nov, 10:00:05 · 3 of that second"
