@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from hexeval_engine.data.outcome_wording import _is_code, outcome_words
+from hexeval_engine.models.task import unnamed_class
 
 from .upload import UploadCheck
 
@@ -37,8 +38,9 @@ def render_class_names(check: UploadCheck) -> None:
     if labels is None:
         return
     st.markdown("**What the classes mean** (optional)")
+    unnamed = outcome_words(check.target, labels[-1]) if len(labels) == 2 else unnamed_class(check.target, labels[-1])
     st.caption(f"`{check.target}` holds codes. Name them and the explanations say so; otherwise they read "
-               f"\u201c{outcome_words(check.target, labels[-1])}\u201d.")
+               f"\u201c{unnamed}\u201d.")
     per_row = 2 if len(labels) == 2 else PER_ROW
     for start in range(0, len(labels), per_row):
         for column, position in zip(st.columns(per_row), range(start, min(start + per_row, len(labels)))):

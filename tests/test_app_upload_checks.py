@@ -160,6 +160,8 @@ def test_a_multi_class_upload_with_coded_classes_gets_a_name_for_each_class_and_
     assert list(inputs) == ["Class 1 means", "Class 2 means", "Class 3 means"], texts(at)
     ready = next(s.value for s in at.success if "Ready to run" in s.value)
     assert "3 classes: `1`, `2`, `3`" in ready and "positive class" not in ready
+    # the caption says how an unnamed class reads, as the run then writes it (said "class 3 of cultivar" before)
+    assert any("otherwise they read \u201ccultivar 3\u201d" in c.value for c in at.caption), texts(at)
     inputs["Class 1 means"].set_value("Barolo")
     inputs["Class 3 means"].set_value("  Barbera ").run()
     ready = next(s.value for s in at.success if "Ready to run" in s.value)
@@ -178,7 +180,7 @@ def test_a_multi_class_upload_with_coded_classes_gets_a_name_for_each_class_and_
                          {"data": {"target": check.target, **check.data_options, **named["data"]}})
     task = task_of(loaded.data, loaded.config)
     assert task.class_names[0] == "Barolo" and task.class_names[2] == "Barbera"
-    assert task.class_names[1] != "Barolo" and "2" in task.class_names[1]  # the unnamed one keeps "cultivar 2"
+    assert task.class_names[1] == "cultivar 2"  # the unnamed one reads as the caption said
 
 
 def test_names_typed_for_a_binary_target_show_in_the_ready_line():

@@ -96,6 +96,10 @@ def task_of(data, config) -> Task:
         return Task("regression", (), (), quantity, config.domain.units.get(data.target, ""))
     kind = "multiclass" if len(labels) > 2 else "binary"
     named = {**config.domain.value_labels.get(data.target, {}), **config.data.class_names}
-    target = humanise(data.target).lower()
-    names = tuple(named.get(str(plain(c))) or f"{target} {show(c).strip(chr(39))}" for c in labels)
+    names = tuple(named.get(str(plain(c))) or unnamed_class(data.target, c) for c in labels)
     return Task(kind, labels, names)
+
+
+def unnamed_class(target: str, label) -> str:
+    """How a class of a multi-class target that has no name reads: the target's name and the value (``cultivar 3``)."""
+    return f"{humanise(target).lower()} {show(label).strip(chr(39))}"
