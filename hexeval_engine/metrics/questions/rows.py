@@ -92,7 +92,9 @@ class RowPool:
                 codes, uniques = pd.factorize(column, use_na_sentinel=False)
             else:
                 codes, uniques = np.arange(len(column)), column
-            self._value_codes[f] = (np.asarray(codes, dtype=np.int64), max(len(uniques), 1))
+            # int32 halves what the codes hold beside the pool's own data (a code is below the pool's length)
+            small = len(column) < 2 ** 31
+            self._value_codes[f] = (np.asarray(codes, dtype=np.int32 if small else np.int64), max(len(uniques), 1))
         return self._value_codes[f]
 
     def case_row(self, k: int) -> int:
