@@ -6,6 +6,7 @@ a few seconds.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -46,8 +47,11 @@ def _run(at) -> None:
     button(at, "Run evaluation").click().run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    saved = [s.value for s in at.success if "saved" in s.value]
-    assert saved and "/" not in saved[0]  # the run id, never the server's folder layout
+    saved = [s.value for s in at.success if s.value.startswith("Saved: ")]
+    # the run as a person names it (its time, rater and cases), never its id or the server's folder layout
+    assert saved and "/" not in saved[0] and re.search(r"\d{4}, \d{2}:\d{2} · [^·]+ · \d+ cases?\.$", saved[0]), \
+        saved
+    assert not re.search(r"\d{8}-\d{6}-[0-9a-f]{6}", saved[0]), saved
 
 
 def test_run_heart_with_the_simulated_rater_shows_results_and_recommendations(tmp_path):
