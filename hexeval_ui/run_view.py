@@ -15,7 +15,7 @@ from .class_names_view import class_name_overrides
 from .components import RESULTS_PAGE, show_error
 from .engine import outputs_root
 from .rater import RaterChoice, key_settings
-from .runs_view import load_cached, run_id_help, run_label, saved_runs
+from .runs_view import load_cached, run_label, saved_runs
 from .settings import pickle_uploads_allowed
 from .verdict_view import render_verdict
 
@@ -91,17 +91,17 @@ def render_finished_run() -> None:
     finished = state.take_finished_run()
     if finished is None:
         return
-    run_id, folder = finished
+    _, folder = finished
     try:
         render_verdict(load_cached(folder), link=True)
     except HexevalError as err:
         show_error(err)
-    # the run as the pickers name it (time, rater, cases); its id, for the command line, is in the link's tooltip
+    # the run as the pickers name it (time, rater, cases); its id, for the command line, is in the tooltip of the
+    # run's line on Results
     info = next((r for r in saved_runs(Path(folder).parent.name) if str(r.path) == str(folder)), None)
     saved = f"Saved: {run_label(info, with_title=True)}." if info is not None else "The run is saved."
     st.success(saved, icon=":material/check_circle:")
-    st.page_link(RESULTS_PAGE, label="See the results", icon=":material/monitoring:",
-                 help=run_id_help(info) if info is not None else f"Run id {run_id}, for the command line.")
+    st.page_link(RESULTS_PAGE, label="See the results", icon=":material/monitoring:")
 
 
 def _inputs(usecase, upload, overrides: dict) -> dict:

@@ -18,10 +18,12 @@ metric name, so any method that reports them is held to them:
 * held-out rule precision (``rule_precision_test``) below the Anchor precision threshold is a concern;
   a rule whose held-out precision does not beat the base rate of the explained class
   (``rule_precision_lift`` at or below 0) is a concern;
-* counterfactual validity below 100% is a concern and 0% excludes the method (a counterfactual that
-  does not flip the prediction is not a counterfactual);
+* cases without a counterfactual are a concern with their count; counterfactuals that do not flip the
+  prediction are a concern with the number of cases that have them; validity 0% over all cases excludes the
+  method (a counterfactual that does not flip the prediction is not a counterfactual);
 * implausible counterfactuals (``counterfactual_plausible`` below 100%: far from the data or outside
-  the observed range) are a concern with their count; none plausible excludes the method.
+  the observed range) are a concern with the number of cases that have them; none plausible excludes the
+  method.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from ..vocabulary import signed
 from ..explainers.actionability import declares_limits
 from ..explanation import BASELINE_METHOD
 from ..paired_stats import paired_difference
+from ..metrics.table import canonical_methods
 from .evidence import method_metric
 
 
@@ -88,11 +91,22 @@ def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -
         concerns.append(f"its rules predict no better than the base rate of the predicted outcome "
                         f"(lift {signed(lift)})")
     validity = _mean(long, method, "counterfactual_validity")
+    cases = _counterfactual_cases(per_instance, method) if validity is not None else None
     if validity is not None:
+        # a case without a counterfactual scores 0 in the validity mean: said as such, not as counterfactuals
+        # that do not flip (with 12 of 20 cases empty and every counterfactual found valid, the card said "60% of
+        # its counterfactuals do not change the model's prediction")
+        found, n = cases["found"], len(cases)
         if validity <= 0:
-            excluded = "none of its counterfactuals changes the model's prediction"
-        elif validity < 1:
-            concerns.append(f"{1 - validity:.0%} of its counterfactuals do not change the model's prediction")
+            excluded = (f"it found no counterfactual for any of the {n} cases" if n and not found.any()
+                        else "none of its counterfactuals changes the model's prediction")
+        else:
+            if n and not found.all():
+                concerns.append(f"it found no counterfactual for {int((~found).sum())} of {n} cases")
+            invalid = int((found & (cases["validity"] < 1)).sum())
+            if invalid:
+                concerns.append(f"in {invalid} of the {int(found.sum())} cases it found counterfactuals for, some do "
+                                "not change the model's prediction")
     forbidden = method_metric(per_instance, method, "counterfactual_non_actionable")
     if validity is not None and not declares_limits(config):
         concerns.append("the config does not say what the person cannot change (its actionability section), so "
@@ -104,16 +118,32 @@ def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -
                         "cannot change (see the actionability section of the config)")
     plausible = method_metric(per_instance, method, "counterfactual_plausible")
     if plausible.size:
-        share = float(plausible.mean())
-        n_cf = config.evaluation.explainers.dice.num_counterfactuals * plausible.size
-        implausible = int(round((1 - share) * n_cf))
-        if share <= 0:
+        if float(plausible.mean()) <= 0:
             excluded = excluded or "none of its counterfactuals is plausible (all lie far from real cases or " \
                                    "outside the observed ranges)"
-        elif share < 1:
-            concerns.append(f"about {implausible} of {n_cf} counterfactuals are implausible (far from real cases "
-                            "or outside the observed ranges)")
+        elif cases is not None:
+            found = cases["found"]
+            some = int((found & (cases["plausible"] < 1)).sum())
+            if some:
+                concerns.append(f"in {some} of the {int(found.sum())} cases it found counterfactuals for, some are "
+                                "implausible (far from real cases or outside the observed ranges)")
     return concerns, excluded
+
+
+def _counterfactual_cases(per_instance, method: str) -> pd.DataFrame:
+    """Per case of ``method`` with a validity value: ``found`` (it has counterfactuals: their sparsity is measured,
+    which needs at least one), ``validity`` and ``plausible`` (shares of that case's counterfactuals)."""
+    names = ["counterfactual_validity", "counterfactual_sparsity", "counterfactual_plausible"]
+    if per_instance is None or len(per_instance) == 0:
+        return pd.DataFrame({"found": pd.Series(dtype=bool), "validity": [], "plausible": []})
+    rows = per_instance[(canonical_methods(per_instance["method"]) == method) & per_instance["metric"].isin(names)]
+    wide = rows.groupby(["instance_id", "metric"])["value"].first().unstack().reindex(columns=names)
+    wide = wide[wide["counterfactual_validity"].notna()]
+    has_sparsity = (rows["metric"] == "counterfactual_sparsity").any()  # runs before it: every case counts as found
+    found = wide["counterfactual_sparsity"].notna() if has_sparsity else pd.Series(True, index=wide.index)
+    return pd.DataFrame({"found": found.to_numpy(dtype=bool),
+                         "validity": wide["counterfactual_validity"].to_numpy(dtype=float),
+                         "plausible": wide["counterfactual_plausible"].to_numpy(dtype=float)})
 
 
 def fidelity_summary(fidelity: pd.DataFrame, method: str) -> np.ndarray:
