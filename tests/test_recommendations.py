@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from hexeval_engine.recommend.recommender import MIN_UNITS_FOR_CLEAR, generate_recommendations
+from hexeval_engine.recommend.sentences import EQUAL_SIZE
 
 from recommendation_fixtures import case_ratings, long_table, per_instance_table
 
@@ -165,8 +166,8 @@ def test_the_deciding_sentence_states_the_counts_of_its_tables():
     runner = entry["runner_up"]
     success = per_case[per_case["metric"] == "how_to_change_success_common"]
     worked = {m: int((success[success["method"] == m]["value"] > 0).sum()) for m in ("DiCE", runner)}
-    assert entry["decided_by"] == (f"for *how can this be changed*, DiCE's suggested changes got the other outcome "
-                                   f"in {worked['DiCE']} of 24 cases, {runner}'s in {worked[runner]}")
+    assert entry["decided_by"] == (f"for *how can this be changed*, {EQUAL_SIZE}, DiCE's suggested changes got the "
+                                   f"other outcome in {worked['DiCE']} of 24 cases, {runner}'s in {worked[runner]}")
 
 
 def test_a_method_that_cannot_answer_a_measurable_question_counts_as_no_help():
@@ -202,13 +203,15 @@ def test_each_deciding_sentence_states_the_means_of_its_own_cases():
     table = pd.DataFrame({"SHAP": [0.30, 0.50, np.nan], "Anchor": [0.10, 0.20, 0.90]})
     # the third case has no SHAP value: both means are over the two cases both have
     assert deciding_sentence("why", "SHAP", "Anchor", {"why_move_common": table}) == (
-        "for *why did the model say this*, redrawing the inputs SHAP names moved the prediction by 0.40 on average "
-        "over 2 cases, those Anchor names by 0.15")
+        f"for *why did the model say this*, {EQUAL_SIZE}, redrawing the inputs SHAP names moved the prediction by 0.40 "
+        "on average over 2 cases, those Anchor names by 0.15")
+    # balanced accuracy, said as such: a reader who always says "it stays" is right on most neighbours, not on half
     assert deciding_sentence("what_if", "SHAP", None, {"what_if_balanced_accuracy_common": table + 0.4}) == (
-        "for *what will the model say for a similar case*, a reader of SHAP predicted the model on nearby cases "
-        "right 80% of the time over 2 cases (no explanation: 50%)")
+        f"for *what will the model say for a similar case*, {EQUAL_SIZE}, a reader of SHAP predicted the model on "
+        "nearby cases with a balanced accuracy of 80% over 2 cases (nearby cases that keep and that change the answer "
+        "weigh equally; no explanation: 50%)")
     precision, coverage = table + 0.2, table * 0 + 0.5
     assert deciding_sentence("will_it_hold", "Anchor", "SHAP", {"will_it_hold_precision_common": precision,
                                                                  "will_it_hold_coverage_common": coverage}) == (
-        "for *when does this answer stay the same*, Anchor's claim of when the answer stays held on 35% of the nearby "
-        "cases it covered (50% of them) over 2 cases; SHAP's on 60% (50% covered)")
+        f"for *when does this answer stay the same*, {EQUAL_SIZE}, Anchor's claim of when the answer stays held on 35% "
+        "of the nearby cases it covered (50% of them) over 2 cases; SHAP's on 60% (50% covered)")

@@ -47,18 +47,26 @@ _MEANS = {
     "why": ("why_move_common", "redrawing the inputs {m} names moved the prediction by {v} on average",
             "those {o} names by {v}", _two, ""),
     "what_if": ("what_if_balanced_accuracy_common",
-                "a reader of {m} predicted the model on nearby cases right {v} of the time", "a reader of {o} {v}",
-                _pct, " (no explanation: 50%)"),
+                "a reader of {m} predicted the model on nearby cases with a balanced accuracy of {v}",
+                "a reader of {o} {v}", _pct,
+                " (nearby cases that keep and that change the answer weigh equally; no explanation: 50%)"),
 }
+
+#: Said once in every deciding sentence: its figures are at the common size, as the families are compared, not at
+#: the size each method shows (the card's tables give both).
+EQUAL_SIZE = "at equal size (each method cut to the fewest inputs any of them shows for the case)"
 
 
 def deciding_sentence(question: str, winner: str, other: str | None, support: dict[str, pd.DataFrame]) -> str:
     """One sentence a person understands, with the numbers that decided it (``other``: the runner-up or None).
 
     ``support`` maps supporting metric names (``how_to_change_success_common`` …) to case × method tables.
-    Every number in the sentence is computed here from those tables, on the cases both methods have.
+    Every number in the sentence is computed here from those tables, on the cases both methods have. The tables
+    are the common-size ones (``…_common``), and the sentence says so (:data:`EQUAL_SIZE`): a method shown at its
+    own size may do better or worse (on credit risk SHAP's five features flip the outcome in more cases than
+    Anchor's rule, while at the rule's size they flip it in fewer).
     """
-    phrase = f"for *{QUESTION_PHRASES[question]}*"
+    phrase = f"for *{QUESTION_PHRASES[question]}*, {EQUAL_SIZE}"
     if question == "how_to_change":
         a, b = _paired(support, "how_to_change_success_common", winner, other)
         if not a.size:
