@@ -207,7 +207,8 @@ _SPECS = [
                "Ribeiro, Singh & Guestrin (2018); Lakkaraju et al. (2016), Interpretable decision sets, KDD",
                ("rule",), "rule"),
     MetricSpec("counterfactual_validity", "higher",
-               "Share of the proposed counterfactuals that actually change the model's prediction",
+               "Per case, the share of the proposed counterfactuals that actually change the model's prediction (a "
+               "case for which none was found counts 0)",
                "Mothilal, Sharma & Tan (2020), Explaining ML classifiers through diverse counterfactual "
                "explanations (DiCE), FAT*", ("counterfactual",), "counterfactual"),
     MetricSpec("counterfactual_non_actionable", "lower",
@@ -233,8 +234,8 @@ _SPECS = [
                "Share of counterfactuals whose changed values stay within the range seen in training",
                _RANGES, ("counterfactual",), "counterfactual"),
     MetricSpec("counterfactual_plausible", "higher",
-               "Share of counterfactuals that change the prediction, stay in range, respect the fixed features and "
-               "lie close to real cases", _MANIFOLD + "; " + _RANGES, ("counterfactual",), "counterfactual"),
+               "Per case, the share of counterfactuals that change the prediction, stay in range, respect the fixed "
+               "features and lie close to real cases (a case for which none was found counts 0)", _MANIFOLD + "; " + _RANGES, ("counterfactual",), "counterfactual"),
     MetricSpec("counterfactual_plausibility", "higher",
                "Share of counterfactuals that respect the configured constraints: fixed features unchanged, allowed "
                "ranges kept", _RANGES, ("counterfactual",), "counterfactual"),
@@ -274,7 +275,7 @@ _QUESTION_SUPPORT = (
      "The share of nearby cases the explanation says keep the answer."),
     ("how_to_change_success", "higher", "Suggested actions that get the other outcome",
      "The share of actions the explanation suggests, within what the person can change, that get the other "
-     "outcome."),
+     "outcome (a case where it suggests none counts 0)."),
     ("how_to_change_reference", "higher", "Random actions that get the other outcome",
      "The share of random changes of as many features, within what the person can change, that get the other "
      "outcome."),
@@ -393,7 +394,9 @@ _HELP = {
     "rule_support_test": "How many held-out test cases the rule applies to.",
     "rule_coverage_test": "The share of held-out test cases the rule applies to.",
     "rule_length": "How many conditions the rule has; shorter is easier to read.",
-    "counterfactual_validity": "The share of suggested changes that really change the model's prediction.",
+    "counterfactual_validity": "Per case, the share of suggested changes that really change the model's "
+                               "prediction; a case where none was found counts 0, so the mean is also lower when "
+                               "fewer cases get a suggestion.",
     "counterfactual_non_actionable": "The share of suggested changes that touch something the person cannot "
                                      "change (such as age or a fixed attribute).",
     "counterfactual_sparsity": "How many features a suggested change alters on average; fewer is easier to act on.",
@@ -402,8 +405,9 @@ _HELP = {
     "counterfactual_knn_ratio": "How far a suggested case lies from real cases, compared with how far real cases lie "
                                 "from each other (1 is typical).",
     "counterfactual_in_range": "The share of suggested changes whose values stay within those seen in the data.",
-    "counterfactual_plausible": "The share of suggestions that change the prediction, stay within values seen, keep "
-                                "fixed features and lie close to real cases.",
+    "counterfactual_plausible": "Per case, the share of suggestions that change the prediction, stay within values "
+                                "seen, keep fixed features and lie close to real cases; a case where none was found "
+                                "counts 0.",
     "counterfactual_plausibility": "The share of suggestions that keep the features set as fixed and the ranges "
                                    "set as allowed.",
     "technical_claim_score": "The score compared across all methods: the average of how much of the prediction the "
