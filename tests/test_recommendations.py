@@ -111,8 +111,26 @@ def test_simulated_ratings_are_shown_as_perceived_and_never_move_the_pick():
     assert (after["recommended_method"], after["lead"], after["score"]) == \
         (before["recommended_method"], before["lead"], before["score"])
     assert after["perceived"]["LIME"]["on_five"] == pytest.approx(5.0)
-    assert after["gap"] == ("The Analyst rated LIME highest (5.0 of 5, simulated ratings), but SHAP answers their "
-                            "questions better when measured")
+    assert after["gap"] == ("The Analyst rated LIME highest of the methods compared (5.0 of 5, simulated ratings), "
+                            "but SHAP answers their questions better when measured")
+
+
+def test_a_random_explanation_rated_as_high_as_the_top_method_is_said_in_the_gap():
+    """The audit of 29 Nov: wine's Analytical Chemist card said "rated SHAP highest (4.0 of 5)" while the same card's
+    ratings put Random first (4.01 against 3.96)."""
+    per_case = skills()
+    questions = asking(Analyst={"why": 1})
+    loved = {("Analyst", "LIME"): 4, ("Analyst", "Random"): 5, ("Analyst", "SHAP"): 2, ("Analyst", "Anchor"): 3,
+             ("Analyst", "DiCE"): 2}
+    entry = generate_recommendations(long_table(), case_ratings(loved, cases=24), None, per_instance=per_case,
+                                     persona_questions=questions, rater_kind="simulated")["stakeholders"]["Analyst"]
+    assert entry["perceived"]["Random"]["on_five"] == pytest.approx(5.0)
+    assert entry["gap"] == ("The Analyst rated LIME highest of the methods compared (4.0 of 5, simulated ratings; "
+                            "random explanations 5.0), but SHAP answers their questions better when measured")
+    lower = {**loved, ("Analyst", "Random"): 1}
+    entry = generate_recommendations(long_table(), case_ratings(lower, cases=24), None, per_instance=per_case,
+                                     persona_questions=questions, rater_kind="simulated")["stakeholders"]["Analyst"]
+    assert "random" not in entry["gap"]
 
 
 def test_methods_rated_alike_are_said_to_tie_and_a_pick_among_them_is_no_disagreement():
@@ -123,8 +141,8 @@ def test_methods_rated_alike_are_said_to_tie_and_a_pick_among_them_is_no_disagre
     entry = generate_recommendations(long_table(), case_ratings(tied, cases=24), None, per_instance=per_case,
                                      persona_questions=questions, rater_kind="simulated")["stakeholders"]["Analyst"]
     assert entry["recommended_method"] == "SHAP"
-    assert entry["gap"] == ("The Analyst rated LIME and Anchor highest, tied (5.0 of 5 each, simulated ratings), but "
-                            "SHAP answers their questions better when measured")
+    assert entry["gap"] == ("The Analyst rated LIME and Anchor highest of the methods compared, tied (5.0 of 5 each, "
+                            "simulated ratings), but SHAP answers their questions better when measured")
     with_pick = {**tied, ("Analyst", "SHAP"): 5}
     entry = generate_recommendations(long_table(), case_ratings(with_pick, cases=24), None, per_instance=per_case,
                                      persona_questions=questions, rater_kind="simulated")["stakeholders"]["Analyst"]

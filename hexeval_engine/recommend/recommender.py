@@ -352,7 +352,9 @@ def _explain(entry: dict, measured: _Measured, plan: "_Plan", perceived: dict) -
         top = max(v["value"] for v in rated.values())
         best = [m for m in rated if abs(rated[m]["value"] - top) < 1e-9]  # methods rated alike are named together
         if method not in best:
-            entry["gap"] = gap_sentence(entry["title"], best, method, plan.source_words, rated[best[0]]["on_five"])
+            baseline = perceived.get(BASELINE_METHOD) or {}
+            entry["gap"] = gap_sentence(entry["title"], best, method, plan.source_words, rated[best[0]]["on_five"],
+                                        baseline.get("on_five") if baseline.get("value") is not None else None)
 
 
 def _format(method: str | None, plan: "_Plan", people: pd.DataFrame | None, level: float, seed: int) -> dict:

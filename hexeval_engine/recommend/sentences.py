@@ -4,7 +4,8 @@ Public interface (stable)
 -------------------------
 ``QUESTION_PHRASES``                                          each question as a person asks it
 ``deciding_sentence(question, winner, other, support) -> str``  what the deciding question's evidence shows
-``gap_sentence(role, perceived_best, measured, source, on_five) -> str``  perceived and measured disagree
+``gap_sentence(role, perceived_best, measured, source, on_five, baseline_on_five=None) -> str``  perceived and
+    measured disagree
 ``close_call_sentence(tied) -> str``
 """
 
@@ -96,16 +97,22 @@ def deciding_sentence(question: str, winner: str, other: str | None, support: di
     return text
 
 
-def gap_sentence(role: str, perceived_best, measured: str, source: str, on_five: float) -> str:
+def gap_sentence(role: str, perceived_best, measured: str, source: str, on_five: float,
+                 baseline_on_five: float | None = None) -> str:
     """Perceived and measured disagree: who rated what highest, and what answers their questions better.
 
-    ``perceived_best`` is one method or the methods tied at the top ("rated SHAP and LIME highest, tied at …").
+    ``perceived_best`` is one method or the methods tied at the top ("rated SHAP and LIME highest, tied at …") among
+    the methods that can be recommended. ``baseline_on_five`` is the random baseline's rating when it is as high as
+    theirs or higher: then the sentence says so (a random explanation rated as well is part of the gap).
     """
     best = [perceived_best] if isinstance(perceived_best, str) else list(perceived_best)
     who = the_role(role)
-    rated = (f"rated {best[0]} highest ({on_five:.1f} of 5" if len(best) == 1
-             else f"rated {join_words(best)} highest, tied ({on_five:.1f} of 5 each")
-    return f"{who[:1].upper() + who[1:]} {rated}, {source}), but {measured} answers their questions better when measured"
+    rated = (f"rated {best[0]} highest of the methods compared ({on_five:.1f} of 5" if len(best) == 1
+             else f"rated {join_words(best)} highest of the methods compared, tied ({on_five:.1f} of 5 each")
+    baseline = (f"; random explanations {baseline_on_five:.1f}"
+                if baseline_on_five is not None and round(baseline_on_five, 1) >= round(on_five, 1) else "")
+    return (f"{who[:1].upper() + who[1:]} {rated}, {source}{baseline}), but {measured} answers their questions "
+            "better when measured")
 
 
 def close_call_sentence(tied: list[str]) -> str:
