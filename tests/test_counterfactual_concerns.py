@@ -1,4 +1,4 @@
-"""What a recommendation card says of a counterfactual method's cases: the counts it gives are the explanations'.
+"""What a recommendation card says of a method's counterfactuals and rules: the counts it gives are the data's.
 
 The walk of 29 Nov 2026: on heart, DiCE found no counterfactual for 12 of 20 cases and every one of the 24 it found
 flipped the prediction, yet the Patient's card said "60% of its counterfactuals do not change the model's
@@ -52,3 +52,23 @@ def test_a_method_that_found_no_counterfactual_at_all_is_left_out_for_that_reaso
     per_instance = compute_instance_metrics(model, data, empty, config)
     _, excluded = constraint_findings(_means(per_instance), per_instance, "DiCE", config)
     assert excluded == f"it found no counterfactual for any of the {len(empty)} cases"
+
+
+def test_a_rule_concern_gives_the_mean_cover_of_its_rules_not_a_sum_of_overlapping_rows():
+    """The audit of 29 Nov: "on 192 covered test rows" was the sum of 20 rules' coverage of the same 61 held-out
+    rows."""
+    from hexeval_engine.config.loader import validate_config
+
+    config = validate_config({})
+    threshold = config.evaluation.explainers.anchor.precision_threshold
+    precision, support = [threshold - 0.2, threshold - 0.1, threshold], [5, 7, 9]
+    per_instance = pd.DataFrame(
+        [{"method": "Anchor", "instance_id": i, "metric": "rule_precision_test", "value": p, "derived": False}
+         for i, p in enumerate(precision)]
+        + [{"method": "Anchor", "instance_id": i, "metric": "rule_support_test", "value": float(n), "derived": False}
+           for i, n in enumerate(support)])
+    concerns, _ = constraint_findings(_means(per_instance), per_instance, "Anchor", config)
+    mean = sum(precision) / 3
+    assert concerns == [f"its rules hold for {mean:.0%} of the held-out cases they cover (the mean over its 3 rules, "
+                        f"each covering 7.0 held-out cases on average), below the {threshold:.0%} they were searched "
+                        "for"]

@@ -82,7 +82,10 @@ def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -
     precision_test = _mean(long, method, "rule_precision_test")
     if precision_test is not None:
         support = method_metric(per_instance, method, "rule_support_test")
-        covered = f" on {int(support.sum())} covered test rows" if support.size else ""
+        # the mean over the rules, each covering some of the same held-out cases (their covered rows overlap: a sum
+        # of them is no count of cases; "192 covered test rows" was said of 61 held-out rows)
+        covered = (f" (the mean over its {support.size} rules, each covering {support.mean():.1f} held-out cases on "
+                   "average)") if support.size else ""
         if precision_test < threshold:
             concerns.append(f"its rules hold for {precision_test:.0%} of the held-out cases they cover{covered}, "
                             f"below the {threshold:.0%} they were searched for")
