@@ -158,7 +158,7 @@ def comparisons_table(entry: dict) -> pd.DataFrame:
                      "Difference": _num(c.get("diff")) if c.get("diff") is None else f"{signed(c['diff'])}",
                      "95% interval": _signed_interval(c.get("ci_low"), c.get("ci_high")),
                      "Units": c.get("n", 0),  # paired cases
-                     "p (Holm)": _p(c.get("p_holm"))})
+                     "p (Holm)": ("≤ " if c.get("p_at_floor") else "") + _p(c.get("p_holm"))})
     return pd.DataFrame(rows)
 
 
@@ -177,7 +177,8 @@ def comparisons_markdown(entry: dict) -> str:
     lines = []
     for row in comparisons_table(entry).to_dict("records"):
         lines.append(f"- vs **{row['Versus']}**: difference {row['Difference']} (95% interval {row['95% interval']}), "
-                     f"{plural(int(row['Units'] or 0), 'paired case')}, corrected p = {row['p (Holm)']}")
+                     f"{plural(int(row['Units'] or 0), 'paired case')}, corrected p "
+                     f"{row['p (Holm)'] if row['p (Holm)'][:1] in '≤<' else '= ' + row['p (Holm)']}")
     return "\n".join(lines)
 
 
@@ -185,8 +186,9 @@ def comparisons_markdown(entry: dict) -> str:
 COMPARISON_WORDS = ("Paired case: a case both methods explained and were measured on, so the difference compares "
                     "like with like. Corrected p: the chance of a difference at least this large "
                     "if the two methods were equally good, raised (Holm's correction) because several methods are "
-                    "compared at once; below 0.05 is the usual bar. 95% interval: the range the true difference "
-                    "plausibly lies in, from resampling the cases (bootstrap).")
+                    "compared at once; below 0.05 is the usual bar. ≤: no resample reversed the difference, so p "
+                    "is at most this, the smallest the 2,000 resamples can show. 95% interval: the range the true "
+                    "difference plausibly lies in, from resampling the cases (bootstrap).")
 
 
 def render_comparisons(entry: dict) -> None:

@@ -233,3 +233,15 @@ def test_each_deciding_sentence_states_the_means_of_its_own_cases():
                                                                  "will_it_hold_coverage_common": coverage}) == (
         f"for *when does this answer stay the same*, {EQUAL_SIZE}, Anchor's claim of when the answer stays held on 35% "
         "of the nearby cases it covered (50% of them) over 2 cases; SHAP's on 60% (50% covered)")
+
+
+def test_a_p_value_no_resample_reached_is_said_as_a_bound():
+    """The audit of 29 Nov: every clear lead on heart read "corrected p = 0.003", the smallest value 2,000 resamples
+    and a correction for 3 comparisons can give (another test put it near 0.0003); it is now "p ≤ 0.003"."""
+    rec = generate_recommendations(long_table(), None, None, per_instance=skills(),
+                                   persona_questions=asking(Analyst={"why": 1}))
+    entry = rec["stakeholders"]["Analyst"]
+    runner = entry["comparisons"][0]
+    floor = 2 / 2001  # the two-sided bootstrap p-value when no resample crosses 0, with the +1 correction
+    assert runner["p_value"] == pytest.approx(floor) and runner["p_at_floor"]  # this fixture separates them fully
+    assert f"corrected p ≤ {runner['p_holm']:.3f})" in entry["reasoning"], entry["reasoning"]

@@ -269,8 +269,11 @@ def _decide(alternatives: list[dict], measured: _Measured, alpha: float) -> dict
         return {**none, "winner": winner, "lead": "single_candidate"}
     raw = [(a["method"], measured.compare(winner["method"], a["method"])) for a in rivals]
     adjusted = holm([d.p_value for _, d in raw])
+    # no resample crossed 0: the p-value is the smallest the resamples can show, an upper bound ("p <= 0.003")
+    floor = 2 / (_RESAMPLES + 1) + 1e-12
     comparisons = [{"method": m, "vs": winner["method"], "diff": _f(d.mean), "ci_low": _f(d.ci_low),
-                    "ci_high": _f(d.ci_high), "p_value": _f(d.p_value), "p_holm": _f(p), "n": int(d.n)}
+                    "ci_high": _f(d.ci_high), "p_value": _f(d.p_value), "p_holm": _f(p), "n": int(d.n),
+                    "p_at_floor": bool(math.isfinite(d.p_value) and d.p_value <= floor)}
                    for (m, d), p in zip(raw, adjusted)]
     runner = comparisons[0]
 

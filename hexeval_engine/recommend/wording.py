@@ -89,7 +89,8 @@ def _lead_sentence(entry: dict, level: float) -> str:
     if runner is None:
         return ""
     diff = (f"{signed(runner['diff'])} ({level:.0%} interval {_interval(runner['ci_low'], runner['ci_high'])}, "
-            f"{_plural(runner['n'], 'paired case')}, corrected p = {runner['p_holm']:.3f})"
+            f"{_plural(runner['n'], 'paired case')}, corrected p {'≤' if runner.get('p_at_floor') else '='} "
+            f"{runner['p_holm']:.3f})"
             if runner["diff"] is not None and runner["p_holm"] is not None else "not estimable")
     if entry["lead"] == "clear":
         return f" It leads {runner['method']} clearly: paired difference {diff}."
