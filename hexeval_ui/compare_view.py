@@ -127,7 +127,7 @@ def render_compare(path_a: str, path_b: str, *, labels: dict[str, str]) -> None:
 #: Manifest entries compared besides the config (label -> path in the manifest).
 _MANIFEST_SETTINGS = {"Persona rater": ("rater", "kind"), "Rater model": ("rater", "model"),
                       "Model file (sha256)": ("model", "sha256"), "Data file (sha256)": ("data", "sha256"),
-                      "Explained cases": ("counts", "sample_size")}
+                      "Cases sampled": ("counts", "sample_size")}
 
 
 def _flatten(value, prefix: tuple = ()) -> dict[tuple, object]:
@@ -205,7 +205,7 @@ def settings_sentences(manifest_a: dict, manifest_b: dict) -> list[str]:
             out.append(f"The runs used different {what} files (fingerprints {_shown(va)} in run A and {_shown(vb)} "
                        "in run B).")
         elif key == "sample_size":
-            out.append(f"Run A explained {_value_words(va, switch=False)} cases and run B "
+            out.append(f"Run A sampled {_value_words(va, switch=False)} cases to explain and run B "
                        f"{_value_words(vb, switch=False)}.")
         else:
             out.append(_setting_sentence(f"the {label.lower()}", va, vb))

@@ -217,7 +217,7 @@ def test_settings_that_differ_read_as_sentences():
     b = {"counts": {"sample_size": 6}, "config": {"evaluation": {"sample_size": 6, "explainers": {
         "lime": {"enabled": False, "num_samples": 900}}}, "examples": {"enabled": False}}}
     assert settings_sentences(a, b) == [
-        "Run A explained 5 cases and run B 6.",
+        "Run A sampled 5 cases to explain and run B 6.",
         "LIME is turned on in run A and turned off in run B.",
         "The number of samples of LIME is 500 in run A and 900 in run B.",
         "Examples are left at the default in run A and turned off in run B."]

@@ -52,7 +52,7 @@ KEY_LABELS = {
     "n_features": "Features", "duplicate_rows": "Duplicate rows", "duplicates_dropped": "Duplicates dropped",
     "duplicates_crossing_split": "Duplicates shared by training and test rows", "sha256": "Checksum (SHA-256)",
     "class_labels": "Class labels", "source": "File", "type": "Model type", "kind": "File format",
-    "threshold": "Decision threshold", "sample_size": "Explained cases", "model_rows": "Rows sent to the model",
+    "threshold": "Decision threshold", "sample_size": "Cases sampled", "model_rows": "Rows sent to the model",
     "ratings_ok": "Successful ratings", "ratings_failed": "Failed ratings", "per_method": "Per method",
     "total": "Total", "personas": "Persona ratings", "technical": "Technical evaluation", "load": "Loading",
     "validate": "Validation", "recommendations": "Recommendations", "target": "Target column",
