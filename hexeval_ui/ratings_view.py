@@ -93,8 +93,8 @@ def _persona_expanders(ratings: pd.DataFrame, personas: list[tuple[str, str]], *
                 continue
             groups = comment_groups(rows, dimensions=tuple(DIMENSIONS))
             if len(groups) < len(rows):
-                st.caption(f"{plural(len(rows), 'rating')}, {plural(len(groups), 'distinct comment')}: identical "
-                           "comments are shown once with their count and mean scores.")
+                st.caption(f"{plural(len(rows), 'rating')} shown as {plural(len(groups), 'comment')}: a method's "
+                           "identical comments are shown once with their count and mean scores.")
             for row in groups.to_dict("records"):
                 _comment_card(row)
 

@@ -34,7 +34,10 @@ def test_identical_comments_on_one_method_collapse_with_count_cases_and_mean_sco
 
 def test_report_folds_each_personas_comments_and_shows_a_collapsed_comment_once():
     html = ratings_section(_ratings())
-    assert "<details class='comments'><summary>3 distinct comments of Patient (click to open)" in html
+    # three comments (SHAP's and LIME's "Too long." are two: the same words of two methods), not "3 distinct" of
+    # two distinct texts
+    assert ("<details class='comments'><summary>3 comments of Patient, a method's identical comments once (click to "
+            "open)") in html
     assert "open>" not in html.split("<details class='comments'>")[1].split("</summary>")[0]
     assert html.count("Too long.") == 2 and "3×" in html
 

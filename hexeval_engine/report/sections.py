@@ -352,8 +352,9 @@ def ratings_section(ratings: pd.DataFrame | None) -> str:
             parts.append(f"<table class='ratings'><thead><tr><th>Method</th>{head}</tr></thead>"
                          f"<tbody>{''.join(rows)}</tbody></table>")
             groups = comment_groups(mine)
-            parts.append(f"<details class='comments'><summary>{esc(plural(len(groups), 'distinct comment'))} of "
-                         f"{esc(role)} (click to open)</summary><ul class='comments'>")
+            parts.append(f"<details class='comments'><summary>{esc(plural(len(groups), 'comment'))} of "
+                         f"{esc(role)}, a method's identical comments once (click to open)</summary>"
+                         "<ul class='comments'>")
             for g in groups.itertuples(index=False):
                 cases = ", ".join(str(c) for c in g.cases)
                 times = f" · {g.count}×" if g.count > 1 else ""
