@@ -382,3 +382,13 @@ def test_the_run_being_viewed_stays_when_its_label_changes(outputs):
     assert not at.exception and not at.error
     picker.set_value(str(other)).run()  # and the picker still works afterwards
     assert at.session_state["viewed_run"] == str(other) and "run of 3 January 2026, 03:04 UTC" in texts(at)
+
+
+def test_the_timing_note_says_what_part_of_the_stage_the_methods_account_for():
+    """The audit of 29 Nov: "they add up to the 1.32 s the technical evaluation took" beside a stage time of 1.34 s."""
+    from hexeval_ui.metrics_table import timing_note
+
+    manifest = {"timings": {"technical": 1.3404, "per_method": {"SHAP": 0.5, "shared": 0.3, "total": 1.32}}}
+    assert timing_note(manifest).endswith("they add up to 1.32 s of the 1.34 s the technical evaluation took.")
+    manifest["timings"]["technical"] = 1.321
+    assert timing_note(manifest).endswith("they add up to the 1.32 s the technical evaluation took.")
