@@ -226,9 +226,26 @@ def _form(explanation: Explanation) -> str:
 
 def _shown_attributions(attributions: dict, text: str, case: Case, top_k: int) -> list[str]:
     ranked = [f for f, v in sorted(attributions.items(), key=lambda kv: -abs(kv[1])) if v != 0]
-    lowered = text.lower()
-    named = [f for f in ranked if _mentions(lowered, f, case.description_of(f))]
-    return named or ranked[:top_k]
+    named = _named(text.lower(), {f: case.description_of(f) for f in ranked})
+    return [f for f in ranked if f in named] or ranked[:top_k]
+
+
+def _named(lowered_text: str, descriptions: dict) -> set:
+    """The features whose name or description the text writes. Longer names are looked for first and the words
+    they match are set aside, so a name inside another feature's words is not counted ("loan amount" inside "loan
+    amount as a share of income", "ash" inside "alcalinity of the ash")."""
+    names = sorted(((n, f) for f, d in descriptions.items() for n in _names(f, d)), key=lambda nf: -len(nf[0]))
+    found, text = set(), lowered_text
+    for name, feature in names:
+        pattern = re.compile(rf"(?<![a-z0-9_]){re.escape(name)}(?![a-z0-9_])")
+        if pattern.search(text):
+            found.add(feature)
+            text = pattern.sub(lambda m: "\x00" * len(m.group()), text)
+    return found
+
+
+def _names(feature: str, description: str) -> set:
+    return {n for n in (feature.lower(), description.lower(), description.split("(")[0].strip().lower()) if n}
 
 
 def _lt(a, b) -> bool:
@@ -237,11 +254,6 @@ def _lt(a, b) -> bool:
         return float(a) < float(b)
     except (TypeError, ValueError):  # text values have no direction: any change is against a one-way rule
         return True
-
-
-def _mentions(lowered_text: str, feature: str, description: str) -> bool:
-    names = {feature.lower(), description.lower(), description.split("(")[0].strip().lower()}
-    return any(n and re.search(rf"(?<![a-z0-9_]){re.escape(n)}(?![a-z0-9_])", lowered_text) for n in names)
 
 
 def _jargon(text: str) -> tuple[str, ...]:
