@@ -245,3 +245,22 @@ def test_a_p_value_no_resample_reached_is_said_as_a_bound():
     floor = 2 / 2001  # the two-sided bootstrap p-value when no resample crosses 0, with the +1 correction
     assert runner["p_value"] == pytest.approx(floor) and runner["p_at_floor"]  # this fixture separates them fully
     assert f"corrected p ≤ {runner['p_holm']:.3f})" in entry["reasoning"], entry["reasoning"]
+
+
+def test_a_cards_rating_count_sets_failed_ratings_apart():
+    """An LLM persona whose answers failed: the card counted them among its ratings ("48 ratings") although none of
+    them is shown or used; it now says how many are usable and how many failed."""
+    from hexeval_engine.recommend.ratings_source import RatingsSource, card_source
+
+    scores = {("Analyst", "LIME"): 4, ("Analyst", "SHAP"): 3, ("Analyst", "Anchor"): 3, ("Analyst", "DiCE"): 2}
+    ratings = case_ratings(scores, cases=12, rater="llm")
+    failed = ratings.index[::3]  # every third answer unusable, as an LLM's failed ratings are recorded
+    ratings.loc[failed, "status"] = "failed"
+    ratings.loc[failed, ["trust", "satisfaction"]] = float("nan")
+    entry = generate_recommendations(long_table(), ratings, None, per_instance=skills(),
+                                     persona_questions=asking(Analyst={"why": 1}), rater_kind="llm")["stakeholders"]["Analyst"]
+    assert (entry["n_ratings"], entry["n_failed_ratings"]) == (48, len(failed))
+    source = RatingsSource("llm", "llm", "LLM personas: test-model", None, "")
+    assert card_source(entry, source) == f"Persona: Analyst person · {48 - len(failed)} usable ratings ({len(failed)} failed)"
+    entry["n_failed_ratings"] = 0
+    assert card_source(entry, source) == "Persona: Analyst person · 48 ratings"

@@ -132,14 +132,17 @@ def ratings_source(manifest: dict, recommendations: dict | None) -> RatingsSourc
 def card_source(entry: dict, source: RatingsSource) -> str:
     """The line under a stakeholder card's title: who rated, counted (people by role and number, never by id)."""
     n = int(entry.get("n_ratings") or 0)
+    failed = min(int(entry.get("n_failed_ratings") or 0), n)
+    # failed ratings (an LLM's unusable answers) are counted apart: they are no part of what the card shows
+    counted = f"{plural(n - failed, 'usable rating')} ({failed} failed)" if failed else plural(n, 'rating')
     role = str(entry.get("persona_role") or entry.get("title") or "this role")
     if entry.get("evidence") == PEOPLE:
         people = int(entry.get("n_people") or source.people_by_role.get(role, 0))
-        return f"Rated by {plural(people, 'real person', 'real people')} in the role {role} · {plural(n, 'rating')}"
+        return f"Rated by {plural(people, 'real person', 'real people')} in the role {role} · {counted}"
     names = join_words([str(x) for x in entry.get("persona_names") or []])
     if not names:
         return ""
-    who = f"Persona: {names} · {plural(n, 'rating')}"
+    who = f"Persona: {names} · {counted}"
     if source.persona_kind == "simulated" and n:
         who += " (simulated)"
     if source.kind == PEOPLE:
