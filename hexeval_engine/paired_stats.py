@@ -134,6 +134,12 @@ def holm(p_values) -> list[float]:
     return adjusted
 
 
+def smallest_p(n_resamples: int) -> float:
+    """The smallest p-value :func:`composite_difference` gives with ``n_resamples``: no resample on the far side of
+    0 (the ``+1`` correction on both counts). A p-value at it is an upper bound, said "p ≤ …"."""
+    return 2 / (n_resamples + 1)
+
+
 def composite_difference(parts, *, n_resamples: int = 2000, confidence: float = 0.95,
                          seed: int = 0) -> PairedDifference:
     """Weighted sum of mean paired differences, each part bootstrapped over its own units.

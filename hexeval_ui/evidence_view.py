@@ -8,6 +8,7 @@ import math
 import pandas as pd
 import streamlit as st
 
+from hexeval_engine.recommend.wording import p_words
 from hexeval_engine.report.warnings import run_warnings as recorded_warnings
 from hexeval_engine.vocabulary import plural, signed
 
@@ -40,6 +41,15 @@ def _p(x) -> str:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return "–"
     return "< 0.001" if x < 0.001 else f"{x:.3f}"
+
+
+def _p_holm(comparison: dict) -> str:
+    """A comparison's corrected p-value with its relation (``= 0.012``, ``≤ 0.003``, ``< 0.001``; ``= –`` without
+    one)."""
+    p = comparison.get("p_holm")
+    if p is None or (isinstance(p, float) and not math.isfinite(p)):
+        return "= –"
+    return " ".join(p_words(comparison))
 
 
 def _signed_interval(low, high) -> str:
@@ -158,7 +168,7 @@ def comparisons_table(entry: dict) -> pd.DataFrame:
                      "Difference": _num(c.get("diff")) if c.get("diff") is None else f"{signed(c['diff'])}",
                      "95% interval": _signed_interval(c.get("ci_low"), c.get("ci_high")),
                      "Units": c.get("n", 0),  # paired cases
-                     "p (Holm)": ("≤ " if c.get("p_at_floor") else "") + _p(c.get("p_holm"))})
+                     "p (Holm)": _p_holm(c).removeprefix("= ")})  # a cell: "0.012", "≤ 0.003", "< 0.001"
     return pd.DataFrame(rows)
 
 
@@ -175,10 +185,9 @@ def comparisons_title(entry: dict) -> str:
 def comparisons_markdown(entry: dict) -> str:
     """The paired comparisons as wrapped list items (a table's last column is cut on a phone)."""
     lines = []
-    for row in comparisons_table(entry).to_dict("records"):
+    for c, row in zip(entry.get("comparisons") or [], comparisons_table(entry).to_dict("records")):
         lines.append(f"- vs **{row['Versus']}**: difference {row['Difference']} (95% interval {row['95% interval']}), "
-                     f"{plural(int(row['Units'] or 0), 'paired case')}, corrected p "
-                     f"{row['p (Holm)'] if row['p (Holm)'][:1] in '≤<' else '= ' + row['p (Holm)']}")
+                     f"{plural(int(row['Units'] or 0), 'paired case')}, corrected p {_p_holm(c)}")
     return "\n".join(lines)
 
 

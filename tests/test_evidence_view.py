@@ -42,3 +42,18 @@ def test_comparisons_read_as_wrapped_lines_with_every_number_and_the_words_expla
     assert "8 paired cases" in text and "corrected p = 0.002" in text
     for word in ("Paired case:", "Corrected p:", "95% interval:"):
         assert word in COMPARISON_WORDS
+
+
+def test_a_p_value_no_resample_reached_reads_as_one_bound_with_a_single_rival():
+    """With one rival the bootstrap's smallest p-value (0.0009995) is below 0.001: the cell read "≤ < 0.001"."""
+    from hexeval_engine.paired_stats import smallest_p
+    from hexeval_ui.evidence_view import comparisons_markdown
+
+    floor = smallest_p(2000)
+    entry = {"comparisons": [{"method": "LIME", "vs": "SHAP", "diff": 0.1, "ci_low": 0.05, "ci_high": 0.2, "n": 20,
+                              "p_holm": floor, "p_at_floor": True},
+                             {"method": "DiCE", "vs": "SHAP", "diff": 0.2, "ci_low": 0.1, "ci_high": 0.3, "n": 20,
+                              "p_holm": 0.0123, "p_at_floor": False}]}
+    assert comparisons_table(entry)["p (Holm)"].tolist() == ["≤ 0.001", "0.012"]
+    lines = comparisons_markdown(entry).splitlines()
+    assert lines[0].endswith("20 paired cases, corrected p ≤ 0.001") and lines[1].endswith("corrected p = 0.012")

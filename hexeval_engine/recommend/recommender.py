@@ -43,7 +43,7 @@ import pandas as pd
 from ..config.schema import HexevalConfig
 from ..explanation import BASELINE_METHOD, NARRATIVE_METHOD
 from ..metrics.table import as_long, canonical_method, canonical_methods, method_errors, methods_in
-from ..paired_stats import composite_difference, holm, mean_ci
+from ..paired_stats import composite_difference, holm, mean_ci, smallest_p
 from .checks import constraint_findings
 from .evidence import unit_ratings_by_role, usable_ratings
 from .question_evidence import QUESTIONS, has_question_evidence, question_tables, support_tables, weighted_skill
@@ -269,8 +269,7 @@ def _decide(alternatives: list[dict], measured: _Measured, alpha: float) -> dict
         return {**none, "winner": winner, "lead": "single_candidate"}
     raw = [(a["method"], measured.compare(winner["method"], a["method"])) for a in rivals]
     adjusted = holm([d.p_value for _, d in raw])
-    # no resample crossed 0: the p-value is the smallest the resamples can show, an upper bound ("p <= 0.003")
-    floor = 2 / (_RESAMPLES + 1) + 1e-12
+    floor = smallest_p(_RESAMPLES) + 1e-12  # no resample crossed 0: the p-value is an upper bound ("p ≤ 0.003")
     comparisons = [{"method": m, "vs": winner["method"], "diff": _f(d.mean), "ci_low": _f(d.ci_low),
                     "ci_high": _f(d.ci_high), "p_value": _f(d.p_value), "p_holm": _f(p), "n": int(d.n),
                     "p_at_floor": bool(math.isfinite(d.p_value) and d.p_value <= floor)}

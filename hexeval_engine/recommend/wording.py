@@ -81,6 +81,15 @@ def _strengths_concerns(entry: dict, technical: dict, level: float) -> tuple[lis
     return strengths, concerns
 
 
+def p_words(comparison: dict, key: str = "p_holm") -> tuple[str, str]:
+    """A comparison's p-value as people write it, ``(relation, number)``: ``("≤", "0.003")`` when no resample reached
+    it (``p_at_floor``: an upper bound), ``("<", "0.001")`` below 0.001, else ``("=", "0.012")``."""
+    p = comparison[key]
+    if comparison.get("p_at_floor"):
+        return "≤", f"{p:.3f}"  # rounded to 3 places an upper bound stays one (the floor is 0.0009995 × comparisons)
+    return ("<", "0.001") if p < 0.001 else ("=", f"{p:.3f}")
+
+
 def _lead_sentence(entry: dict, level: float) -> str:
     runner = next((c for c in entry["comparisons"] if c["method"] == entry["runner_up"]), None)
     if entry["lead"] == "single_candidate":
@@ -89,8 +98,7 @@ def _lead_sentence(entry: dict, level: float) -> str:
     if runner is None:
         return ""
     diff = (f"{signed(runner['diff'])} ({level:.0%} interval {_interval(runner['ci_low'], runner['ci_high'])}, "
-            f"{_plural(runner['n'], 'paired case')}, corrected p {'≤' if runner.get('p_at_floor') else '='} "
-            f"{runner['p_holm']:.3f})"
+            f"{_plural(runner['n'], 'paired case')}, corrected p {' '.join(p_words(runner))})"
             if runner["diff"] is not None and runner["p_holm"] is not None else "not estimable")
     if entry["lead"] == "clear":
         return f" It leads {runner['method']} clearly: paired difference {diff}."
