@@ -57,10 +57,7 @@ def bootstrap_ci(values, *, n_resamples: int = 1000, confidence: float = 0.95,
     n : int
         Number of finite values used.
     """
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1); got {confidence}.")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1; got {n_resamples}.")
+    _check_settings(confidence, n_resamples)
     x = np.asarray(values, dtype=float).reshape(-1)
     x = x[np.isfinite(x)]
     n = int(x.size)
@@ -69,29 +66,36 @@ def bootstrap_ci(values, *, n_resamples: int = 1000, confidence: float = 0.95,
     mean = float(x.mean())
     if n == 1:
         return mean, float("nan"), float("nan"), 1
-    [(low, high)] = _intervals([x], lambda: _resample_indices(n, n_resamples, seed), confidence, [mean])
+    [(low, high)] = _intervals([x], [mean], n_resamples=n_resamples, confidence=confidence, seed=seed)
     return mean, low, high, n
+
+
+def _check_settings(confidence: float, n_resamples: int) -> None:
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be in (0, 1); got {confidence}.")
+    if n_resamples < 1:
+        raise ValueError(f"n_resamples must be at least 1; got {n_resamples}.")
 
 
 def _resample_indices(n: int, n_resamples: int, seed: int):
     """The bootstrap's resample indices for ``n`` values: chunks of at most :data:`_MAX_CELLS` cells, drawn from a
-    fresh generator seeded with ``seed``. They depend on ``n`` alone, so every group of ``n`` values can share them:
-    a list when they fit in one chunk, else drawn again for each group (a generator)."""
+    fresh generator seeded with ``seed``. They depend on ``n`` alone."""
     rng = np.random.default_rng(seed)
     per_chunk = max(1, _MAX_CELLS // n)
-    chunks = (rng.integers(0, n, size=(min(per_chunk, n_resamples - start), n))
-              for start in range(0, n_resamples, per_chunk))
-    return list(chunks) if n * n_resamples <= _MAX_CELLS else chunks
+    return (rng.integers(0, n, size=(min(per_chunk, n_resamples - start), n))
+            for start in range(0, n_resamples, per_chunk))
 
 
-def _intervals(xs: list, indices, confidence: float, means: list) -> list:
-    """Percentile intervals of the groups ``xs`` (each one group's finite values, all of one length) resampled by
-    ``indices()`` (:func:`_resample_indices`); ``means`` are the groups' means."""
+def _intervals(xs: list, means: list, *, n_resamples: int, confidence: float, seed: int) -> list:
+    """Percentile intervals of the groups ``xs`` (each one group's finite values, all of one length ``n``);
+    ``means`` are the groups' means. The groups share their resample indices (drawn once when they fit in one
+    chunk, else drawn again for each group), so each interval is what the group alone would get."""
+    n = len(xs[0])
+    shared = list(_resample_indices(n, n_resamples, seed)) if n * n_resamples <= _MAX_CELLS else None
     alpha = (1 - confidence) / 2
     out = []
-    shared = indices()
     for x, mean in zip(xs, means):
-        chunks = shared if isinstance(shared, list) else indices()
+        chunks = shared if shared is not None else _resample_indices(n, n_resamples, seed)
         row = np.concatenate([x[idx].mean(axis=1) for idx in chunks])  # a 3-D mean would sum in another order
         low, high = np.quantile(row, [alpha, 1 - alpha])
         # Floating-point summation can put the percentiles a hair's breadth past the mean when all
@@ -127,10 +131,7 @@ def summarise(per_instance: pd.DataFrame, *, n_resamples: int = 1000, confidence
     if missing:
         raise ValueError(f"per_instance lacks column(s) {sorted(missing)}; expected method, instance_id, metric, "
                          "value, derived (the output of compute_instance_metrics).")
-    if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be in (0, 1); got {confidence}.")
-    if n_resamples < 1:
-        raise ValueError(f"n_resamples must be at least 1; got {n_resamples}.")
+    _check_settings(confidence, n_resamples)
     values = per_instance["value"].to_numpy(dtype=float)
     derived = per_instance["derived"].astype(bool).to_numpy()
     records = []
@@ -148,10 +149,10 @@ def summarise(per_instance: pd.DataFrame, *, n_resamples: int = 1000, confidence
             by_size.setdefault(int(x.size), []).append((record, x))
     # the groups of one size share their resample indices (they depend on the size and the seed alone): each
     # group's interval is what bootstrap_ci gives it alone
-    for n, group in by_size.items():
-        indices = lambda n=n: _resample_indices(n, n_resamples, seed)  # noqa: E731
-        for (record, _), (low, high) in zip(group, _intervals([x for _, x in group], indices, confidence,
-                                                                 [r["value"] for r, _ in group])):
+    for group in by_size.values():
+        intervals = _intervals([x for _, x in group], [r["value"] for r, _ in group], n_resamples=n_resamples,
+                               confidence=confidence, seed=seed)
+        for (record, _), (low, high) in zip(group, intervals):
             record["ci_low"], record["ci_high"] = low, high
     long = pd.DataFrame(records, columns=["method", "metric", "value", "ci_low", "ci_high", "n", "direction",
                                           "meaning", "derived"])
