@@ -6,6 +6,8 @@ fit; the run's full label (rater, cases, id) is printed under the picker.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 from browser_env import ARTIFACTS, browser_marks, choose_option, playwright_sync_api
 from browser_env import settle as _settle
 
@@ -30,14 +32,23 @@ _SIDEWAYS = """() => [...document.querySelectorAll('[data-testid="stMain"] *')]
   .map(e => [e.tagName, e.scrollWidth, e.clientWidth, e.innerText.slice(0, 60)])"""
 
 
-def test_compare_pickers_show_the_whole_run_label_at_390(chromium, dashboard):
-    url, _log = dashboard
-    context = chromium.new_context(viewport={"width": 390, "height": 844})
+@contextmanager
+def _page_at(chromium, url: str, width: int, height: int, path: str, heading: str):
+    """A page of the dashboard at ``path`` in a window of that size, once its heading is drawn; closed after."""
+    context = chromium.new_context(viewport={"width": width, "height": height})
     page = context.new_page()
     try:
-        page.goto(f"{url}/compare")
-        page.get_by_role("heading", name="Compare runs", level=1).wait_for()
+        page.goto(f"{url}/{path}")
+        page.get_by_role("heading", name=heading, level=1).wait_for()
         _settle(page)
+        yield page
+    finally:
+        context.close()
+
+
+def test_compare_pickers_show_the_whole_run_label_at_390(chromium, dashboard):
+    url, _log = dashboard
+    with _page_at(chromium, url, 390, 844, "compare", "Compare runs") as page:
         for name in ("Run A", "Run B"):
             choose_option(page, page.get_by_role("combobox", name=name, exact=True))
         page.screenshot(path=str(ARTIFACTS / "compare-pickers-390.png"))
@@ -56,24 +67,15 @@ def test_compare_pickers_show_the_whole_run_label_at_390(chromium, dashboard):
             page.wait_for_timeout(300)
             page.screenshot(path=str(ARTIFACTS / f"compare-{name}-390.png"))  # the top of the table, as a phone shows it
         assert page.evaluate(_SIDEWAYS) == [], "the comparison's tables scroll sideways on a phone"
-    finally:
-        context.close()
 
 
 def test_the_sidebar_run_picker_shows_the_whole_run_label_at_1440(chromium, dashboard):
     """The earlier walk: at 1440 px the sidebar's "Run being viewed" showed a saved run's label cut off."""
     url, _log = dashboard
-    context = chromium.new_context(viewport={"width": 1440, "height": 900})
-    page = context.new_page()
-    try:
-        page.goto(f"{url}/results")
-        page.get_by_role("heading", name="Results", level=1).wait_for()
-        _settle(page)
+    with _page_at(chromium, url, 1440, 900, "results", "Results") as page:
         picker = page.get_by_test_id("stSidebar").get_by_role("combobox", name="Run being viewed")
         choose_option(page, picker, 1)  # the first saved run (the first entry is this session's run)
         page.screenshot(path=str(ARTIFACTS / "sidebar-run-picker-1440.png"))
         fit = page.evaluate(_FIT, "Run being viewed")
         assert fit["value"] and "·" in fit["value"], fit
         assert fit["needs"] <= fit["room"], fit
-    finally:
-        context.close()
