@@ -198,3 +198,21 @@ def test_a_number_followed_by_a_comma_is_read_without_it():
     assert _stated_value(", which is 125, and it counts against", "trestbps", {}) == "125"
     assert _stated_value(" is $60,000, which supports", "income", {}) == "$60,000"
     assert _stated_value(" is 1,250.5 mm", "x", {}) == "1,250.5"
+
+
+def test_names_are_found_in_any_case_in_ascii_and_non_ascii_text():
+    """The extractor reads a name whatever its case: in a plain-ASCII clause, in a clause with other characters
+    (a dash, an umlaut) and when the name itself is not ASCII; a clause read twice gives the same mentions."""
+    import dataclasses
+
+    base = facts()
+    domain = base.domain.model_copy(update={"feature_descriptions": {
+        **base.domain.feature_descriptions, "cp": "Brustschmerz-Typ (ärztliche Einstufung)"}})
+    text = ("Ihr BRUSTSCHMERZ-TYP (ÄRZTLICHE EINSTUFUNG) supports the prediction. "
+            "Your MAXIMUM HEART RATE ACHIEVED — 150 — counts against it. "
+            "Your Maximum Heart Rate Achieved, 150, counts against it.")
+    extraction = OfflineExtractor(CATEGORIES).extract(text, dataclasses.replace(base, domain=domain))
+    signs = {m.feature: m.sign for m in extraction.mentions}
+    assert signs == {"cp": 1, "thalach": -1}
+    plain = OfflineExtractor(CATEGORIES).extract("Your CHEST PAIN TYPE makes this prediction more likely.", base)
+    assert [(m.feature, m.sign) for m in plain.mentions] == [("cp", 1)]

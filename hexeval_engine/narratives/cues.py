@@ -32,8 +32,9 @@ _TOP = ("most important", "most influential", "biggest", "strongest", "largest",
         "most weight", "greatest")
 ORDINAL_WORDS = {0: "most important", **{v: k for k, v in _ORDINALS.items() if v > 0}}
 
-_CUE_RE = [(re.compile(rf"(?<![a-z]){re.escape(p)}(?![a-z])"), +1) for p in TOWARDS] + \
-          [(re.compile(rf"(?<![a-z]){re.escape(p)}(?![a-z])"), -1) for p in AWAY]
+#: (phrase, its pattern as a whole phrase, sign); a phrase that is not in the text at all is not searched for.
+_CUE_RE = [(p, re.compile(rf"(?<![a-z]){re.escape(p)}(?![a-z])"), +1) for p in TOWARDS] + \
+          [(p, re.compile(rf"(?<![a-z]){re.escape(p)}(?![a-z])"), -1) for p in AWAY]
 _NEGATION = re.compile(r"(?<![a-z])(not|never|no longer|n't)\s+(?:\w+\s+){0,3}$")
 _RANK_RE = [(re.compile(rf"(?<![a-z]){w}(?![a-z])"), r) for w, r in _ORDINALS.items()] + \
            [(re.compile(rf"(?<![a-z]){re.escape(w)}(?![a-z])"), 0) for w in _TOP] + \
@@ -49,8 +50,8 @@ def direction(text: str) -> int | None:
     phrase reverses it ("does not make it more likely").
     """
     found = []
-    for pattern, sign in _CUE_RE:
-        m = pattern.search(text)
+    for phrase, pattern, sign in _CUE_RE:
+        m = pattern.search(text) if phrase in text else None
         if m:
             found.append((m.start(), -(m.end() - m.start()), sign))
     if not found:

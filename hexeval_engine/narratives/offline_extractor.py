@@ -119,8 +119,16 @@ class _Names:
     """
 
     def __init__(self, facts: NarrativeFacts):
-        self.patterns = [(feature, [_name_pattern(name) for name in feature_names_for_matching(feature, facts.domain)])
+        self.patterns = [(feature, [(_ascii_lower(name), _name_pattern(name))
+                                    for name in feature_names_for_matching(feature, facts.domain)])
                          for feature in facts.features]
+        self.spans: dict[str, list] = {}  # clause -> its mentions (a clause is read several times)
+
+
+def _ascii_lower(text: str) -> str | None:
+    """``text`` in lower case when it is ASCII (then a case-insensitive match is a match of the lower-case
+    texts), else ``None``."""
+    return text.lower() if text.isascii() else None
 
 
 @functools.lru_cache(maxsize=4096)
@@ -130,10 +138,20 @@ def _name_pattern(name: str) -> re.Pattern:
 
 
 def _spans(clause: str, names: _Names) -> list[tuple[int, int, str]]:
-    """Non-overlapping (start, end, feature) mentions in ``clause``; longer names win."""
+    """Non-overlapping (start, end, feature) mentions in ``clause``; longer names win.
+
+    A name is looked for only where it can match: when both it and the clause are ASCII, a case-insensitive
+    match needs the lower-case name inside the lower-case clause (a plain substring test, much cheaper than the
+    pattern); otherwise the pattern always runs."""
+    known = names.spans.get(clause)
+    if known is not None:
+        return known
+    lowered = _ascii_lower(clause)
     candidates = []
     for feature, patterns in names.patterns:
-        for pattern in patterns:
+        for lower_name, pattern in patterns:
+            if lowered is not None and lower_name is not None and lower_name not in lowered:
+                continue
             for m in pattern.finditer(clause):
                 candidates.append((m.start(), m.end(), feature))
     candidates.sort(key=lambda c: (-(c[1] - c[0]), c[0]))
@@ -141,7 +159,8 @@ def _spans(clause: str, names: _Names) -> list[tuple[int, int, str]]:
     for c in candidates:
         if all(c[1] <= t[0] or c[0] >= t[1] for t in taken):
             taken.append(c)
-    return sorted(taken)
+    names.spans[clause] = taken = sorted(taken)
+    return taken
 
 
 def _masked(clause: str, names: _Names) -> str:
