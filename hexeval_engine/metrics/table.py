@@ -157,3 +157,14 @@ def method_order(present) -> list[str]:
     """``present`` in display order: the built-in methods first, then any other (a plugin's) by first name."""
     present = list(dict.fromkeys(present))
     return [m for m in ALL_METHODS if m in present] + sorted(m for m in present if m not in ALL_METHODS)
+
+
+def case_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """Per-case long rows (``instance_id``, ``method``, ``value``) as a table: one row per case, one column per
+    method, the mean where a case has several values, NaN where it has none.
+
+    What ``rows.pivot_table(index="instance_id", columns="method", values="value", aggfunc="mean")`` gives (sorted
+    cases and methods, missing values left out, a case or method with no value at all absent), from one grouped
+    mean instead of pandas' general pivot (a quarter of its time on a run's tables)."""
+    rows = rows[rows["value"].notna()]
+    return rows.groupby(["instance_id", "method"], sort=True)["value"].mean().unstack("method")

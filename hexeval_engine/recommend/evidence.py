@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..metrics.table import canonical_methods
+from ..metrics.table import canonical_methods, case_table
 from ..personas import DEFAULT_DIMENSION_WEIGHTS, DIMENSION_NAMES
 
 FIDELITY_METRIC = "technical_claim_score"
@@ -40,7 +40,7 @@ def _pivot(per_instance: pd.DataFrame, metric: str) -> pd.DataFrame:
     rows = per_instance[per_instance["metric"] == metric]
     if rows.empty:
         return pd.DataFrame()
-    return rows.pivot_table(index="instance_id", columns="method", values="value", aggfunc="mean")
+    return case_table(rows)
 
 
 def case_fidelity(per_instance: pd.DataFrame | None) -> tuple[pd.DataFrame, str]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..metrics.table import canonical_methods
+from ..metrics.table import canonical_methods, case_table
 
 QUESTIONS = ("why", "what_if", "will_it_hold", "how_to_change")
 SKILL_SUFFIX = "_common"
@@ -35,8 +35,7 @@ def _pivot(per_instance: pd.DataFrame, metric: str, methods) -> pd.DataFrame:
     rows = per_instance[per_instance["metric"] == metric]
     if rows.empty:
         return pd.DataFrame(columns=list(methods))
-    table = rows.pivot_table(index="instance_id", columns="method", values="value", aggfunc="mean")
-    return table.reindex(columns=list(methods))
+    return case_table(rows).reindex(columns=list(methods))
 
 
 def has_question_evidence(per_instance: pd.DataFrame | None) -> bool:
