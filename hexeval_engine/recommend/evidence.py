@@ -78,7 +78,8 @@ def method_metric(per_instance: pd.DataFrame | None, method: str, metric: str) -
     """The finite per-case values of one metric of one method."""
     if per_instance is None or len(per_instance) == 0:
         return np.array([])
-    rows = per_instance[(canonical_methods(per_instance["method"]) == method) & (per_instance["metric"] == metric)]
+    rows = per_instance[per_instance["metric"] == metric]  # then the method among the few rows of that metric
+    rows = rows[canonical_methods(rows["method"]) == method]
     values = rows["value"].to_numpy(dtype=float)
     return values[np.isfinite(values)]
 

@@ -46,8 +46,10 @@ def has_question_evidence(per_instance: pd.DataFrame | None) -> bool:
 
 def question_tables(per_instance: pd.DataFrame, methods) -> dict[str, pd.DataFrame]:
     """Per question, the common-size skill per case (rows) and method (columns), on the same cases."""
-    per_instance = per_instance.assign(method=canonical_methods(per_instance["method"]))
-    tables = {q: _pivot(per_instance, skill_metric(q), methods) for q in QUESTIONS}
+    metrics = [skill_metric(q) for q in QUESTIONS]
+    rows = per_instance[per_instance["metric"].isin(metrics)]  # the skills' rows first, then their method names
+    rows = rows.assign(method=canonical_methods(rows["method"]))
+    tables = {q: _pivot(rows, metric, methods) for q, metric in zip(QUESTIONS, metrics)}
     cases = sorted(set().union(*(t.index for t in tables.values())))
     out = {}
     for q, t in tables.items():
