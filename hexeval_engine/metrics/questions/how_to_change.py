@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 from ...explainers.actionability import FIXED, forbidden_changes
-from ..masking import instance_rng
+from ..masking import instance_rng, sorted_choices
 from .shown import ATTRIBUTION, EXAMPLE, RULE
 from ...plain_values import finite_number
 
@@ -367,9 +367,8 @@ def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state)
     ladders = case.random_moves(space)
     unset = [float("nan")] * space.steps  # only whether a random action succeeds is read, not its cost
     out = []
-    for _ in range(int(draws)):
-        chosen = {movable[j]: ladders[j] for j in sorted(rng.choice(len(movable), size=size, replace=False))
-                  if ladders[j]}
+    for picked in sorted_choices(rng, len(movable), size, int(draws)).tolist():  # as draws rng.choice calls
+        chosen = {movable[j]: ladders[j] for j in picked if ladders[j]}
         if not chosen:
             out.append(range(0))
             continue
