@@ -7,10 +7,21 @@ own) and checks the faster path gives exactly the same values, bit for bit.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
+from metrics_synthetic import linear_case, mixed_case
 
+from hexeval_engine.config.loader import validate_config
+from hexeval_engine.explanation import Condition, Counterfactual, Explanation, Rule
 from hexeval_engine.metrics import masking
 from hexeval_engine.metrics.masking import sorted_choices
+from hexeval_engine.metrics.questions import question_skills
+from hexeval_engine.metrics.questions import skills
+from hexeval_engine.metrics.questions.strata import Groups
+from hexeval_engine.metrics.questions.what_if import what_if_skill, what_if_skills
+from hexeval_engine.metrics.questions.will_it_hold import will_it_hold_skill, will_it_hold_skills
+
+CONFIG = validate_config({})
 
 
 def _one_by_one(rng, n, m, draws):
@@ -49,3 +60,84 @@ def test_sorted_choices_when_this_numpy_would_draw_differently(monkeypatch):
 
 def test_the_batched_draw_is_checked_against_this_numpy():
     assert masking._same_as_choice()
+
+
+class _EveryJob(skills._Once):
+    """The plain way: every job measured on its own."""
+
+    def __init__(self, jobs):
+        self.reads = self.measured = list(range(len(jobs)))
+        self.at = {j: j for j in self.measured}
+
+
+def _mixed_explanations(case, ids):
+    """Per case: SHAP, LIME-like and Random attributions (4 features each), and on some cases a rule of one
+    feature or counterfactuals of one change, so those cases' attributions are cut to 1 and the others not."""
+    data, model = case.data, case.model
+    proba = model.predict_proba(data.X_test.iloc[ids])
+    rng = np.random.default_rng(11)
+    features = list(data.feature_names)
+    out = []
+    for i, p in zip(ids, proba):
+        c = int(p[1] >= 0.5)
+        for method in ("SHAP", "LIME", "Random"):
+            out.append(Explanation(method, i, c, float(p[c]),
+                                   attributions=dict(zip(features, rng.normal(scale=0.2, size=len(features))))))
+        row = data.X_test.iloc[i]
+        if i % 3 == 0:
+            out.append(Explanation("Anchor", i, c, float(p[c]), rule=Rule(
+                [Condition("income", "<=" if c else ">", float(row["income"]) + (1 if c else -1), "")], 0.9, 0.2)))
+        if i % 4 == 0:
+            out.append(Explanation("DiCE", i, c, float(p[c]), counterfactuals=[
+                Counterfactual({"income": (float(row["income"]), float(row["income"]) + 25.0)}, 1 - float(p[c]),
+                               True, {})]))
+    return out
+
+
+@pytest.mark.parametrize("make", [mixed_case, linear_case])
+def test_a_job_read_once_for_both_sizes_gives_the_table_of_every_job_measured(monkeypatch, make):
+    case = make()
+    ids = list(range(14))
+    if make is linear_case:  # no income column: a rule and a counterfactual on x0
+        explanations = [Explanation(m, i, 1, 0.7, attributions={f"x{j}": 0.1 * (j - 2) * (1 + i % 3)
+                                                                  for j in range(6)})
+                        for i in ids for m in ("SHAP", "Random")]
+        explanations += [Explanation("Anchor", i, 1, 0.7, rule=Rule([Condition("x0", ">", 0.0, "")], 0.9, 0.3))
+                         for i in ids[::2]]
+    else:
+        explanations = _mixed_explanations(case, ids)
+    fast = question_skills(case.model, case.data, explanations, CONFIG, random_state=5)
+    monkeypatch.setattr(skills, "_Once", _EveryJob)
+    plain = question_skills(case.model, case.data, explanations, CONFIG, random_state=5)
+    pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+    assert fast.attrs["reasons"] == plain.attrs["reasons"]
+    assert fast["value"].notna().sum() > len(fast) // 2
+
+
+def _neighbours_of_a_case(seed, groups_with_both=True):
+    rng = np.random.default_rng(seed)
+    keeps = rng.random(250) < 0.7
+    strata = rng.integers(0, 9 if groups_with_both else 1, 250)
+    if not groups_with_both:
+        keeps[:] = True
+    return keeps, Groups(keeps, strata)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_readers_of_a_case_scored_together_score_as_each_alone(seed):
+    keeps, groups = _neighbours_of_a_case(seed, groups_with_both=seed != 5)
+    rng = np.random.default_rng(100 + seed)
+    expected = rng.integers(-1, 2, size=(7, 250))  # 1 keeps, 0 flips, -1 abstains
+    expected[0] = 1  # "it always stays"
+    regions = rng.random((7, 250)) < np.linspace(0.0, 1.0, 7)[:, None]  # from an empty claim to every neighbour
+    for row, together in zip(expected, what_if_skills(expected, keeps, groups)):
+        alone = what_if_skill(row, keeps, groups)
+        assert _bits(together) == _bits(alone)
+    for row, together in zip(regions, will_it_hold_skills(regions, keeps, groups)):
+        alone = will_it_hold_skill(row, keeps, groups)
+        assert _bits(together) == _bits(alone)
+
+
+def _bits(values):
+    """Values compared bit for bit (NaN equal to NaN), reasons as they are."""
+    return [np.float64(v).tobytes() if isinstance(v, float) else v for v in values]
