@@ -1,7 +1,8 @@
 """The question skills' faster paths give the numbers of the plain ones (issue 32's speed acceptance).
 
 Each test computes the same thing the simple way (one ``rng.choice`` call per draw, every job measured on its
-own) and checks the faster path gives exactly the same values, bit for bit.
+own, readers scored one by one, a ladder step by step, action rows written through objects) and checks the faster
+path gives exactly the same values, bit for bit.
 """
 
 from __future__ import annotations
@@ -16,7 +17,9 @@ from hexeval_engine.explanation import Condition, Counterfactual, Explanation, R
 from hexeval_engine.metrics import masking
 from hexeval_engine.metrics.masking import sorted_choices
 from hexeval_engine.metrics.questions import question_skills
-from hexeval_engine.metrics.questions import skills
+from hexeval_engine.metrics.questions import how_to_change, skills
+from hexeval_engine.metrics.questions.how_to_change import ActionSpace, _Rows
+from hexeval_engine.metrics.questions.rows import RowPool
 from hexeval_engine.metrics.questions.strata import Groups
 from hexeval_engine.metrics.questions.what_if import what_if_skill, what_if_skills
 from hexeval_engine.metrics.questions.will_it_hold import will_it_hold_skill, will_it_hold_skills
@@ -141,3 +144,50 @@ def test_readers_of_a_case_scored_together_score_as_each_alone(seed):
 def _bits(values):
     """Values compared bit for bit (NaN equal to NaN), reasons as they are."""
     return [np.float64(v).tobytes() if isinstance(v, float) else v for v in values]
+
+
+def _ladder_step_by_step(space, feature, value, direction):
+    """The ladder as one step at a time works it out (the plain way)."""
+    values = space.sorted[feature]
+    start = space.level(feature, float(value))
+    far = 1.0 if direction > 0 else 0.0
+    out = []
+    for t in range(1, space.steps + 1):
+        target = start + (far - start) * t / space.steps
+        position = min(max(int(np.ceil(target * len(values))) - 1, 0), len(values) - 1)
+        out.append((float(values[position]), abs(target - start)))
+    return out
+
+
+@pytest.mark.parametrize("steps", [1, 3, 5, 7])
+def test_a_ladder_worked_out_at_once_is_the_ladder_step_by_step(steps):
+    case = mixed_case(n=300, seed=steps)
+    space = ActionSpace(case.data, {}, steps=steps)
+    for feature in ("income", "age", "rate"):
+        train = case.data.X_train[feature]
+        for value in [train.min(), train.max(), train.median(), *train.sample(12, random_state=steps)]:
+            for direction in (1, -1):
+                assert space.ladder(feature, value, direction) == _ladder_step_by_step(space, feature, value,
+                                                                                       direction)
+
+
+def test_action_rows_written_as_numbers_are_the_rows_written_through_objects(monkeypatch):
+    case = mixed_case(n=200)
+    cases = case.data.X_test.iloc[:3].reset_index(drop=True)
+    pool = RowPool(case.data, cases)
+
+    def written():
+        rows = _Rows()
+        rows.add_steps(0, {"income": [1.5, -2.25, 0.0, -0.0, 1e9], "age": [30.0, 41.7, -3.2, 18.0, 2.0 ** 40]},
+                       [0.1] * 5)
+        rows.add(2, {"grade": "B", "rate": float("nan")}, 1.0)
+        rows.add(1, {"age": 35, "income": 50}, 1.0)  # not Python floats: through objects
+        rows.add_steps(1, {"rate": [np.inf, -np.inf, 2.5, 3.0, 4.0], "grade": ["A", "C", "D", "A", "B"]}, [0.2] * 5)
+        return rows.frame(pool)
+
+    fast = written()
+    monkeypatch.setattr(how_to_change, "_plain_numbers", lambda dtype, values: None)
+    plain = written()
+    pd.testing.assert_frame_equal(fast, plain, check_exact=True)
+    assert fast["age"].dtype == np.int64 and fast["income"].dtype == np.float64
+    assert fast["age"].tolist()[:5] == [30, 41, -3, 18, 2 ** 40]

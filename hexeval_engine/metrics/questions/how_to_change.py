@@ -132,12 +132,11 @@ class ActionSpace:
             return []
         start = self.level(feature, finite_number(value) if finite_number(value) is not None else float("nan"))
         far = 1.0 if direction > 0 else 0.0
-        out = []
-        for t in range(1, self.steps + 1):
-            target = start + (far - start) * t / self.steps
-            position = min(max(int(np.ceil(target * len(values))) - 1, 0), len(values) - 1)
-            out.append((float(values[position]), abs(target - start)))
-        return out
+        # step t aims at quantile start + (far - start) * t / steps: every step's arithmetic at once, each the
+        # operation a step's own would be (the same float64 operations in the same order)
+        target = start + (far - start) * np.arange(1, self.steps + 1) / self.steps
+        position = np.clip(np.ceil(target * len(values)).astype(np.int64) - 1, 0, len(values) - 1)
+        return list(zip(values[position].tolist(), np.abs(target - start).tolist()))
 
 
 
@@ -230,10 +229,31 @@ class _Rows:
         case_rows = pool.train_rows + np.asarray(self.owner, dtype=np.intp)  # pool.case_row of each row's case
         rows = pool.compose(np.broadcast_to(case_rows[:, None], (len(case_rows), len(pool.features))))
         for f, (where, values) in self.writes.items():
+            numbers = _plain_numbers(rows[f].dtype, values)
+            if numbers is not None:  # written as numbers: the values the object column's conversion gives
+                column = rows[f].to_numpy(copy=True)
+                column[np.asarray(where)] = numbers
+                rows[f] = column
+                continue
             column = rows[f].to_numpy(dtype=object, copy=True)
             column[np.asarray(where)] = values
             rows[f] = pd.Series(column).astype(rows[f].dtype)
         return rows
+
+
+def _plain_numbers(dtype, values: list) -> np.ndarray | None:
+    """``values`` as a float64 array when the column is float64 or int64 (numpy) and every value is a Python
+    ``float`` (a ladder's values), finite and within range for an integer column; else ``None`` (the object column's conversion).
+
+    Converting the column through objects gives a float64 column the same floats, and an int64 column each float
+    truncated towards zero, as numpy's float-to-integer assignment does."""
+    if not isinstance(dtype, np.dtype) or dtype not in (np.float64, np.int64) or \
+            not all(type(v) is float for v in values):
+        return None
+    numbers = np.array(values, dtype=np.float64)
+    if dtype == np.int64 and not (np.abs(numbers) < 2.0 ** 62).all():  # NaN and infinities fail too
+        return None
+    return numbers
 
 
 class _Values(dict):
