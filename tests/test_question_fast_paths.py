@@ -1,7 +1,7 @@
 """The question skills' faster paths give the numbers of the plain ones (issue 32's speed acceptance).
 
 Each test computes the same thing the simple way (one ``rng.choice`` call per draw, every job measured on its
-own, readers scored one by one, a ladder step by step, action rows written through objects) and checks the faster
+own, readers scored one by one, a ladder step by step with numpy, action rows written through objects) and checks the faster
 path gives exactly the same values, bit for bit.
 """
 
@@ -146,10 +146,20 @@ def _bits(values):
     return [np.float64(v).tobytes() if isinstance(v, float) else v for v in values]
 
 
-def _ladder_step_by_step(space, feature, value, direction):
-    """The ladder as one step at a time works it out (the plain way)."""
+def _level(space, feature, value):
+    """The training quantile of ``value`` by numpy's search (the plain way)."""
     values = space.sorted[feature]
-    start = space.level(feature, float(value))
+    if not len(values) or not np.isfinite(value):
+        return 0.5
+    below = np.searchsorted(values, value, side="left")
+    upto = np.searchsorted(values, value, side="right")
+    return float((below + upto) / 2 / len(values))
+
+
+def _ladder_step_by_step(space, feature, value, direction):
+    """The ladder as one step at a time works it out with numpy (the plain way)."""
+    values = space.sorted[feature]
+    start = _level(space, feature, float(value))
     far = 1.0 if direction > 0 else 0.0
     out = []
     for t in range(1, space.steps + 1):
@@ -169,6 +179,8 @@ def test_a_ladder_worked_out_at_once_is_the_ladder_step_by_step(steps):
             for direction in (1, -1):
                 assert space.ladder(feature, value, direction) == _ladder_step_by_step(space, feature, value,
                                                                                        direction)
+        for value in [*train.sample(20, random_state=1), train.min() - 1, train.max() + 1, 0.1, np.nan, np.inf]:
+            assert space.level(feature, float(value)) == _level(space, feature, float(value))
 
 
 def test_action_rows_written_as_numbers_are_the_rows_written_through_objects(monkeypatch):

@@ -41,6 +41,9 @@ actions that succeed; ``NaN`` when none does. Where the person can change nothin
 
 from __future__ import annotations
 
+import bisect
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -71,6 +74,7 @@ class ActionSpace:
         self.kinds = {f: kinds.get(f, "actionable") for f in self.features}
         self.steps = int(steps)
         self.sorted, self.median, self.categories = {}, {}, {}
+        self._lists = {}  # feature -> its sorted values as a list (ladders read them one by one)
         train = data.X_train
         for f in self.features:
             if f in self.categorical or not pd.api.types.is_numeric_dtype(train[f]):
@@ -98,14 +102,14 @@ class ActionSpace:
         return kind == "actionable" or (kind == "increase_only" and direction > 0) or (
             kind == "decrease_only" and direction < 0)
 
-    def level(self, feature: str, value) -> float:
-        """The training quantile of ``value`` (mid-rank)."""
-        values = self.sorted[feature]
-        if not len(values) or not np.isfinite(value):
+    def level(self, feature: str, value: float) -> float:
+        """The training quantile of ``value`` (a float; mid-rank)."""
+        values = self._listed(feature)  # a value's place among floats: numpy.searchsorted's, by bisection
+        if not len(values) or not math.isfinite(value):
             return 0.5
-        below = np.searchsorted(values, value, side="left")
-        upto = np.searchsorted(values, value, side="right")
-        return float((below + upto) / 2 / len(values))
+        below = bisect.bisect_left(values, value)
+        upto = bisect.bisect_right(values, value)
+        return (below + upto) / 2 / len(values)
 
     def away(self, feature: str, value) -> int:
         """The direction across the median from ``value`` (+1 at the median); 0 for a category."""
@@ -132,11 +136,20 @@ class ActionSpace:
             return []
         start = self.level(feature, finite_number(value) if finite_number(value) is not None else float("nan"))
         far = 1.0 if direction > 0 else 0.0
-        # step t aims at quantile start + (far - start) * t / steps: every step's arithmetic at once, each the
-        # operation a step's own would be (the same float64 operations in the same order)
-        target = start + (far - start) * np.arange(1, self.steps + 1) / self.steps
-        position = np.clip(np.ceil(target * len(values)).astype(np.int64) - 1, 0, len(values) - 1)
-        return list(zip(values[position].tolist(), np.abs(target - start).tolist()))
+        listed = self._listed(feature)
+        out = []
+        for t in range(1, self.steps + 1):
+            target = start + (far - start) * t / self.steps
+            # math.ceil of a finite float is the integer numpy.ceil rounds it to
+            position = min(max(math.ceil(target * len(listed)) - 1, 0), len(listed) - 1)
+            out.append((listed[position], abs(target - start)))
+        return out
+
+    def _listed(self, feature: str) -> list:
+        """The feature's sorted training values as Python floats (what ``float(values[i])`` gives), listed once."""
+        if feature not in self._lists:
+            self._lists[feature] = self.sorted[feature].tolist()
+        return self._lists[feature]
 
 
 
