@@ -7,6 +7,8 @@ path gives exactly the same values, bit for bit.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -17,7 +19,7 @@ from hexeval_engine.explanation import Condition, Counterfactual, Explanation, R
 from hexeval_engine.metrics import masking
 from hexeval_engine.metrics.masking import sorted_choices
 from hexeval_engine.metrics.questions import question_skills
-from hexeval_engine.metrics.questions import how_to_change, skills
+from hexeval_engine.metrics.questions import skills
 from hexeval_engine.metrics.questions.how_to_change import ActionSpace, _Rows
 from hexeval_engine.metrics.questions.rows import RowPool
 from hexeval_engine.metrics.questions.strata import Groups
@@ -183,23 +185,36 @@ def test_a_ladder_worked_out_at_once_is_the_ladder_step_by_step(steps):
             assert space.level(feature, float(value)) == _level(space, feature, float(value))
 
 
-def test_action_rows_written_as_numbers_are_the_rows_written_through_objects(monkeypatch):
+def _frame_through_objects(rows, pool):
+    """Action rows as every column through objects makes them (the plain way)."""
+    case_rows = pool.train_rows + np.asarray(rows.owner, dtype=np.intp)
+    frame = pool.compose(np.broadcast_to(case_rows[:, None], (len(case_rows), len(pool.features))))
+    for f, (where, values) in rows.writes.items():
+        column = frame[f].to_numpy(dtype=object, copy=True)
+        column[np.asarray(where)] = values
+        frame[f] = pd.Series(column).astype(frame[f].dtype)
+    return frame
+
+
+def test_action_rows_written_into_number_columns_are_the_rows_written_through_objects():
     case = mixed_case(n=200)
-    cases = case.data.X_test.iloc[:3].reset_index(drop=True)
-    pool = RowPool(case.data, cases)
-
-    def written():
-        rows = _Rows()
-        rows.add_steps(0, {"income": [1.5, -2.25, 0.0, -0.0, 1e9], "age": [30.0, 41.7, -3.2, 18.0, 2.0 ** 40]},
-                       [0.1] * 5)
-        rows.add(2, {"grade": "B", "rate": float("nan")}, 1.0)
-        rows.add(1, {"age": 35, "income": 50}, 1.0)  # not Python floats: through objects
-        rows.add_steps(1, {"rate": [np.inf, -np.inf, 2.5, 3.0, 4.0], "grade": ["A", "C", "D", "A", "B"]}, [0.2] * 5)
-        return rows.frame(pool)
-
-    fast = written()
-    monkeypatch.setattr(how_to_change, "_plain_numbers", lambda dtype, values: None)
-    plain = written()
+    train = case.data.X_train.assign(code=lambda x: (x["age"] % 3).astype("int64"),
+                                     small=lambda x: x["rate"].astype("float32"))
+    data = SimpleNamespace(feature_names=list(train.columns), X_train=train)
+    pool = RowPool(data, case.data.X_test.iloc[:3].assign(
+        code=lambda x: (x["age"] % 3).astype("int64"), small=lambda x: x["rate"].astype("float32")))
+    rows = _Rows()
+    rows.add_steps(0, {"income": [1.5, -2.25, 0.0, -0.0, 1e9], "age": [30.0, 41.7, -3.2, 18.0, 2.0 ** 40],
+                       "code": ["1", "2", "0", "1", "2"]}, [0.1] * 5)  # a category's labels into its number column
+    rows.add(2, {"grade": "B", "rate": float("nan"), "small": 0.1}, 1.0)
+    rows.add(1, {"age": np.int64(35), "income": 50, "code": 2}, 1.0)  # shown values of other types
+    rows.add_steps(1, {"rate": [np.inf, -np.inf, 2.5, 3.0, 4.0], "grade": ["A", "C", "D", "A", "B"],
+                       "small": [1e-8, 2.5, 3.0, 4.0, 5.0]}, [0.2] * 5)
+    fast = rows.frame(pool)
+    plain = _frame_through_objects(rows, pool)
     pd.testing.assert_frame_equal(fast, plain, check_exact=True)
-    assert fast["age"].dtype == np.int64 and fast["income"].dtype == np.float64
-    assert fast["age"].tolist()[:5] == [30, 41, -3, 18, 2 ** 40]
+    assert [fast[f].dtype for f in ("age", "code", "income", "small")] == [np.int64, np.int64, np.float64,
+                                                                         np.float32]
+    written = [0, 1, 2, 3, 4, 6]  # row 5 is case 2's, with its own age and code
+    assert fast["age"][written].tolist() == [30, 41, -3, 18, 2 ** 40, 35]
+    assert fast["code"][written].tolist() == [1, 2, 0, 1, 2, 2]

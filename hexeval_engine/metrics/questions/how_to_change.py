@@ -242,31 +242,26 @@ class _Rows:
         case_rows = pool.train_rows + np.asarray(self.owner, dtype=np.intp)  # pool.case_row of each row's case
         rows = pool.compose(np.broadcast_to(case_rows[:, None], (len(case_rows), len(pool.features))))
         for f, (where, values) in self.writes.items():
-            numbers = _plain_numbers(rows[f].dtype, values)
-            if numbers is not None:  # written as numbers: the values the object column's conversion gives
+            dtype = rows[f].dtype
+            if isinstance(dtype, np.dtype) and dtype.kind in "iuf":
+                # a numpy number column: only the written values are converted (each as the column's conversion
+                # through objects converts it; the others stay as they are, which that round trip keeps)
                 column = rows[f].to_numpy(copy=True)
-                column[np.asarray(where)] = numbers
+                column[np.asarray(where)] = _converted(values, dtype)
                 rows[f] = column
                 continue
             column = rows[f].to_numpy(dtype=object, copy=True)
             column[np.asarray(where)] = values
-            rows[f] = pd.Series(column).astype(rows[f].dtype)
+            rows[f] = pd.Series(column).astype(dtype)
         return rows
 
 
-def _plain_numbers(dtype, values: list) -> np.ndarray | None:
-    """``values`` as a float64 array when the column is float64 or int64 (numpy) and every value is a Python
-    ``float`` (a ladder's values), finite and within range for an integer column; else ``None`` (the object column's conversion).
-
-    Converting the column through objects gives a float64 column the same floats, and an int64 column each float
-    truncated towards zero, as numpy's float-to-integer assignment does."""
-    if not isinstance(dtype, np.dtype) or dtype not in (np.float64, np.int64) or \
-            not all(type(v) is float for v in values):
-        return None
-    numbers = np.array(values, dtype=np.float64)
-    if dtype == np.int64 and not (np.abs(numbers) < 2.0 ** 62).all():  # NaN and infinities fail too
-        return None
-    return numbers
+def _converted(values: list, dtype: np.dtype) -> np.ndarray:
+    """``values`` (ladder floats, category labels, shown values) converted to ``dtype`` one by one, as pandas converts
+    an object column to it."""
+    written = np.empty(len(values), dtype=object)
+    written[:] = values
+    return pd.Series(written, copy=False).astype(dtype).to_numpy()
 
 
 class _Values(dict):
