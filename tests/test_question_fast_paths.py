@@ -19,7 +19,7 @@ from hexeval_engine.explanation import Condition, Counterfactual, Explanation, R
 from hexeval_engine.metrics import masking
 from hexeval_engine.metrics.masking import sorted_choices
 from hexeval_engine.metrics.questions import question_skills
-from hexeval_engine.metrics.questions import skills
+from hexeval_engine.metrics.questions import how_to_change, skills
 from hexeval_engine.metrics.questions.how_to_change import ActionSpace, _Rows
 from hexeval_engine.metrics.questions.rows import RowPool
 from hexeval_engine.metrics.questions.strata import Groups
@@ -218,3 +218,20 @@ def test_action_rows_written_into_number_columns_are_the_rows_written_through_ob
     written = [0, 1, 2, 3, 4, 6]  # row 5 is case 2's, with its own age and code
     assert fast["age"][written].tolist() == [30, 41, -3, 18, 2 ** 40, 35]
     assert fast["code"][written].tolist() == [1, 2, 0, 1, 2, 2]
+
+
+def test_a_short_mean_is_numpys_mean():
+    rng = np.random.default_rng(3)
+    for _ in range(3000):
+        n = int(rng.integers(1, 20))
+        values = (rng.random(n) * rng.choice([1.0, 1e-8, 1e8, -1.0, -1e5], n)).tolist()
+        if rng.random() < 0.3:
+            values[int(rng.integers(0, n))] = -0.0
+        if rng.random() < 0.05:
+            values = [-0.0] * n
+        if rng.random() < 0.05:
+            values[0] = float(rng.choice([np.inf, -np.inf, np.nan]))
+        for v in (values, [x > 0 for x in values], [int(x * 10) for x in values if np.isfinite(x)] or [0]):
+            assert np.float64(how_to_change._mean(v)).tobytes() == np.float64(np.mean(v)).tobytes(), v
+        shares = rng.random(int(rng.integers(1, 60))) < 0.3  # a share of random actions: a count over any number
+        assert sum(shares.tolist()) / len(shares) == np.mean(shares)

@@ -319,7 +319,7 @@ class _StepCost:
         self.ladders, self.t = ladders, t
 
     def __float__(self) -> float:
-        return float(np.mean([steps[self.t][1] for _, steps in self.ladders]))
+        return _mean([steps[self.t][1] for _, steps in self.ladders])
 
 
 def _direct_row(rows: _Rows, k, case, space, moves) -> list[int]:
@@ -331,7 +331,7 @@ def _direct_row(rows: _Rows, k, case, space, moves) -> list[int]:
         else:
             x, y = finite_number(case[f]), finite_number(new)
             costs.append(abs(space.level(f, y) - space.level(f, x)) if x is not None and y is not None else 1.0)
-    return [rows.add(k, values, float(np.mean(costs)))]
+    return [rows.add(k, values, _mean(costs))]
 
 
 def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, random_state: int) -> list[dict]:
@@ -365,7 +365,8 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
     # the reference of a case and size: the share of its random actions with a row that gets the other outcome
     # (an action's rows are consecutive: some row of rows a..b-1 does when more rows up to b than up to a do)
     up_to = np.concatenate([[0], np.cumsum(reached, dtype=np.int64)])
-    baseline = {key: float(np.mean([len(t) > 0 and bool(up_to[t.stop] > up_to[t.start]) for t in tries]))
+    # (a share: its count is exact in any order, so it is numpy.mean's)
+    baseline = {key: sum(len(t) > 0 and bool(up_to[t.stop] > up_to[t.start]) for t in tries) / len(tries)
                 if tries else 0.0 for key, tries in references.items()}
     out = []
     for (k, _, _, _), plan in zip(jobs, plans):
@@ -376,12 +377,18 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
             if hit:
                 costs.append(float(rows.cost[hit[0]]))
             baselines.append(baseline[(k, size)])
-        success = float(np.mean(successes)) if successes else 0.0
-        reference = float(np.mean(baselines)) if baselines else 0.0
+        success = _mean(successes) if successes else 0.0
+        reference = _mean(baselines) if baselines else 0.0
         out.append({"skill": success - reference, "success": success, "reference": reference,
-                    "cost": float(np.mean(costs)) if costs else float("nan"),
-                    "size": float(np.mean([s for s, _ in plan])) if plan else 0.0, "reason": None})
+                    "cost": _mean(costs) if costs else float("nan"),
+                    "size": _mean([s for s, _ in plan]) if plan else 0.0, "reason": None})
     return out
+
+
+def _mean(values: list) -> float:
+    """``float(numpy.mean(values))`` of a list of numbers (or booleans): below 8 values numpy adds them one after
+    the other from 0.0, as ``sum`` does, and divides once; from 8 on it sums in blocks, so numpy is asked."""
+    return sum(values) / len(values) if len(values) < 8 else float(np.mean(values))
 
 
 def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state) -> list[range]:
