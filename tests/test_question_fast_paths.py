@@ -235,3 +235,16 @@ def test_a_short_mean_is_numpys_mean():
             assert np.float64(how_to_change._mean(v)).tobytes() == np.float64(np.mean(v)).tobytes(), v
         shares = rng.random(int(rng.integers(1, 60))) < 0.3  # a share of random actions: a count over any number
         assert sum(shares.tolist()) / len(shares) == np.mean(shares)
+
+
+def test_the_pass_gives_the_rows_of_the_frame():
+    case = mixed_case()
+    explanations = _mixed_explanations(case, list(range(10)))
+    explanations.append(Explanation("Narrative", 3, 1, 0.7, text="a story"))  # not measured: NaN with a reason
+    config = validate_config({"evaluation": {"random_state": 8}})
+    rows = skills.question_pass(case.model, case.data, explanations, config)
+    frame = question_skills(case.model, case.data, explanations, config, random_state=8)
+    expected = list(frame.itertuples(index=False, name=None))
+    assert [tuple(map(type, r)) for r in rows] == [tuple(map(type, r)) for r in expected]
+    assert [(m, i, k, np.float64(v).tobytes(), d) for m, i, k, v, d in rows] == \
+        [(m, i, k, np.float64(v).tobytes(), d) for m, i, k, v, d in expected]

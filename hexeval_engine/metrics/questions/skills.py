@@ -63,8 +63,9 @@ COMMON = "_common"
 def question_pass(model, data, explanations, config, **_) -> list[tuple]:
     """The paired pass (``metrics.registry.PASSES``): every method's skills on the shared cases, seeded by
     ``evaluation.random_state``."""
-    frame = question_skills(model, data, explanations, config, random_state=config.evaluation.random_state)
-    return list(frame.itertuples(index=False, name=None))
+    rows, _ = question_rows(model, data, explanations, config, random_state=config.evaluation.random_state)
+    # the rows as question_skills' frame holds them (its columns' types), without making the frame
+    return [(method, int(iid), metric, float(value), bool(derived)) for method, iid, metric, value, derived in rows]
 
 
 def question_skills(model, data, explanations, config, *, random_state: int, actionability: dict | None = None,
@@ -106,6 +107,19 @@ def question_skills(model, data, explanations, config, *, random_state: int, act
         Columns ``INSTANCE_COLUMNS`` (``derived`` is False: every value reads what the explanation shows);
         ``attrs["reasons"]`` says why a value is ``NaN``.
     """
+    rows, reasons = question_rows(model, data, explanations, config, random_state=random_state,
+                                  actionability=actionability, neighbours=neighbours, draws=draws,
+                                  random_sets=random_sets, action_draws=action_draws, steps=steps, top_k=top_k)
+    frame = pd.DataFrame(rows, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool})
+    frame.attrs["reasons"] = reasons
+    return frame
+
+
+def question_rows(model, data, explanations, config, *, random_state: int, actionability: dict | None = None,
+                  neighbours: int = 250, draws: int = 48, random_sets: int = 24, action_draws: int = 24,
+                  steps: int = 5, top_k: int | None = None) -> tuple[list[tuple], list[dict]]:
+    """:func:`question_skills`' rows ``(method, instance_id, metric, value, derived)`` and the reasons of its
+    ``NaN`` values (logged here), before they become its frame."""
     features = list(data.feature_names)
     top_k = int(config.personas.top_k_features if top_k is None else top_k) or DISPLAY_TOP_K
     reasons: list[dict] = []
@@ -128,9 +142,7 @@ def question_skills(model, data, explanations, config, *, random_state: int, act
                          action_draws=action_draws, steps=steps)
     for r in reasons:
         log.info("%s, case %s, %s: not measured (%s)", r["method"], r["instance_id"], r["metric"], r["reason"])
-    frame = pd.DataFrame(rows, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool})
-    frame.attrs["reasons"] = reasons
-    return frame
+    return rows, reasons
 
 
 def _measure(model, data, config, readable, reasons, *, random_state, actionability, neighbours, draws, random_sets,
