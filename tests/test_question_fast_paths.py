@@ -1,8 +1,8 @@
 """The question skills' faster paths give the numbers of the plain ones (issue 32's speed acceptance).
 
 Each test computes the same thing the simple way (one ``rng.choice`` call per draw, every job measured on its
-own, readers scored one by one, a ladder step by step with numpy, action rows written through objects) and checks the faster
-path gives exactly the same values, bit for bit.
+own, readers scored one by one, a ladder step by step with numpy, action rows written through objects, numpy's
+mean) and checks the faster path gives exactly the same values, bit for bit.
 """
 
 from __future__ import annotations
