@@ -7,6 +7,8 @@ Public interface (stable)
 ``.predict(model, chunk_rows=50_000) -> ndarray``
 ``instance_rng(random_state, instance_id, stream) -> numpy.random.Generator``
 ``feature_uniforms(rng, draws, columns) -> ndarray (draws, p)``
+``sorted_choices(rng, n, m, draws) -> ndarray (draws, m)``  ``draws`` calls of ``rng.choice(n, m, replace=False)``,
+sorted, in one draw of the generator
 
 Removal by baseline replacement: a "removed" feature takes the value of a reference row (see
 :mod:`hexeval_engine.metrics.baseline`; one row, or one per explained class), as in Covert, Lundberg & Lee (2021),
@@ -23,10 +25,14 @@ reordering the data's columns does not change any result.
 
 from __future__ import annotations
 
+import functools
+import logging
 import zlib
 
 import numpy as np
 import pandas as pd
+
+log = logging.getLogger(__name__)
 
 _MASK32 = 0xFFFFFFFF
 
@@ -49,6 +55,59 @@ def feature_uniforms(rng: np.random.Generator, draws: int, columns) -> np.ndarra
     out = np.empty_like(raw)
     out[:, by_name] = raw
     return out
+
+
+def sorted_choices(rng: np.random.Generator, n: int, m: int, draws: int) -> np.ndarray:
+    """``draws`` rows, row ``d`` the sorted values of the ``d``-th of ``draws`` successive calls
+    ``rng.choice(n, size=m, replace=False)``, leaving ``rng`` where those calls leave it; shape ``(draws, m)``.
+
+    numpy's ``Generator.choice`` without replacement (and without weights), for a population it does not shuffle
+    whole (at most 10,000, or ``m`` at most a fiftieth of it), takes ``m`` bounded integers (Floyd's sampling: the
+    ``t``-th in ``[0, n - m + t]``, replaced by ``n - m + t`` when already taken) and then ``m - 1`` more that only
+    shuffle them (the ``i``-th in ``[0, m - i]``); the order is sorted away here. Every one of those integers is
+    drawn here, for all the calls at once, by one ``rng.integers`` with one upper bound per integer, which draws each
+    as the call would. Each call cost ~15 us of argument handling (the question skills make about 10,000). Whether
+    this numpy draws the same is checked once per process (:func:`_same_as_choice`); where it would not, or for a
+    population ``choice`` shuffles whole, the calls are made one by one.
+    """
+    n, m, draws = int(n), int(m), int(draws)
+    if m < 0 or m > n:
+        raise ValueError(f"Cannot take {m} distinct values of {n}.")
+    if draws <= 0 or m == 0:
+        for _ in range(max(draws, 0)):  # the calls still move the generator
+            rng.choice(n, size=m, replace=False)
+        return np.zeros((max(draws, 0), m), dtype=np.int64)
+    if (n > 10_000 and m > n // 50) or not _same_as_choice():
+        return np.sort(np.stack([rng.choice(n, size=m, replace=False) for _ in range(draws)]), axis=1)
+    return _floyd_rows(rng, n, m, draws)
+
+
+def _floyd_rows(rng: np.random.Generator, n: int, m: int, draws: int) -> np.ndarray:
+    """:func:`sorted_choices` by one ``rng.integers`` call (see there)."""
+    taken = np.arange(n - m, n, dtype=np.int64)  # the t-th value is in [0, taken[t]], or taken[t] on a clash
+    highs = np.concatenate([taken + 1, np.arange(m, 1, -1, dtype=np.int64)])  # then the shuffle's integers
+    raw = rng.integers(0, np.tile(highs, draws)).reshape(draws, len(highs))[:, :m]
+    out = raw.copy()
+    for t in range(1, m):
+        clash = (out[:, :t] == raw[:, t, None]).any(axis=1)
+        out[clash, t] = taken[t]
+    out.sort(axis=1)
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _same_as_choice() -> bool:
+    """Whether :func:`_floyd_rows` gives what successive ``rng.choice`` calls give with this numpy (a few seeds and
+    sizes, and where each generator is left); logged when it does not (the calls are then made one by one)."""
+    for seed in (0, 1, 2):
+        for n, m in ((1, 1), (2, 2), (5, 1), (13, 3), (13, 13), (40, 6), (9_999, 4)):
+            mine, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+            expected = np.sort(np.stack([theirs.choice(n, size=m, replace=False) for _ in range(7)]), axis=1)
+            if not np.array_equal(_floyd_rows(mine, n, m, 7), expected) or mine.random() != theirs.random():
+                log.info("numpy %s draws choice() without replacement differently from the batched draw; each "
+                         "draw is made by its own call", np.__version__)
+                return False
+    return True
 
 
 class MaskedRows:

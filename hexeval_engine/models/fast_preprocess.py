@@ -427,10 +427,16 @@ def _one_hot(encoder, source):
     n = len(codes[0][0])
     widths = [len(cats) for cats in encoder.categories_]
     out = np.zeros((n, sum(widths)), dtype=np.float64)
+    if not out.size:
+        return out
+    # each 1 written at its place in the C-ordered matrix's memory (a scatter into one dimension costs a third
+    # of writing at (row, column) pairs); a column whose values are all known needs no selection
+    flat = out.reshape(-1)
+    starts = np.arange(0, out.size, out.shape[1])  # each row's first place
     offset = 0
-    rows = np.arange(n)
     for (index, known), width in zip(codes, widths):
-        out[rows[known], offset + index[known]] = 1.0
+        at = starts + (offset + index)
+        flat[at if known.all() else at[known]] = 1.0
         offset += width
     return out
 

@@ -41,11 +41,14 @@ actions that succeed; ``NaN`` when none does. Where the person can change nothin
 
 from __future__ import annotations
 
+import bisect
+import math
+
 import numpy as np
 import pandas as pd
 
 from ...explainers.actionability import FIXED, forbidden_changes
-from ..masking import instance_rng
+from ..masking import instance_rng, sorted_choices
 from .shown import ATTRIBUTION, EXAMPLE, RULE
 from ...plain_values import finite_number
 
@@ -71,6 +74,7 @@ class ActionSpace:
         self.kinds = {f: kinds.get(f, "actionable") for f in self.features}
         self.steps = int(steps)
         self.sorted, self.median, self.categories = {}, {}, {}
+        self._lists = {}  # feature -> its sorted values as a list (ladders read them one by one)
         train = data.X_train
         for f in self.features:
             if f in self.categorical or not pd.api.types.is_numeric_dtype(train[f]):
@@ -98,14 +102,14 @@ class ActionSpace:
         return kind == "actionable" or (kind == "increase_only" and direction > 0) or (
             kind == "decrease_only" and direction < 0)
 
-    def level(self, feature: str, value) -> float:
-        """The training quantile of ``value`` (mid-rank)."""
-        values = self.sorted[feature]
-        if not len(values) or not np.isfinite(value):
+    def level(self, feature: str, value: float) -> float:
+        """The training quantile of ``value`` (a float; mid-rank)."""
+        values = self._listed(feature)  # a value's place among floats: numpy.searchsorted's, by bisection
+        if not len(values) or not math.isfinite(value):
             return 0.5
-        below = np.searchsorted(values, value, side="left")
-        upto = np.searchsorted(values, value, side="right")
-        return float((below + upto) / 2 / len(values))
+        below = bisect.bisect_left(values, value)
+        upto = bisect.bisect_right(values, value)
+        return (below + upto) / 2 / len(values)
 
     def away(self, feature: str, value) -> int:
         """The direction across the median from ``value`` (+1 at the median); 0 for a category."""
@@ -132,12 +136,20 @@ class ActionSpace:
             return []
         start = self.level(feature, finite_number(value) if finite_number(value) is not None else float("nan"))
         far = 1.0 if direction > 0 else 0.0
+        listed = self._listed(feature)
         out = []
         for t in range(1, self.steps + 1):
             target = start + (far - start) * t / self.steps
-            position = min(max(int(np.ceil(target * len(values))) - 1, 0), len(values) - 1)
-            out.append((float(values[position]), abs(target - start)))
+            # math.ceil of a finite float is the integer numpy.ceil rounds it to
+            position = min(max(math.ceil(target * len(listed)) - 1, 0), len(listed) - 1)
+            out.append((listed[position], abs(target - start)))
         return out
+
+    def _listed(self, feature: str) -> list:
+        """The feature's sorted training values as Python floats (what ``float(values[i])`` gives), listed once."""
+        if feature not in self._lists:
+            self._lists[feature] = self.sorted[feature].tolist()
+        return self._lists[feature]
 
 
 
@@ -230,10 +242,26 @@ class _Rows:
         case_rows = pool.train_rows + np.asarray(self.owner, dtype=np.intp)  # pool.case_row of each row's case
         rows = pool.compose(np.broadcast_to(case_rows[:, None], (len(case_rows), len(pool.features))))
         for f, (where, values) in self.writes.items():
+            dtype = rows[f].dtype
+            if isinstance(dtype, np.dtype) and dtype.kind in "iuf":
+                # a numpy number column: only the written values are converted (each as the column's conversion
+                # through objects converts it; the others stay as they are, which that round trip keeps)
+                column = rows[f].to_numpy(copy=True)
+                column[np.asarray(where)] = _converted(values, dtype)
+                rows[f] = column
+                continue
             column = rows[f].to_numpy(dtype=object, copy=True)
             column[np.asarray(where)] = values
-            rows[f] = pd.Series(column).astype(rows[f].dtype)
+            rows[f] = pd.Series(column).astype(dtype)
         return rows
+
+
+def _converted(values: list, dtype: np.dtype) -> np.ndarray:
+    """``values`` (ladder floats, category labels, shown values) converted to ``dtype`` one by one, as pandas converts
+    an object column to it."""
+    written = np.empty(len(values), dtype=object)
+    written[:] = values
+    return pd.Series(written, copy=False).astype(dtype).to_numpy()
 
 
 class _Values(dict):
@@ -291,7 +319,7 @@ class _StepCost:
         self.ladders, self.t = ladders, t
 
     def __float__(self) -> float:
-        return float(np.mean([steps[self.t][1] for _, steps in self.ladders]))
+        return _mean([steps[self.t][1] for _, steps in self.ladders])
 
 
 def _direct_row(rows: _Rows, k, case, space, moves) -> list[int]:
@@ -303,7 +331,7 @@ def _direct_row(rows: _Rows, k, case, space, moves) -> list[int]:
         else:
             x, y = finite_number(case[f]), finite_number(new)
             costs.append(abs(space.level(f, y) - space.level(f, x)) if x is not None and y is not None else 1.0)
-    return [rows.add(k, values, float(np.mean(costs)))]
+    return [rows.add(k, values, _mean(costs))]
 
 
 def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, random_state: int) -> list[dict]:
@@ -337,7 +365,8 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
     # the reference of a case and size: the share of its random actions with a row that gets the other outcome
     # (an action's rows are consecutive: some row of rows a..b-1 does when more rows up to b than up to a do)
     up_to = np.concatenate([[0], np.cumsum(reached, dtype=np.int64)])
-    baseline = {key: float(np.mean([len(t) > 0 and bool(up_to[t.stop] > up_to[t.start]) for t in tries]))
+    # (a share: its count is exact in any order, so it is numpy.mean's)
+    baseline = {key: sum(len(t) > 0 and bool(up_to[t.stop] > up_to[t.start]) for t in tries) / len(tries)
                 if tries else 0.0 for key, tries in references.items()}
     out = []
     for (k, _, _, _), plan in zip(jobs, plans):
@@ -348,12 +377,18 @@ def how_to_change_skills(answer, pool, space: ActionSpace, jobs, *, draws: int, 
             if hit:
                 costs.append(float(rows.cost[hit[0]]))
             baselines.append(baseline[(k, size)])
-        success = float(np.mean(successes)) if successes else 0.0
-        reference = float(np.mean(baselines)) if baselines else 0.0
+        success = _mean(successes) if successes else 0.0
+        reference = _mean(baselines) if baselines else 0.0
         out.append({"skill": success - reference, "success": success, "reference": reference,
-                    "cost": float(np.mean(costs)) if costs else float("nan"),
-                    "size": float(np.mean([s for s, _ in plan])) if plan else 0.0, "reason": None})
+                    "cost": _mean(costs) if costs else float("nan"),
+                    "size": _mean([s for s, _ in plan]) if plan else 0.0, "reason": None})
     return out
+
+
+def _mean(values: list) -> float:
+    """``float(numpy.mean(values))`` of a list of numbers (or booleans): below 8 values numpy adds them one after
+    the other from 0.0, as ``sum`` does, and divides once; from 8 on it sums in blocks, so numpy is asked."""
+    return sum(values) / len(values) if len(values) < 8 else float(np.mean(values))
 
 
 def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state) -> list[range]:
@@ -367,9 +402,8 @@ def _random_actions(rows: _Rows, k, iid, case, space, size, draws, random_state)
     ladders = case.random_moves(space)
     unset = [float("nan")] * space.steps  # only whether a random action succeeds is read, not its cost
     out = []
-    for _ in range(int(draws)):
-        chosen = {movable[j]: ladders[j] for j in sorted(rng.choice(len(movable), size=size, replace=False))
-                  if ladders[j]}
+    for picked in sorted_choices(rng, len(movable), size, int(draws)).tolist():  # as draws rng.choice calls
+        chosen = {movable[j]: ladders[j] for j in picked if ladders[j]}
         if not chosen:
             out.append(range(0))
             continue

@@ -45,9 +45,9 @@ from .how_to_change import ActionSpace, how_to_change_skills
 from .rows import NEIGHBOUR_STRENGTHS, RowPool, neighbourhood_picks
 from .shown import ATTRIBUTION, common_size, read_shown
 from .strata import Groups, change_groups_of_blocks
-from .what_if import reader_keeps, what_if_skill
+from .what_if import reader_keeps, what_if_skills
 from .why import why_skills
-from .will_it_hold import keep_region, will_it_hold_skill
+from .will_it_hold import keep_region, will_it_hold_skills
 
 log = logging.getLogger(__name__)
 
@@ -63,8 +63,9 @@ COMMON = "_common"
 def question_pass(model, data, explanations, config, **_) -> list[tuple]:
     """The paired pass (``metrics.registry.PASSES``): every method's skills on the shared cases, seeded by
     ``evaluation.random_state``."""
-    frame = question_skills(model, data, explanations, config, random_state=config.evaluation.random_state)
-    return list(frame.itertuples(index=False, name=None))
+    rows, _ = question_rows(model, data, explanations, config, random_state=config.evaluation.random_state)
+    # the rows as question_skills' frame holds them (its columns' types), without making the frame
+    return [(method, int(iid), metric, float(value), bool(derived)) for method, iid, metric, value, derived in rows]
 
 
 def question_skills(model, data, explanations, config, *, random_state: int, actionability: dict | None = None,
@@ -106,6 +107,19 @@ def question_skills(model, data, explanations, config, *, random_state: int, act
         Columns ``INSTANCE_COLUMNS`` (``derived`` is False: every value reads what the explanation shows);
         ``attrs["reasons"]`` says why a value is ``NaN``.
     """
+    rows, reasons = question_rows(model, data, explanations, config, random_state=random_state,
+                                  actionability=actionability, neighbours=neighbours, draws=draws,
+                                  random_sets=random_sets, action_draws=action_draws, steps=steps, top_k=top_k)
+    frame = pd.DataFrame(rows, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool})
+    frame.attrs["reasons"] = reasons
+    return frame
+
+
+def question_rows(model, data, explanations, config, *, random_state: int, actionability: dict | None = None,
+                  neighbours: int = 250, draws: int = 48, random_sets: int = 24, action_draws: int = 24,
+                  steps: int = 5, top_k: int | None = None) -> tuple[list[tuple], list[dict]]:
+    """:func:`question_skills`' rows ``(method, instance_id, metric, value, derived)`` and the reasons of its
+    ``NaN`` values (logged here), before they become its frame."""
     features = list(data.feature_names)
     top_k = int(config.personas.top_k_features if top_k is None else top_k) or DISPLAY_TOP_K
     reasons: list[dict] = []
@@ -128,9 +142,7 @@ def question_skills(model, data, explanations, config, *, random_state: int, act
                          action_draws=action_draws, steps=steps)
     for r in reasons:
         log.info("%s, case %s, %s: not measured (%s)", r["method"], r["instance_id"], r["metric"], r["reason"])
-    frame = pd.DataFrame(rows, columns=INSTANCE_COLUMNS).astype({"value": float, "derived": bool})
-    frame.attrs["reasons"] = reasons
-    return frame
+    return rows, reasons
 
 
 def _measure(model, data, config, readable, reasons, *, random_state, actionability, neighbours, draws, random_sets,
@@ -156,18 +168,20 @@ def _measure(model, data, config, readable, reasons, *, random_state, actionabil
         claims += [shown.supporting, shown.supporting[: common[iid]] if shown.kind == ATTRIBUTION else cut.supporting]
     answer = Answer(model, data, config, cases)
     pool = RowPool(data, cases)
+    once = _Once(jobs)
     out = [(m, iid, f"shown_size{s}", float(shown.size), False) for m, iid, s, shown in jobs]
-    why = why_skills(answer, pool, [(position[iid], iid, claim) for (_, iid, _, _), claim in zip(jobs, claims)],
-                     draws=draws, random_sets=random_sets, random_state=random_state)
+    why = once.spread(why_skills(answer, pool, once.pick([(position[iid], iid, claim)
+                                                          for (_, iid, _, _), claim in zip(jobs, claims)]),
+                                 draws=draws, random_sets=random_sets, random_state=random_state))
     for (m, iid, s, _), (skill, move) in zip(jobs, why):
         out += [(m, iid, f"skill_why{s}", skill, False), (m, iid, f"why_move{s}", move, False)]
     kinds = actionability if actionability is not None else feature_actionability(config, features)
     space = ActionSpace(data, kinds, steps=steps)
-    out += _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, neighbours=neighbours,
+    out += _neighbour_rows(answer, pool, data, jobs, once, position, case_rows, reasons, neighbours=neighbours,
                            random_state=random_state, medians=space.median)
-    actions = how_to_change_skills(answer, pool, space,
-                                   [(position[iid], iid, case_rows[iid], shown) for _, iid, _, shown in jobs],
-                                   draws=action_draws, random_state=random_state)
+    actions = once.spread(how_to_change_skills(
+        answer, pool, space, once.pick([(position[iid], iid, case_rows[iid], shown) for _, iid, _, shown in jobs]),
+        draws=action_draws, random_state=random_state))
     for (m, iid, s, _), a in zip(jobs, actions):
         out += [(m, iid, f"skill_how_to_change{s}", a["skill"], False),
                 (m, iid, f"how_to_change_success{s}", a["success"], False),
@@ -180,7 +194,27 @@ def _measure(model, data, config, readable, reasons, *, random_state, actionabil
     return out
 
 
-def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, neighbours, random_state,
+class _Once:
+    """The jobs each question measures: a job whose explanation was not cut (cut to no fewer features than it
+    shows, :meth:`.Shown.cut` gives the same ``Shown``) reads exactly as the case's job at its own size, so it is
+    measured once and its values given to both."""
+
+    def __init__(self, jobs):
+        first = {}  # (case, the Shown read) -> the first job reading it
+        self.reads = [first.setdefault((iid, id(shown)), j) for j, (_, iid, _, shown) in enumerate(jobs)]
+        self.measured = sorted(first.values())
+        self.at = {j: n for n, j in enumerate(self.measured)}
+
+    def pick(self, items: list) -> list:
+        """The items (one per job) of the jobs measured."""
+        return [items[j] for j in self.measured]
+
+    def spread(self, values: list) -> list:
+        """Values of the jobs measured (:meth:`pick`'s order) -> one per job."""
+        return [values[self.at[j]] for j in self.reads]
+
+
+def _neighbour_rows(answer, pool, data, jobs, once, position, case_rows, reasons, *, neighbours, random_state,
                     medians) -> list:
     iids = sorted(position)
     picks = [neighbourhood_picks(pool, position[iid], iid, n=neighbours, strengths=NEIGHBOUR_STRENGTHS,
@@ -197,13 +231,21 @@ def _neighbour_rows(answer, pool, data, jobs, position, case_rows, reasons, *, n
     categorical = list(data.categorical_features)
     groups = change_groups_of_blocks([values[iid] for iid in iids], [memos[iid] for iid in iids], medians=medians)
     strata = {iid: Groups(keeps[position[iid]], g) for iid, g in zip(iids, groups)}
+    readers = {}  # case -> (position among the jobs measured, reader's answers, keep claim) of each of its jobs
+    for n, (_, iid, _, shown) in enumerate(once.pick(jobs)):
+        case = values[iid]
+        readers.setdefault(iid, []).append((
+            n, reader_keeps(shown, case, None, changed=memos[iid], categorical=categorical, medians=medians),
+            keep_region(shown, case, None, changed=memos[iid], categorical=categorical)))
+    measured = [None] * len(once.measured)
+    for iid, read in readers.items():  # a case's readers scored together, on its neighbours' groups
+        k = position[iid]
+        what_if = what_if_skills(np.stack([e for _, e, _ in read]), keeps[k], strata[iid])
+        hold = will_it_hold_skills(np.stack([r for _, _, r in read]), keeps[k], strata[iid])
+        for (n, _, _), w, h in zip(read, what_if, hold):
+            measured[n] = (*w, *h[:3])
     out = []
-    for m, iid, s, shown in jobs:
-        k, case = position[iid], values[iid]
-        expected = reader_keeps(shown, case, None, changed=memos[iid], categorical=categorical, medians=medians)
-        skill, balanced, reason = what_if_skill(expected, keeps[k], strata[iid])
-        region = keep_region(shown, case, None, changed=memos[iid], categorical=categorical)
-        hold, precision, coverage, _ = will_it_hold_skill(region, keeps[k], strata[iid])
+    for (m, iid, s, _), (skill, balanced, reason, hold, precision, coverage) in zip(jobs, once.spread(measured)):
         out += [(m, iid, f"skill_what_if{s}", skill, False), (m, iid, f"what_if_balanced_accuracy{s}", balanced, False),
                 (m, iid, f"skill_will_it_hold{s}", hold, False),
                 (m, iid, f"will_it_hold_precision{s}", precision, False),

@@ -8,6 +8,7 @@ the case, and how many of those crossed the training median
 frame at once
 ``stratified(keeps, strata, score) -> (value, reason)``  (``strata`` may be the case's :class:`Groups`, shared by
 every method read on the same neighbours)
+``stratified_rows(groups, score, readers) -> (values, reason)``  the same for several readers of one case at once
 
 A neighbour that changed more features flips the answer more often, whichever features they are. A reader who
 saw no explanation knows that much, and any claim of the form "while these features stay, the answer stays"
@@ -141,6 +142,20 @@ class Groups:
         flipped_sum = np.bincount(self._flipped_label, weights=values[self._flipped_rows], minlength=size)
         return kept_sum / self.kept_n, flipped_sum / self.flipped_n
 
+    def means_of_rows(self, values) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`means` of each row of ``values`` (one row per reader of these neighbours), as arrays with one row
+        per reader: the same sums (exact, see :meth:`means`) and divisions, every row's groups counted in one call."""
+        values = np.asarray(values, dtype=float)
+        size, readers = len(self.weights), len(values)
+        offset = (np.arange(readers) * size)[:, None]
+
+        def sums(rows, labels):
+            return np.bincount((labels[None, :] + offset).ravel(), weights=values[:, rows].ravel(),
+                               minlength=readers * size).reshape(readers, size)
+
+        return (sums(self._kept_rows, self._kept_label) / self.kept_n,
+                sums(self._flipped_rows, self._flipped_label) / self.flipped_n)
+
 
 def stratified(keeps, strata, score) -> tuple[float, str | None]:
     """The weighted mean over groups of ``score(kept_means, flipped_means)`` (arrays with one entry per group, from
@@ -150,3 +165,12 @@ def stratified(keeps, strata, score) -> tuple[float, str | None]:
     if groups.reason is not None:
         return float("nan"), groups.reason
     return float(np.average(score(groups), weights=groups.weights)), None
+
+
+def stratified_rows(groups: Groups, score, readers: int) -> tuple[list[float], str | None]:
+    """:func:`stratified` of ``readers`` readers of the same neighbours at once: ``score(groups)`` gives one row per
+    reader (from :meth:`Groups.means_of_rows`), each row averaged over the groups as :func:`stratified` averages
+    one (a row of a C-ordered matrix is summed as the one-dimensional array is)."""
+    if groups.reason is not None:
+        return [float("nan")] * readers, groups.reason
+    return np.average(score(groups), axis=1, weights=groups.weights).tolist(), None

@@ -4,6 +4,8 @@ Public interface
 ----------------
 ``reader_keeps(shown, case, rows, *, changed, categorical) -> ndarray``  1 keeps, 0 flips, -1 abstains
 ``what_if_skill(expected, keeps) -> (skill, balanced_accuracy, reason)``
+``what_if_skills(expected_rows, keeps, groups) -> list of (skill, balanced_accuracy, reason)``  several readers of one
+case's neighbours at once
 
 Forward simulation (Doshi-Velez & Kim 2017; Hase & Bansal 2020, *Evaluating explainable AI: which
 algorithmic explanations help users predict model behavior?*, ACL): the readers of
@@ -50,7 +52,7 @@ import numpy as np
 
 from ..readers import ABSTAIN, CounterfactualReader, ExampleReader, RuleReader
 from .shown import ATTRIBUTION, EXAMPLE, RULE
-from .strata import stratified
+from .strata import stratified, stratified_rows
 
 
 
@@ -132,3 +134,17 @@ def what_if_skill(expected, keeps, strata=None) -> tuple[float, float, str | Non
 
     value, reason = stratified(keeps, strata, balanced)
     return value - 0.5, value, reason
+
+
+def what_if_skills(expected_rows, keeps, groups) -> list[tuple[float, float, str | None]]:
+    """:func:`what_if_skill` of several readers of the same neighbours (one row of ``expected_rows`` each) within
+    the case's :class:`.strata.Groups`, computed together: the same values."""
+    expected, keeps = np.asarray(expected_rows, dtype=int), np.asarray(keeps, dtype=bool)
+    credit = np.where(expected == ABSTAIN, 0.5, (expected == 1) == keeps[None, :])
+
+    def balanced(g):
+        kept, flipped = g.means_of_rows(credit)
+        return 0.5 * (kept + flipped)
+
+    values, reason = stratified_rows(groups, balanced, len(expected))
+    return [(value - 0.5, value, reason) for value in values]

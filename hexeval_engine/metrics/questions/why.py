@@ -39,7 +39,7 @@ import math
 
 import numpy as np
 
-from ..masking import instance_rng
+from ..masking import instance_rng, sorted_choices
 
 
 def _random_sets(width: int, m: int, count: int, rng) -> list[tuple[int, ...]]:
@@ -47,7 +47,7 @@ def _random_sets(width: int, m: int, count: int, rng) -> list[tuple[int, ...]]:
         return []
     if math.comb(width, m) <= count:
         return list(itertools.combinations(range(width), m))
-    return [tuple(sorted(rng.choice(width, size=m, replace=False))) for _ in range(count)]
+    return [tuple(s) for s in sorted_choices(rng, width, m, count).tolist()]  # as count rng.choice calls
 
 
 def why_skills(answer, pool, jobs, *, draws: int, random_sets: int, random_state: int) -> list[tuple[float, float]]:

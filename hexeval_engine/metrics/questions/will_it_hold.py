@@ -4,6 +4,8 @@ Public interface
 ----------------
 ``keep_region(shown, case, rows, *, changed, categorical) -> ndarray of bool``
 ``will_it_hold_skill(region, keeps) -> (skill, precision, coverage, reason)``
+``will_it_hold_skills(region_rows, keeps, groups) -> list of (skill, precision, coverage, reason)``  several claims on
+one case's neighbours at once
 
 Each explanation makes a *keep claim* over the case's neighbours (:mod:`.rows`):
 
@@ -44,7 +46,7 @@ import pandas as pd
 
 from ..rules import rule_mask
 from .shown import ATTRIBUTION, RULE
-from .strata import stratified
+from .strata import stratified, stratified_rows
 
 
 def keep_region(shown, case, rows, *, changed, categorical=()) -> np.ndarray:
@@ -103,3 +105,23 @@ def will_it_hold_skill(region, keeps, strata=None) -> tuple[float, float, float,
     coverage = float(region.mean())
     precision = float(keeps[region].mean()) if region.any() else float("nan")
     return skill, precision, coverage, reason
+
+
+def will_it_hold_skills(region_rows, keeps, groups) -> list[tuple[float, float, float, str | None]]:
+    """:func:`will_it_hold_skill` of several keep claims on the same neighbours (one row of ``region_rows`` each)
+    within the case's :class:`.strata.Groups`, computed together: the same values."""
+    regions, keeps = np.asarray(region_rows, dtype=bool), np.asarray(keeps, dtype=bool)
+
+    def youden(g):
+        kept, flipped = g.means_of_rows(regions)
+        return kept - flipped
+
+    skills, reason = stratified_rows(groups, youden, len(regions))
+    if reason is not None and not ((~keeps).any() and keeps.any()):
+        return [(skill, float("nan"), float("nan"), reason) for skill in skills]
+    inside = regions.sum(axis=1)
+    coverage = (inside / regions.shape[1]).tolist()  # np.mean's sum and division
+    with np.errstate(invalid="ignore"):
+        precision = ((regions & keeps[None, :]).sum(axis=1) / inside).tolist()
+    return [(skill, p if n else float("nan"), c, reason)
+            for skill, p, c, n in zip(skills, precision, coverage, inside.tolist())]
