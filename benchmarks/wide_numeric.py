@@ -11,7 +11,12 @@ waited for (the helper included), the run's stage and per-method times from its 
 peak resident memory of the command and its helper (largest ``ru_maxrss`` of the children), and the load
 average when it ended.
 
-Run: ``PYTHONPATH=. .venv/bin/python benchmarks/wide_numeric.py [--columns 300] [--rows 1000] [--repeats 1]``.
+Run: ``PYTHONPATH=. .venv/bin/python benchmarks/wide_numeric.py [--columns 300] [--rows 1000] [--repeats 1]
+[--checkout PATH] [--config YAML] [--digest]``. ``--checkout``: run the command from another checkout of HEXEval (its
+engine, e.g. main's, for a side-by-side comparison with the same data); ``--config``: an evaluation config passed to
+the command; ``--digest``: also print a hash of the run's technical tables (explanations, per-instance and summary
+metrics, sanity checks; time columns and the informational ``pooled_*`` counts left out, which depend on how the
+searches were split between processes), so runs of two checkouts can be shown to give the same results.
 
 Figures, 29 Nov 2026 (this 2-core machine shared with other sessions; load = 1-minute average before / after;
 CPU = the command's and its waited-for children's CPU seconds; wall figures at load > 2 say little):
@@ -41,8 +46,10 @@ the row cache's 2,400-byte keys ~8 %, the searches' Python ~12 %; DiCE's per-val
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import re
 import resource
 import subprocess
 import sys
@@ -78,20 +85,57 @@ def make_data(folder: Path, columns: int, rows: int) -> tuple[Path, Path]:
     return path, csv
 
 
-def run_once(model: Path, csv: Path, out: Path, sample_size: int) -> dict:
+def run_once(model: Path, csv: Path, out: Path, sample_size: int, checkout: Path = ROOT,
+             config: Path | None = None) -> dict:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
+    extra = ["--config", str(config)] if config is not None else []
     proc = subprocess.run([sys.executable, "-m", "hexeval_engine", "evaluate", str(model), str(csv), "--target",
-                           "target", "--sample-size", str(sample_size), "--output", str(out), "--quiet"],
-                          cwd=ROOT, capture_output=True, text=True, env=os.environ | {"PYTHONPATH": str(ROOT)})
+                           "target", "--sample-size", str(sample_size), "--output", str(out), "--quiet", *extra],
+                          cwd=checkout, capture_output=True, text=True, env=os.environ | {"PYTHONPATH": str(checkout)})
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     if proc.returncode != 0:
         return {"error": proc.stderr[-500:], "wall": wall}
-    manifest = json.loads(max(out.glob("*/*/run.json"), key=lambda p: p.stat().st_mtime).read_text())
-    return {"wall": wall, "cpu": cpu, "timings": manifest["timings"],
+    run = max(out.glob("*/*/run.json"), key=lambda p: p.stat().st_mtime)
+    manifest = json.loads(run.read_text())
+    return {"wall": wall, "cpu": cpu, "timings": manifest["timings"], "folder": run.parent,
+            "failures": len(manifest.get("failures") or []),
             "peak_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024}
+
+
+#: Names of measured times (they differ from run to run) and the informational counts of how searches were pooled
+#: (``pooled_model_calls``, ``pooled_instances``: they count a process's part of the cases, see runtime.parallel).
+_VARYING = re.compile(r"seconds|latency|elapsed|duration|^pooled_")
+
+
+def _steady(value):
+    if isinstance(value, dict):
+        return {k: _steady(v) for k, v in value.items() if not _VARYING.search(str(k))}
+    if isinstance(value, list):
+        return [_steady(v) for v in value]
+    return value
+
+
+def digest(folder: Path) -> str:
+    """A hash of a run's technical results: its explanations, per-instance and summary metric tables and sanity checks
+    (the parts that vary from run to run left out: ``_VARYING``)."""
+    parts = []
+    for name in ("explanations.jsonl", "instance_metrics.csv", "instance_metrics_unshared.csv",
+                 "technical_metrics.csv", "technical_metrics_long.csv"):
+        path = folder / name
+        if not path.exists():
+            parts.append(f"{name}: absent")
+        elif path.suffix == ".jsonl":
+            rows = [_steady(json.loads(line)) for line in path.read_text().splitlines() if line.strip()]
+            parts.append(json.dumps(rows, sort_keys=True))
+        else:
+            frame = pd.read_csv(path)
+            parts.append(frame[[c for c in frame.columns if not _VARYING.search(c)]].to_csv(index=False))
+    sanity = json.loads((folder / "run.json").read_text()).get("sanity_checks")
+    parts.append(json.dumps(_steady(sanity), sort_keys=True))
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:12]
 
 
 def main() -> None:
@@ -100,6 +144,9 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1000)
     parser.add_argument("--sample-size", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--checkout", type=Path, default=ROOT, help="the HEXEval checkout whose engine runs")
+    parser.add_argument("--config", type=Path, help="an evaluation config YAML for the command")
+    parser.add_argument("--digest", action="store_true", help="print a hash of each run's technical results")
     args = parser.parse_args()
     print(f"reference: issue 36 item 5 — 5 min 51 s (DiCE 181 s, sanity 104 s) at load ~8, 1.12 GB; "
           f"settings: {args.columns} numeric columns x {args.rows} rows, sample size {args.sample_size}, defaults")
@@ -107,7 +154,7 @@ def main() -> None:
         folder = Path(tmp)
         model, csv = make_data(folder, args.columns, args.rows)
         for n in range(args.repeats):
-            result = run_once(model, csv, folder / "runs", args.sample_size)
+            result = run_once(model, csv, folder / "runs", args.sample_size, args.checkout.resolve(), args.config)
             load = os.getloadavg()[0]
             if "error" in result:
                 print(f"run {n + 1}: FAILED after {result['wall']:.1f} s: {result['error']} | load {load:.1f}")
@@ -116,7 +163,8 @@ def main() -> None:
             stages = ", ".join(f"{k} {v:.1f}" for k, v in t.items() if isinstance(v, (int, float)) and k != "total")
             methods = ", ".join(f"{k} {v:.1f}" for k, v in t.get("per_method", {}).items())
             print(f"run {n + 1}: wall {result['wall']:.1f} s | CPU {result['cpu']:.1f} s | total {t.get('total', float('nan')):.1f} s | "
-                  f"stages: {stages} | methods: {methods} | peak {result['peak_mib']:.0f} MiB | load {load:.1f}")
+                  f"stages: {stages} | methods: {methods} | peak {result['peak_mib']:.0f} MiB | load {load:.1f}"
+                  + (f" | failures {result['failures']} | digest {digest(result['folder'])}" if args.digest else ""))
 
 
 if __name__ == "__main__":
