@@ -8,7 +8,8 @@ from concurrent.futures import Future, wait
 
 import pandas as pd
 import pytest
-from helper_fixtures import needs_two_cores, no_helper_left, settled, wait_pid, warm_helper  # noqa: F401 (fixtures)
+from helper_fixtures import (helper_starts_first, needs_two_cores, no_helper_left, settled, wait_pid,  # noqa: F401
+                             warm_helper)  # (fixtures)
 from test_helper_process import _auto, _sequential, runners  # noqa: F401 (runners: a fixture)
 
 from hexeval_engine.runtime import helper_pool
@@ -211,7 +212,8 @@ def test_wide_data_sends_the_searches_in_parts_with_the_sequential_results(useca
 
 
 def test_wide_data_uses_the_helper_below_helper_min_work_and_both_processes_search(usecase_bundle, warm_helper,
-                                                                                  runners, monkeypatch):
+                                                                                  runners, helper_starts_first,
+                                                                                  monkeypatch):
     """On wide data (here credit risk's 11 columns count as wide) a run whose rows x num_samples stay below
     ``helper_min_work`` still sends its searches to the helper; the main process takes searches back, and the
     explanations and metrics are the sequential backend's."""

@@ -23,8 +23,9 @@ One helper per process, shared by every run in it (two dashboard sessions includ
 built for has 2 cores, so a second helper would only compete for them. Jobs are queued in submission order
 and handed to the worker one at a time (:meth:`_Helper.submit`), so every job it has not started can be taken
 back: a run never waits for another run's queued job, nor for one of its own the worker has not started,
-because such a job is taken back by the run that needs it (:class:`~.parallel.ExplainRunner`). The helper keeps the states (model, data, config and
-built explainers) of the last :data:`_KEPT_RUNS` runs, so two interleaved runs do not evict each other.
+because such a job is taken back by the run that needs it (:class:`~.parallel.ExplainRunner`). The helper keeps
+the states (model, data, config and built explainers) of the last :data:`_KEPT_RUNS` runs, so two interleaved runs
+do not evict each other.
 
 The cost: one extra process (about 200 MB resident with the explainer libraries loaded; 207 MB peak on the
 credit-risk run at the original's defaults) for as long as the dashboard or the CLI process lives.

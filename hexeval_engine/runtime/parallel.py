@@ -148,9 +148,9 @@ def take_back(futures: list, redo) -> None:
 
 
 def _until_answered(futures: list, meanwhile) -> None:
-    """After the take-back walk, the helper still runs the job it had started (its jobs are handed to its worker one at a
-    time, so every other one was taken back). Call ``meanwhile()`` each time one of ``futures`` is answered, so the main
-    process measures what that made possible (e.g. the claim-scoped metrics, once the last of the cases is in)
+    """After the take-back walk, the helper still runs the job it had started (its jobs are handed to its worker one
+    at a time, so every other one was taken back). Call ``meanwhile()`` each time one of ``futures`` is answered, so the
+    main process measures what that made possible (e.g. the claim-scoped metrics, once the last of the cases is in)
     instead of waiting for all of them first."""
     pending = [f for f in futures if not f.done()]
     while pending:
