@@ -38,6 +38,28 @@ Two back-to-back pairs at load ~4-5: wall -34 % and -29 %, CPU -16 % and -20 %. 
 not met; the two-process split of the searches can only show on a machine whose second core is free. Branch
 ``wide36`` against main, back to back: CPU -35 % and -32 %, sanity checks -73 % and -63 % (benchmarks/TARGETS.md).
 
+Figures, 29 Nov 2026 14:40-15:29 UTC, branch ``wide-par`` (issue 36 item 5: both cores busy) against main side by
+side, in alternation, on another 2-core machine ~3x slower than the one above (shared with two other sessions;
+load = 1-minute average before / after the run, the run's own two processes included in "after"; CPU = the command
+and every process below it, the helper and its forkserver included; every run: 0 failures, digest
+``686e3923e050``; Anchor and DiCE are the main process's clock, which on the branch leaves out the helper's share):
+
+| code | UTC | wall | CPU | wall / CPU | technical | sanity | Anchor | DiCE | peak | load |
+|---|---|---|---|---|---|---|---|---|---|---|
+| main (``7e3bafd``) | 14:58 | 223.0 s | 216.5 s | 1.03 | 159.0 s | 53.3 s | 127.4 s | 22.1 s | 1,382 MiB | 2.3 / 1.4 |
+| ``wide-par`` (``e8a7e5b``) | 15:01 | 181.1 s | 212.8 s | 0.85 | 134.9 s | 39.4 s | 56.9 s | 53.0 s | 1,383 MiB | 1.4 / 4.0 |
+| main (``7e3bafd``) | 15:04 | 221.7 s | 216.4 s | 1.02 | 153.9 s | 57.1 s | 116.8 s | 26.4 s | 1,384 MiB | 4.0 / 1.2 |
+| ``wide-par`` (``e8a7e5b``) | 15:08 | 142.5 s | 211.3 s | 0.67 | 99.1 s | 36.3 s | 33.3 s | 31.7 s | 1,380 MiB | 1.2 / 3.6 |
+| ``wide-par`` (``e8a7e5b``) | 15:22 | 117.9 s | 209.5 s | 0.56 | 87.3 s | 23.8 s | 32.6 s | 25.0 s | 1,381 MiB | 1.0 / 2.5 |
+| main (``7e3bafd``) | 15:25 | 234.9 s | 232.4 s | 1.01 | 169.4 s | 57.9 s | 132.7 s | 26.6 s | 1,379 MiB | 2.5 / 1.1 |
+
+An earlier alternation (14:40-14:56, CPU still without the helper) gave main 265.0 s and 230.4 s, the branch 216.0 s
+and 209.0 s (load 3.9-5.4). On main this run never used the helper (its rows x ``num_samples``, 45,000, stayed
+below ``helper_min_work``): wall = CPU. The branch uses it on data of >= 100 feature columns and hands the helper
+its jobs one at a time, so the main process can take back every job the helper has not started (see
+benchmarks/TARGETS.md). Near idle (15:22, load 1.0 before) the branch took 117.9 s, wall / CPU 0.56; above
+0.5 are the stages one process does alone (loading, personas, the end of each stage).
+
 In one process (``sequential``, py-spy at 50 Hz, same load band 4-6): busy samples 13,102 before, 8,709 after
 the imputer fast path (-34 %). What is left, per busy sample: Anchor's searches (technical and the randomisation
 re-runs) ~65 %: XGBoost's own prediction of ~6.9 M sampled rows ~15 %, building/preprocessing those rows ~12 %,
