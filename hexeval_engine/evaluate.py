@@ -209,7 +209,7 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
     uc, config, data, model, model_path, data_path = (inputs.usecase, inputs.config, inputs.data, inputs.model,
                                                       inputs.model_path, inputs.data_path)
     validation = inputs.validation
-    if helper_worth(config):  # backend auto, 2 cores, enough work: the helper's start overlaps this process's work
+    if helper_worth(config, columns=len(data.feature_names)):  # backend auto, 2 cores, enough work: the helper's start overlaps this process's work
         start_helper(background=True)  # a no-op when it already runs
     outputs_root = Path(output_dir) if output_dir else configured_outputs_root(config.output.dir)
     if save:  # an unwritable output folder fails now, before the explainers and the LLM run (issue 14)

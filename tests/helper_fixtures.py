@@ -60,3 +60,23 @@ def gone_within(pid: int, seconds: float) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+@pytest.fixture
+def helper_starts_first(monkeypatch):
+    """The main process walks the helper's queue back only once the helper has started the first job in it.
+
+    The helper's worker gets one job at a time, so on a busy machine a slow re-fit queued first can leave every
+    explanation job to the main process, which takes them all back (right, but then a test of what the helper
+    explains has nothing to look at)."""
+    from hexeval_engine.runtime import parallel
+
+    take_back = parallel.take_back
+
+    def patient(futures, redo):
+        deadline = time.monotonic() + 60
+        while futures and not futures[0].running() and not futures[0].done() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return take_back(futures, redo)
+
+    monkeypatch.setattr(parallel, "take_back", patient)

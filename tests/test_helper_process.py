@@ -16,7 +16,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from helper_fixtures import gone_within, needs_two_cores, no_helper_left, settled, wait_pid, warm_helper  # noqa: F401 (fixtures)
+from helper_fixtures import (gone_within, helper_starts_first, needs_two_cores, no_helper_left, settled,  # noqa: F401
+                             wait_pid, warm_helper)  # (fixtures)
 from test_technical import _signature, fast
 
 from hexeval_engine.config.loader import deep_merge
@@ -68,7 +69,8 @@ def _stability(result):
     return result.per_instance[result.per_instance["metric"].str.contains("stability")]
 
 
-def test_helper_gives_the_sequential_results_case_by_case(usecase_bundle, warm_helper, runners):
+def test_helper_gives_the_sequential_results_case_by_case(usecase_bundle, warm_helper, runners,
+                                                          helper_starts_first):
     _, config, data, model = usecase_bundle("credit_risk")
     steps = {"sequential": [], "helper": []}
     sequential = run_technical_evaluation(model, data, _sequential(config),

@@ -210,7 +210,8 @@ class Parallel(Section):
     backend: Literal["auto", "sequential", "loky", "dask"] = "auto"
     n_jobs: int = Field(2, ge=1, le=256)
     helper_min_work: int = Field(50_000, ge=0, description="backend auto: the helper process takes a run's LIME, "
-                                 "Anchor and DiCE jobs when their rows x LIME num_samples reach this")
+                                 "Anchor and DiCE jobs when their rows x LIME num_samples reach this "
+                                 "(on data of 100 or more feature columns: whenever it has an Anchor or DiCE case)")
     scheduler_address: str | None = Field(None, description="dask.distributed scheduler, e.g. tcp://10.0.0.5:8786")
 
     @model_validator(mode="after")

@@ -16,7 +16,8 @@ the run (then it is done here).
 
 * ``auto`` (the default) — ``sequential``, plus the warm helper process of :mod:`.helper_pool` when this
   process may use at least 2 cores and the announced GIL-bound work (LIME, Anchor and DiCE rows × LIME's
-  ``num_samples``) reaches ``helper_min_work``. The announced LIME, Anchor and DiCE jobs are queued to the
+  ``num_samples``) reaches ``helper_min_work``, or the data is wide (``WIDE_COLUMNS`` feature columns) and holds an
+  Anchor or DiCE case (see :func:`helper_worth`). The announced LIME, Anchor and DiCE jobs are queued to the
   helper in the order the run needs them; SHAP (its C routine is fastest in-process) and Random stay on
   the main process, which does them first (``work_ahead``) and then takes back, from the end of the
   queue, every job the helper has not started (work stealing: whichever process is free does the next
@@ -147,9 +148,10 @@ def take_back(futures: list, redo) -> None:
 
 
 def _until_answered(futures: list, meanwhile) -> None:
-    """After the take-back walk, the helper still runs the jobs it had started (its worker's job and the one queued
-    behind it: ~0.2 s of LIME on credit risk). Call ``meanwhile()`` each time one of them is answered, so the main
-    process measures what that made possible (e.g. the claim-scoped metrics, once the last of the cases is in)
+    """After the take-back walk, the helper still runs the job it had started (on wide data its jobs are handed to its
+    worker one at a time, so every other one was taken back; on narrow data also the one the executor queued behind
+    it, ~0.2 s of LIME on credit risk). Call ``meanwhile()`` each time one of ``futures`` is answered, so the
+    main process measures what that made possible (e.g. the claim-scoped metrics, once the last of the cases is in)
     instead of waiting for all of them first."""
     pending = [f for f in futures if not f.done()]
     while pending:
@@ -289,10 +291,13 @@ class ExplainRunner:
         used).
         """
         rows = sum(len(j.ids) for j in jobs if self.in_helper(j.method))
-        if not helper_worth(self.config, rows):
+        searches = sum(len(j.ids) for j in jobs
+                       if self.in_helper(j.method) and spec_of(j.method, self.config).pools_model_calls)
+        if not helper_worth(self.config, rows, columns=len(self.data.feature_names), searches=searches):
             return []
         helper_pool.start_helper(background=True)  # a no-op when it runs; if it was not, later runs find it warm
-        self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model))
+        self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model),
+                                           one_at_a_time=self._wide())
         if self._helper is None:
             if helper_pool.starting():  # its forkserver is still importing: handed over once it is up (work_ahead)
                 self._late, self._late_first = True, tuple(first)
@@ -344,7 +349,8 @@ class ExplainRunner:
         if not self._late or helper_pool.starting():
             return
         self._late = False
-        self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model))
+        self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model),
+                                           one_at_a_time=self._wide())
         if self._helper is None:
             return
         helper_pool.log_once("late", "The helper process came up during a run; it takes the jobs not started yet.")
@@ -581,20 +587,30 @@ def _portable(model) -> dict:
             "kind": model.kind, "sha256": model.sha256, "input_codes": model.input_codes}
 
 
-def helper_worth(config, rows: int | None = None) -> bool:
+def helper_worth(config, rows: int | None = None, *, columns: int = 0, searches: int | None = None) -> bool:
     """Whether backend ``auto`` hands work to the helper process: this process may use 2 cores and the
     GIL-bound rows (LIME, Anchor and DiCE; ``rows``, or estimated from ``config``) × LIME's ``num_samples``
-    reach ``evaluation.parallel.helper_min_work``."""
+    reach ``evaluation.parallel.helper_min_work``, or the data is wide (``columns`` feature columns, at least
+    :data:`WIDE_COLUMNS`) and there is a search to do (an Anchor or DiCE case: ``searches``, or estimated from
+    ``config``). On wide data every search is seconds of work (a 300-column Anchor case ~14 CPU s, a DiCE case ~3 s
+    on a 2-core machine of 2026), while the rows × samples estimate stays that of a narrow run (sample size 10:
+    45,000, below the 50,000 that keeps small narrow runs in one process), so a run whose searches cost minutes
+    kept them all in one process."""
     ev = config.evaluation
     if ev.parallel.backend != "auto" or helper_pool.helper_cores() < 2:
         return False
-    if rows is None:
+    if rows is None or searches is None:
         n = ev.sample_size
         lime = ev.explainers.lime
         specs = [spec_of(m, config) for m in enabled_methods(config)]
-        rows = sum(s.cap(config, n) for s in specs if s.runs_in_helper)
-        if lime.stability_test and lime.enabled:
-            rows += min(lime.stability_subset, n) * ev.stability.repeats * (1 + bool(lime.seed_reruns))
+        if searches is None:
+            searches = sum(s.cap(config, n) for s in specs if s.runs_in_helper and s.pools_model_calls)
+        if rows is None:
+            rows = sum(s.cap(config, n) for s in specs if s.runs_in_helper)
+            if lime.stability_test and lime.enabled:
+                rows += min(lime.stability_subset, n) * ev.stability.repeats * (1 + bool(lime.seed_reruns))
+    if columns >= WIDE_COLUMNS and searches > 0:
+        return True
     work = rows * ev.explainers.lime.num_samples
     return work > 0 and work >= ev.parallel.helper_min_work
 
