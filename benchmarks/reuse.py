@@ -16,6 +16,44 @@ Each line prints the reference (the first or the whole run), the measured call, 
 
     PYTHONPATH=. .venv/bin/python benchmarks/reuse.py [--usecases heart credit_risk]
 
+Figures of 29 Nov 2026, 14:03-15:35 UTC, on another 2-core machine about 2.5-3x slower than the one of the tables
+below (a whole heart run 4-7 s here, 1.9 s there): compare the ratios, not the seconds. Before this session's changes
+(``7e3bafd``), near idle:
+
+| line | reference | measured | ratio | goal | met | load before / after | reuse |
+|---|---|---|---|---|---|---|---|
+| heart: second run, personas changed | 5.31 s | 0.82 s | 15% | <= 15% | no | 0.91 / 0.94 | reused 100, computed 0 |
+| credit_risk: second run, personas changed | 8.94 s | 0.89 s | 10% | <= 15% | yes | 0.94 / 0.97 | reused 100, computed 0 |
+| heart: resume after 80 % of the technical stage | 4.64 s | 2.20 s | 47% | <= 30% | no | 0.97 / 1.22 | reused 100, computed 0 (229 pieces kept) |
+| credit_risk: resume after 80 % of the technical stage | 8.73 s | 2.18 s | 25% | <= 30% | yes | 1.22 / 1.15 | reused 100, computed 0 (230 pieces kept) |
+
+With the offline extractor's, the recommendations' and the question pass's exact speed-ups (``413d0a2`` and branch
+``speed32b``), 15:17 UTC, load 1-2 (the credit_risk run was killed before the helper returned LIME's and DiCE's cases:
+40 explanations computed again, hence 74 %; how much of a run an interruption loses depends on where it falls):
+
+| line | reference | measured | ratio | goal | met | load before / after | reuse |
+|---|---|---|---|---|---|---|---|
+| heart: second run, personas changed | 6.62 s | 0.86 s | 13% | <= 15% | yes | 1.02 / 1.48 | reused 100, computed 0 |
+| credit_risk: second run, personas changed | 9.26 s | 1.09 s | 12% | <= 15% | yes | 1.48 / 1.89 | reused 100, computed 0 |
+| heart: resume after 80 % of the technical stage | 6.23 s | 1.12 s | 18% | <= 30% | yes | 1.89 / 2.11 | reused 100, computed 0 (230 pieces kept) |
+| credit_risk: resume after 80 % of the technical stage | 9.65 s | 7.11 s | 74% | <= 30% | no | 2.11 / 2.16 | reused 60, computed 40 (158 pieces kept) |
+
+With branch ``wide-par`` merged as well (narrow runs hand their jobs to the helper as before), 15:32 UTC, near idle:
+
+| line | reference | measured | ratio | goal | met | load before / after | reuse |
+|---|---|---|---|---|---|---|---|
+| heart: second run, personas changed | 4.90 s | 0.64 s | 13% | <= 15% | yes | 1.12 / 1.08 | reused 100, computed 0 |
+| credit_risk: second run, personas changed | 9.13 s | 1.17 s | 13% | <= 15% | yes | 1.08 / 1.05 | reused 100, computed 0 |
+| heart: resume after 80 % of the technical stage | 4.06 s | 1.94 s | 48% | <= 30% | no | 1.05 / 1.09 | reused 100, computed 0 (229 pieces kept) |
+| credit_risk: resume after 80 % of the technical stage | 8.40 s | 2.08 s | 25% | <= 30% | yes | 1.09 / 1.16 | reused 100, computed 0 (230 pieces kept) |
+
+What a resumed heart run still does (py-spy, 250 Hz, the resumed ``evaluate()`` alone): the randomisation check's
+re-explanations the helper had not returned before the kill, redone in the main process (Anchor and DiCE on the
+randomised model: 14-27 % of the resumed call, more the later the helper was), the recommendations (~15 %), loading
+(~10 %), the metric summaries (~7 %), saving (~7 %), the narratives (4-15 %, 4 % after the extractor's speed-up),
+rating (~5 %). At load 2 the same resume took 18 % of a whole run (the whole run is longer, and the helper had
+returned more), near idle 47-48 %: the goal is met only when the machine is busy.
+
 Figures at ``reuse34``, 29 Nov 2026 (the model skops rebuilt remembered with its audit, the simulated rater measuring
 each explanation once per batch, offline narratives and the recommendations' technical evidence kept with the stage,
 YAML read by libyaml). The machine was never idle (load 4-7 from other sessions), so each table below was taken right
