@@ -52,6 +52,7 @@ and every process below it, the helper and its forkserver included; every run: 0
 | ``wide-par`` (``e8a7e5b``) | 15:08 | 142.5 s | 211.3 s | 0.67 | 99.1 s | 36.3 s | 33.3 s | 31.7 s | 1,380 MiB | 1.2 / 3.6 |
 | ``wide-par`` (``e8a7e5b``) | 15:22 | 117.9 s | 209.5 s | 0.56 | 87.3 s | 23.8 s | 32.6 s | 25.0 s | 1,381 MiB | 1.0 / 2.5 |
 | main (``7e3bafd``) | 15:25 | 234.9 s | 232.4 s | 1.01 | 169.4 s | 57.9 s | 132.7 s | 26.6 s | 1,379 MiB | 2.5 / 1.1 |
+| main with ``wide-par`` merged (``0c2b778``), 16:18 UTC | 16:18 | 118.6 s | 209.6 s | 0.57 | 89.8 s | 22.3 s | 30.6 s | 29.6 s | 1,376 MiB | 0.3 / 2.1 |
 
 An earlier alternation (14:40-14:56, CPU still without the helper) gave main 265.0 s and 230.4 s, the branch 216.0 s
 and 209.0 s (load 3.9-5.4). On main this run never used the helper (its rows x ``num_samples``, 45,000, stayed
