@@ -46,10 +46,8 @@ def has_question_evidence(per_instance: pd.DataFrame | None) -> bool:
 
 def question_tables(per_instance: pd.DataFrame, methods) -> dict[str, pd.DataFrame]:
     """Per question, the common-size skill per case (rows) and method (columns), on the same cases."""
-    metrics = [skill_metric(q) for q in QUESTIONS]
-    rows = per_instance[per_instance["metric"].isin(metrics)]  # the skills' rows first, then their method names
-    rows = rows.assign(method=canonical_methods(rows["method"]))
-    tables = {q: _pivot(rows, metric, methods) for q, metric in zip(QUESTIONS, metrics)}
+    skills = _metric_tables(per_instance, [skill_metric(q) for q in QUESTIONS], methods)
+    tables = {q: skills[skill_metric(q)] for q in QUESTIONS}
     cases = sorted(set().union(*(t.index for t in tables.values())))
     out = {}
     for q, t in tables.items():
@@ -84,6 +82,12 @@ def support_table(per_instance: pd.DataFrame, metric: str, methods) -> pd.DataFr
 
 def support_tables(per_instance: pd.DataFrame, metrics, methods) -> dict[str, pd.DataFrame]:
     """:func:`support_table` of each of ``metrics``, from one pass over the per-case table."""
+    return _metric_tables(per_instance, metrics, methods)
+
+
+def _metric_tables(per_instance: pd.DataFrame, metrics, methods) -> dict[str, pd.DataFrame]:
+    """``{metric: cases x methods}`` of each of ``metrics``: their rows taken first, then the method names of those
+    rows made canonical (not every row of the per-case table)."""
     rows = per_instance[per_instance["metric"].isin(list(metrics))]
     rows = rows.assign(method=canonical_methods(rows["method"]))
     return {metric: _pivot(rows, metric, methods) for metric in metrics}
