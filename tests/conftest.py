@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -17,7 +19,20 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # One run-signing key for the whole session, in a temporary folder (never the developer's ~/.config/hexeval):
 # set before any fixture runs, so session fixtures' subprocesses, in-process runs and servers sign alike.
-os.environ["HEXEVAL_SIGNING_KEY"] = str(Path(tempfile.mkdtemp(prefix="hexeval-test-key-")) / "run-signing.key")
+# Removed when the process ends (each pytest-xdist worker has its own).
+_KEY_FOLDER = Path(tempfile.mkdtemp(prefix="hexeval-test-key-"))
+atexit.register(shutil.rmtree, _KEY_FOLDER, ignore_errors=True)
+os.environ["HEXEVAL_SIGNING_KEY"] = str(_KEY_FOLDER / "run-signing.key")
+
+
+def pytest_collection_modifyitems(config, items):
+    """With pytest-xdist (``make test`` runs two workers, ``--dist loadgroup``): every browser test goes to one
+    worker, so the session's Chromium, real runs and dashboard server are made once, not once per worker; the other
+    tests go to a worker a module at a time, so a module's fixtures (worlds trained and run, some a minute of work)
+    are made once too."""
+    for item in items:
+        browser = item.get_closest_marker("browser") is not None
+        item.add_marker(pytest.mark.xdist_group("browser" if browser else item.nodeid.split("::", 1)[0]))
 
 
 @pytest.fixture(autouse=True)
