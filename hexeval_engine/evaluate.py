@@ -228,8 +228,8 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
         if config.narratives.enabled:  # a missing key or a switched-off source fails now, before the technical stage
             narration = narrative_tools(config, data, api_key=api_key, cache_dir=outputs_root,
                                         operator_key=operator_key, allowed_urls=allowed_urls)
-        technical, sanity, warnings, performance, narratives = _measured(model, data, config, narration, personas,
-                                                                         pieces, working, clock, progress)
+        technical, sanity, warnings, performance, narratives, evidence = _measured(
+            model, data, config, narration, personas, pieces, working, clock, progress)
         warnings += plugin_warnings(config, technical.metrics)  # plugins left out or failed, with the fix
         if narratives is not None:
             technical.explanations += narratives.explanations  # they join the explanations personas rate
@@ -250,7 +250,7 @@ def _evaluate(model_path, data_path, target_column, config_path, output_dir, con
     _mark(working, "recommendations")
     with clock("recommendations"):
         recommendations = _recommend(technical, ratings, config, personas, warnings=warnings, narratives=narratives,
-                                     rater_kind=rater_info.get("kind"), pieces=pieces)
+                                     rater_kind=rater_info.get("kind"), pieces=pieces, evidence=evidence)
     timings = clock.finish()
 
     copies = copies_for(model_path, data_path) if keep_inputs else {}
@@ -330,8 +330,13 @@ def extend_run(run_dir, *, rater: str | None = None, llm_model: str | None = Non
 
 def _measured(model, data, config: HexevalConfig, narration, personas, pieces, working, clock, progress):
     """The technical stage, the narratives, the held-out scores and the sanity checks: ``(technical, sanity,
-    warnings, performance, narratives)``. With the same model, data and settings as a stored run, its technical
-    stage, checks and scores are reused as computed then (only the narratives are told again)."""
+    warnings, performance, narratives, evidence)``. With the same model, data and settings as a stored run, its
+    technical stage, checks and scores are reused as computed then (only the narratives are told again).
+
+    ``evidence``: what the recommendations read of the technical stage alone (:func:`_recommendation_evidence`),
+    computed before the sanity checks, which wait for the helper process's last re-explanations, so that this
+    process computes it meanwhile instead of after them (``None`` when the stage was reused or recommendations are
+    off: read when the recommendations are made)."""
     stage_key = pieces.stage_key(config) if pieces.enabled else None
     stored = pieces.get(stage_key) if stage_key else None
     narratives = None
@@ -340,15 +345,20 @@ def _measured(model, data, config: HexevalConfig, narration, personas, pieces, w
         if narration is not None:
             with clock("narratives"):
                 narratives = _narrate(data, technical, config, narration, personas, pieces)
-        return technical, sanity, warnings, performance, narratives
+        return technical, sanity, warnings, performance, narratives, None
+    evidence = None
     with one_blas_thread():  # idle BLAS workers only spin on these small products; same results
         with clock("technical"):
             _mark(working, "technical")
             technical = run_technical_evaluation(model, data, config, pieces=pieces,
                                                  on_progress=sub_progress(progress, 5, 55, 100, "Technical"))
         # Told before the sanity checks, which read only the source explanations: the randomisation check
-        # waits for the helper process's last re-explanations, and the narratives and the held-out scores
-        # are work the main process does meanwhile instead of after it (their results are the same).
+        # waits for the helper process's last re-explanations, and the recommendations' evidence, the narratives
+        # and the held-out scores are work the main process does meanwhile instead of after it (their results are
+        # the same).
+        if config.recommendations.enabled:
+            with clock("recommendations"):
+                evidence = _recommendation_evidence(technical, config, pieces)
         if narration is not None:
             with clock("narratives"):
                 narratives = _narrate(data, technical, config, narration, personas, pieces)
@@ -359,7 +369,7 @@ def _measured(model, data, config: HexevalConfig, narration, personas, pieces, w
             sanity, warnings = run_sanity_checks(model, data, config, technical)
     if stage_key:
         pieces.keep_stage(stage_key, (technical, sanity, warnings, performance))
-    return technical, sanity, warnings, performance, narratives
+    return technical, sanity, warnings, performance, narratives, evidence
 
 
 def _mark(working, stage: str) -> None:
@@ -405,12 +415,9 @@ def _narratives_key(pieces, config: HexevalConfig, narration, audiences: list) -
 
 
 def _recommend(technical, ratings, config: HexevalConfig, personas: list, *, warnings, narratives,
-               rater_kind, pieces) -> dict:
-    """Recommendations per stakeholder, or the note that they were switched off.
-
-    What they read of the technical stage alone (:func:`~.recommend.recommender.technical_evidence_of`: the
-    per-question tables, gates against Random, constraint findings) is kept under the stage's key and the
-    recommendation settings, so a later run of the same stage (another persona file or rater) takes it as computed."""
+               rater_kind, pieces, evidence=None) -> dict:
+    """Recommendations per stakeholder, or the note that they were switched off; ``evidence``: what they read of the
+    technical stage alone, when already computed (else :func:`_recommendation_evidence` here)."""
     if not config.recommendations.enabled:
         return {"mode": "disabled", "stakeholders": {}, "warnings": warnings,
                 "notes": ["Recommendations were switched off for this run (recommendations.enabled: false)."]}
@@ -419,6 +426,18 @@ def _recommend(technical, ratings, config: HexevalConfig, personas: list, *, war
     weights = {p.name: p.weights() for p in personas} if personas else None
     questions = {p.name: {"role": p.role, "weights": p.question_weights(), "declared": p.questions is not None,
                           "reason": p.questions.reason if p.questions is not None else ""} for p in personas}
+    if evidence is None:
+        evidence = _recommendation_evidence(technical, config, pieces)
+    return generate_recommendations(technical.metrics, ratings, config, per_instance=technical.per_instance,
+                                    warnings=warnings, rater_kind=rater_kind, narratives=told,
+                                    persona_weights=weights, persona_questions=questions or None,
+                                    technical_evidence=evidence)
+
+
+def _recommendation_evidence(technical, config: HexevalConfig, pieces):
+    """What the recommendations read of the technical stage alone (:func:`~.recommend.recommender.technical_evidence_of`:
+    the per-question tables, gates against Random, constraint findings). It is kept under the stage's key and the
+    recommendation settings, so a later run of the same stage (another persona file or rater) takes it as computed."""
     stage = pieces.stage_key(config) if pieces.enabled else None
     key = (pieces.key("recommendation-evidence", stage=stage, recommendations=config.recommendations.model_dump(
         mode="json")) if stage is not None else None)
@@ -427,10 +446,7 @@ def _recommend(technical, ratings, config: HexevalConfig, personas: list, *, war
         evidence = technical_evidence_of(technical.metrics, technical.per_instance, config)
         if key is not None:
             pieces.put(key, evidence)
-    return generate_recommendations(technical.metrics, ratings, config, per_instance=technical.per_instance,
-                                    warnings=warnings, rater_kind=rater_kind, narratives=told,
-                                    persona_weights=weights, persona_questions=questions or None,
-                                    technical_evidence=evidence)
+    return evidence
 
 
 def _persona_rater(rater, config: HexevalConfig, outputs_root: Path, api_key: str | None, operator_key: bool,

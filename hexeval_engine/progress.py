@@ -31,7 +31,8 @@ def sub_progress(callback: Callable | None, offset: int, span: int, total: int, 
 
 
 class StageClock:
-    """Wall-clock seconds per pipeline stage: ``with clock("technical"): ...`` records that stage.
+    """Wall-clock seconds per pipeline stage: ``with clock("technical"): ...`` records that stage (a stage timed in
+    several blocks: their sum).
 
     The clock starts when it is made; :meth:`finish` adds ``total`` (seconds since then) and returns
     every stage's time. A stage that raises records nothing (the run fails anyway).
@@ -46,7 +47,7 @@ class StageClock:
         """Time the block as ``stage``; ``from_start`` counts from the clock's start (the first stage)."""
         began = self._start if from_start else time.perf_counter()
         yield
-        self.seconds[stage] = time.perf_counter() - began
+        self.seconds[stage] = self.seconds.get(stage, 0.0) + time.perf_counter() - began  # a stage timed in parts
 
     def finish(self) -> dict[str, float]:
         """Every stage's seconds and ``total`` since the clock started."""

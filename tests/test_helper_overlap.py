@@ -287,3 +287,58 @@ def test_a_narrow_run_hands_its_jobs_to_the_executor_as_it_queues_them(usecase_b
     _technical_on_helper(usecase_bundle)
     used = [r for r in runners if r.uses_helper]
     assert used and not any(r._helper.one_at_a_time for r in used)
+
+
+def test_a_resumed_run_whose_explanations_are_stored_hands_the_checks_reexplanations_to_the_helper(
+        tmp_path, warm_helper, helper_starts_first, monkeypatch):
+    """A run interrupted after its explanations but before the check's re-explanations were kept: resumed, it has
+    nothing left to explain, yet the check's re-explanations go to the helper as the run starts (they overlap the
+    main process's measuring instead of all being redone here after it), and the run is the first one."""
+    from test_resume_and_reuse import _comparable, _stage_entry
+
+    from hexeval_engine.evaluate import evaluate
+    from hexeval_engine.technical.check_pieces import CheckPieces
+
+    settings = {"evaluation": {"sample_size": 20, "bootstrap_resamples": 100, "sanity": {"randomisation_cases": 3}},
+                "personas": {"sample_instances": 2}}
+    first = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=settings)
+    _stage_entry(tmp_path).unlink()  # as after an interruption: the stage's result and the re-explanations gone
+    monkeypatch.setattr(CheckPieces, "reruns", lambda self, plan, counted=True: None)
+    queued = []
+    real = overlap.queue_reruns
+    monkeypatch.setattr(overlap, "queue_reruns", lambda *a, **k: queued.append(real(*a, **k)) or queued[-1])
+    second = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=settings)
+    assert second.manifest["reuse"]["explanations_computed"] == 0
+    assert len(queued) == 1 and sorted(k[0] for k in queued[0]) == sorted(HELPER_RERUNS)
+    answered = [k[0] for k, f in queued[0].items() if f.done() and not f.cancelled() and f.exception() is None]
+    assert answered, "the helper did none of the check's re-explanations"
+    assert second.sanity == first.sanity
+    assert _comparable(second.output_path) == _comparable(first.output_path)
+
+
+def test_the_check_queues_its_searches_first_and_no_reexplanation_an_interrupted_run_stored(usecase_bundle):
+    """The helper gets the searches (Anchor, DiCE) first, so the main process, taking back from the end, is left
+    waiting at most for a short job; a re-explanation the interrupted run stored is not queued at all."""
+    _, config, data, model = usecase_bundle("credit_risk")
+    technical = run_technical_evaluation(model, data, _sequential(config))
+    asked = []
+
+    class Runner:
+        def __init__(self):
+            self.data = data
+
+        def helper_call(self, fn, *, one_at_a_time=None):
+            asked.append((fn.keywords["method"], one_at_a_time))
+            return Future()
+
+    class Kept:
+        def reruns(self, plan, *, counted=True):
+            assert not counted  # only asked whether it is stored
+            return ["stored"] if plan[0] == "Anchor" else None
+
+    everything = sanity.queue_reruns(Runner(), config, technical.explanation, technical.shared_instance_ids)
+    assert [k[0] for k in everything] == ["Anchor", "DiCE", "SHAP", "LIME"]
+    asked.clear()
+    queued = sanity.queue_reruns(Runner(), config, technical.explanation, technical.shared_instance_ids, Kept())
+    assert [k[0] for k in queued] == ["DiCE", "SHAP", "LIME"]
+    assert asked == [("DiCE", True), ("SHAP", True), ("LIME", True)]  # each can be taken back until it starts

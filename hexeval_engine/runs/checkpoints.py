@@ -315,6 +315,7 @@ class StoredRunner:
         self._from_store: set[str] = set()  # case keys answered from the store (the runner never saw them)
         self._announced: list[tuple[list[str], ExplainJob]] = []  # chunks the runner was told of, not kept yet
         self._settings: dict[str, str] = {}  # method -> digest of case_settings
+        self._keys_of: dict[int, tuple] = {}  # id(job) -> (job, its case keys)
         self._view = model_fingerprint(runner.model)
         self._built_in = built_in_methods()
 
@@ -322,6 +323,15 @@ class StoredRunner:
         return getattr(self._runner, name)
 
     def _case_keys(self, job: ExplainJob) -> list[str]:
+        """Each case's piece key (worked out once per job: the technical stage plans, looks up and keeps the same
+        job several times, and hashing its rows is most of the cost; a job's rows are not changed after it is
+        made)."""
+        known = self._keys_of.get(id(job))
+        if known is None or known[0] is not job:
+            known = self._keys_of[id(job)] = (job, self._work_out_keys(job))  # the job kept: its id is not reused
+        return known[1]
+
+    def _work_out_keys(self, job: ExplainJob) -> list[str]:
         rows = pd.util.hash_pandas_object(job.X_raw, index=False).to_numpy()
         if job.method not in self._settings:
             self._settings[job.method] = digest(case_settings(self._runner.config, job.method))
@@ -391,9 +401,12 @@ class StoredRunner:
         self._announced = left
 
     def prefetch(self, jobs: list, *, first: tuple = ()) -> list:
-        """Announce only the cases not stored (the stored ones are answered from the store when asked for)."""
-        self._announced = [item for job in jobs for item in self._plan(job)[1]]
-        return self._runner.prefetch([chunk for _, chunk in self._announced], first=first)
+        """Announce only the cases not stored (the stored ones are answered from the store when asked for); when
+        some are stored, the runner judges whether to use its helper by the whole run (``whole_run``)."""
+        planned = [self._plan(job) for job in jobs]
+        self._announced = [item for _, todo in planned for item in todo]
+        stored = any(len(keys) > sum(len(k) for k, _ in todo) for keys, todo in planned)
+        return self._runner.prefetch([chunk for _, chunk in self._announced], first=first, whole_run=stored)
 
     def work_ahead(self, *, on_instance=None, charge=None, meanwhile=None) -> None:
         """The runner's ``work_ahead``; each time it reports a case or calls back in between, the chunks complete

@@ -293,10 +293,12 @@ class HelperRun:
             return ""
         return f"{type(err).__name__}: {err}"
 
-    def call(self, fn) -> Future:
+    def call(self, fn, *, one_at_a_time: bool | None = None) -> Future:
         """Queue ``fn(token)``, a module-level function that runs in the helper on this run's inputs
-        (:func:`run_inputs`); raises as :meth:`submit` does."""
-        return self.helper.submit(fn, self.token, one_at_a_time=self.one_at_a_time)
+        (:func:`run_inputs`), handed over as the run's jobs are unless ``one_at_a_time`` says otherwise; raises as
+        :meth:`submit` does."""
+        return self.helper.submit(fn, self.token,
+                                  one_at_a_time=self.one_at_a_time if one_at_a_time is None else one_at_a_time)
 
     def submit(self, method: str, X_raw, ids, classes, probabilities, seeds, render: bool) -> Future:
         """Queue one explanation job; its future holds ``(explanations, model rows, model calls)``.

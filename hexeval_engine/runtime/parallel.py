@@ -278,7 +278,7 @@ class ExplainRunner:
         Python; SHAP's tree routine is fastest in-process, Random cheap)."""
         return spec_of(method, self.config).runs_in_helper
 
-    def prefetch(self, jobs: list, *, first: tuple = ()) -> list:
+    def prefetch(self, jobs: list, *, first: tuple = (), whole_run: bool = False) -> list:
         """Announce the ``explain`` calls to come, in the order they will come (``auto`` backend only).
 
         The LIME, Anchor and DiCE jobs are queued to the helper if it is worth it (see the module notes);
@@ -289,11 +289,21 @@ class ExplainRunner:
         main process could not take back, such as the sanity check's re-fit: done first, it overlaps the main
         process's own share instead of ending the run). Returns their futures (``[]`` when the helper is not
         used).
+
+        ``whole_run``: some of the run's calls were answered already (stored by an interrupted run, see
+        :class:`~hexeval_engine.runs.checkpoints.StoredRunner`); the helper is then judged by the whole run's work,
+        as it was for the run that stored them, so what is left of it (and ``first``, the check's work) is shared
+        between both processes as it would have been, not done in this one because little of it is left.
         """
         rows = sum(len(j.ids) for j in jobs if self.in_helper(j.method))
-        searches = sum(len(j.ids) for j in jobs
-                       if self.in_helper(j.method) and spec_of(j.method, self.config).pools_model_calls)
-        if not helper_worth(self.config, rows, columns=len(self.data.feature_names), searches=searches):
+        columns = len(self.data.feature_names)
+        if whole_run:
+            worth = bool(rows or first) and helper_worth(self.config, columns=columns)
+        else:
+            searches = sum(len(j.ids) for j in jobs
+                           if self.in_helper(j.method) and spec_of(j.method, self.config).pools_model_calls)
+            worth = helper_worth(self.config, rows, columns=columns, searches=searches)
+        if not worth:
             return []
         helper_pool.start_helper(background=True)  # a no-op when it runs; if it was not, later runs find it warm
         self._helper = helper_pool.connect(self.model, self.data, self.config, portable=_portable(self.model),
@@ -360,13 +370,16 @@ class ExplainRunner:
         for part in _whole_jobs_first(left):
             self._submit(part)
 
-    def helper_call(self, fn):
+    def helper_call(self, fn, *, one_at_a_time: bool | None = None):
         """A future of ``fn(token)`` run in the helper after the announced jobs (see
-        :meth:`~.helper_pool.HelperRun.call`), or ``None`` when this run does not use the helper."""
+        :meth:`~.helper_pool.HelperRun.call`), or ``None`` when this run does not use the helper.
+
+        ``one_at_a_time``: hand it to the worker only when it has no job of this kind (``None``: as the run's jobs
+        are handed over), so that the main process can take it back until the worker starts it."""
         if self._helper is None or self._lost():
             return None
         try:
-            future = self._helper.call(fn)
+            future = self._helper.call(fn, one_at_a_time=one_at_a_time)
             self._calls.append(future)
             return future
         except (BrokenProcessPool, RuntimeError) as err:

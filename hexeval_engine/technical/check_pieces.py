@@ -30,6 +30,8 @@ class CheckPieces:
     def __init__(self, pieces, config):
         self.pieces = pieces if pieces is not None and pieces.enabled else None
         self.config = config
+        self._fit = None  # the stored re-fit, once read
+        self._reruns: dict = {}  # plan -> stored re-explanations (or None), once read
 
     def _key(self, kind: str, **parts) -> str:
         return self.pieces.settings_key(kind, self.config, **parts)
@@ -41,26 +43,32 @@ class CheckPieces:
             log.warning("The randomisation check's work could not be kept for a resumed run (%s: %s); it would be "
                         "done again.", type(err).__name__, err)
 
-    def fit(self):
-        """The stored re-fit (``(estimator, "")``), or None."""
+    def fit(self, *, counted: bool = True):
+        """The stored re-fit (``(estimator, "")``), or None (read from the store once). ``counted``: the check uses
+        it (counted as reused); else it is only handed on (to the helper process, :func:`~.overlap.announce`)."""
         if self.pieces is None:
             return None
-        fitted = self.pieces.get(self._key("randomised-fit"))
-        if fitted is not None:
+        if self._fit is None:
+            self._fit = self.pieces.get(self._key("randomised-fit"))
+        if self._fit is not None and counted:
             self.pieces.checks_reused += 1
-        return fitted
+        return self._fit
 
     def keep_fit(self, fitted) -> None:
         """Keep a re-fit that succeeded (``(estimator, "")``; a failure is not kept: it is tried again)."""
         if self.pieces is not None and fitted is not None and fitted[0] is not None:
             self._put(self._key("randomised-fit"), fitted)
 
-    def reruns(self, plan: tuple):
-        """The stored re-explanations of ``plan`` (``(method, ids, rows, caps)``), or None."""
+    def reruns(self, plan: tuple, *, counted: bool = True):
+        """The stored re-explanations of ``plan`` (``(method, ids, rows, caps)``), or None (each plan read from the
+        store once). ``counted``: the check uses them (counted as reused); else the caller only asks whether they
+        are stored (:func:`~.sanity.queue_reruns` queues no stored plan to the helper)."""
         if self.pieces is None:
             return None
-        done = self.pieces.get(self._key("randomised-reruns", plan=list(plan)))
-        if done is not None:
+        if plan not in self._reruns:
+            self._reruns[plan] = self.pieces.get(self._key("randomised-reruns", plan=list(plan)))
+        done = self._reruns[plan]
+        if done is not None and counted:
             self.pieces.checks_reused += 1
         return done
 

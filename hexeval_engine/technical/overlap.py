@@ -6,6 +6,7 @@ See :mod:`hexeval_engine.runtime.parallel` for the runner's side (prefetch, work
 
 from __future__ import annotations
 
+import functools
 import logging
 
 from ..explainers.base import instance_seed
@@ -16,7 +17,7 @@ from ..plain_values import describe_error
 from .class_groups import CaseGroup
 from .measuring import claim_frame, method_metrics
 from .sample_plan import Sample, shared_cases
-from .sanity import fitted_in_helper, queue_reruns
+from .sanity import fit_given_in_helper, fitted_in_helper, queue_reruns
 from .stability import stability_jobs
 from .work import Work
 
@@ -48,10 +49,15 @@ def announce(runner, group: CaseGroup, sample: Sample, config, work: Work, refer
         n = sample.n_stab
         plan = stability_jobs(group.model, group.data, group.config, sample.X.iloc[:n], sample.ids[:n],
                               sample.classes[:n], sample.stab_methods, seed_reruns=sample.reruns)
-    # the sanity check's re-fit goes first: the main process cannot take it back, so done last it would end the run
-    refit = (fitted_in_helper,) if group.task is None and group.config.evaluation.sanity.randomisation_check else ()
+    # the sanity check's re-fit goes first: the main process cannot take it back, so done last it would end the run;
+    # one an earlier (interrupted) run stored is handed to the helper instead, for the re-explanations queued later
+    refit, stored = (), None
+    if group.task is None and group.config.evaluation.sanity.randomisation_check:
+        stored = work.checks.fit(counted=False)
+        refit = (fitted_in_helper,) if stored is None else (functools.partial(fit_given_in_helper, fitted=stored),)
     work.randomised_fit = next(iter(runner.prefetch(jobs + plan, first=refit)), None)
-    work.checks.keep_when_done(work.randomised_fit, work.checks.keep_fit)  # kept as soon as it comes back
+    if stored is None:
+        work.checks.keep_when_done(work.randomised_fit, work.checks.keep_fit)  # kept as soon as it comes back
     if runner.uses_helper or runner.awaits_helper:
         here = [m for m in sample.methods if not runner.in_helper(m)]
         helper = ' and '.join(m for m in sample.methods if runner.in_helper(m))
@@ -129,7 +135,8 @@ def claims_early(runner, group: CaseGroup, sample: Sample, work: Work, jobs: lis
         explained = [e for a in answers for e in a]
         by_case = {(e.method, e.instance_id): e for e in explained}
         work.randomised_reruns = queue_reruns(runner, group.config, lambda m, i: by_case.get((m, i)),
-                                              shared_cases(explained, sample.ids, list(sample.methods)))
+                                              shared_cases(explained, sample.ids, list(sample.methods)),
+                                              work.checks)
         work.checks.keep_queued(work.randomised_reruns)  # each kept as soon as it comes back
     claimed = [e for a in answers for e in a if e.ok]
     inputs = work.shared_inputs.setdefault(id(group.model), SharedInputs(group.model, group.data))

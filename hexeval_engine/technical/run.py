@@ -304,7 +304,7 @@ def _explain_group(group: CaseGroup, sample: Sample, config, work: Work, referen
             # the check's re-explanations, while we measure (unless queued as soon as the cases were explained)
             ok = [m for m in sample.methods if m not in work.failed]
             work.randomised_reruns = queue_reruns(runner, config, lambda m, i: _explanation_of(work, m, i),
-                                                  shared_cases(work.explanations, sample.ids, ok))
+                                                  shared_cases(work.explanations, sample.ids, ok), work.checks)
             work.checks.keep_queued(work.randomised_reruns)
         rows += runner.worker_rows
         if runner.helper_lost:  # the helper could not load the model: the check's re-fit is done in-process too

@@ -245,6 +245,16 @@ def fitted_in_helper(token: str) -> tuple:
     return fitted
 
 
+def fit_given_in_helper(token: str, *, fitted: tuple) -> tuple:
+    """Run in the helper process: keep ``fitted`` (what :func:`_fit_permuted` returned for an earlier, interrupted run
+    of the same model, data and settings, stored) as this run's re-fit for the re-explanations queued later
+    (:func:`reexplained_in_helper`), instead of fitting again."""
+    from ..runtime.helper_pool import run_store  # helper side: the explainer stack is loaded there
+
+    run_store(token)["randomised_fit"] = fitted
+    return fitted
+
+
 def _rerun_in_helper(method: str, config) -> bool:
     """The check's re-explanations the technical stage queues to the helper process: every randomisable method but
     the baseline (SHAP too: its TreeExplainer's decoding of the randomised booster is ~0.1 s the main process would
@@ -269,7 +279,7 @@ def reexplained_in_helper(token: str, *, method: str, ids: tuple, rows: tuple, c
     return _redone(group, data, method, list(rows), caps, config)
 
 
-def queue_reruns(runner, config, explanation, ids: list) -> dict:
+def queue_reruns(runner, config, explanation, ids: list, kept=None) -> dict:
     """Queue the check's SHAP, LIME, Anchor and DiCE re-explanations of a binary model's first check cases to the
     runner's helper process (after its re-fit), as soon as the technical stage's explanations are known.
 
@@ -277,18 +287,24 @@ def queue_reruns(runner, config, explanation, ids: list) -> dict:
     cases are redone come from them); ``ids`` is the shared sample in order. Returns
     ``{(method, ids, rows, caps): future}`` for :func:`randomisation_check` (through
     ``TechnicalResult.randomised_reruns``): it takes back any job the helper has not started, and checks its
-    cases are still the ones it needs (a method whose metrics failed later changes the shared cases)."""
+    cases are still the ones it needs (a method whose metrics failed later changes the shared cases). ``kept``: the
+    run's :class:`~.check_pieces.CheckPieces`; a job an earlier (interrupted) run stored is not queued."""
     ids = [int(i) for i in ids[:config.evaluation.sanity.randomisation_cases]]
     searched = set(ids[:SEARCH_CASES])
     queued = {}
     factor = rerun_factor(runner.data)
-    for method in [m for m in enabled_methods(config) if _rerun_in_helper(m, config)]:
+    methods = [m for m in enabled_methods(config) if _rerun_in_helper(m, config)]
+    # the searches (Anchor, DiCE: the longest jobs) first: the main process takes back from the end of the queue, so
+    # what it may still wait for at the end is one of the short ones
+    for method in sorted(methods, key=lambda m: not spec_of(m, config).pools_model_calls):
         plan = _rerun_plan(explanation, method, ids, searched, config, factor)
         if plan is None:
             continue
         for rows, caps in rerun_parts(plan, runner.data):
+            if kept is not None and kept.reruns((method, tuple(ids), tuple(rows), caps), counted=False) is not None:
+                continue
             future = runner.helper_call(functools.partial(reexplained_in_helper, method=method, ids=tuple(ids),
-                                                          rows=tuple(rows), caps=caps))
+                                                          rows=tuple(rows), caps=caps), one_at_a_time=True)
             if future is None:
                 return queued
             queued[(method, tuple(ids), tuple(rows), caps)] = future
@@ -374,7 +390,8 @@ def _take_back(queued: dict, plans: list, redo, kept=None) -> dict:
     for method, key in plans:
         if key not in done and key not in queued:
             done[key] = redo(key)
-    waiting = [(m, k) for m, k in plans if k in queued and k not in done]
+    queue = {k: position for position, k in enumerate(queued)}  # taken back from the end of the queue, in its order
+    waiting = sorted([(m, k) for m, k in plans if k in queued and k not in done], key=lambda mk: queue[mk[1]])
 
     def here(position: int) -> None:
         key = waiting[position][1]
