@@ -54,16 +54,16 @@ browser-deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 
 # Two worker processes (pytest-xdist): the browser tests in one, the other tests a module at a time in either
-# (tests/conftest.py groups them); TEST_WORKERS=0 runs everything in this process.
+# (tests/conftest.py's scheduler); TEST_WORKERS=0 runs everything in this process.
 TEST_WORKERS ?= 2
 
 test: prepare browser-deps
-	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile
 
 # Everything but the browser tests (tests/test_browser_*.py) and the tests marked slow (pytest.mark.slow):
 # the check to run while working; `make test` (CI) runs them all.
 test-fast: prepare
-	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadgroup -m "not slow and not browser"
+	$(PY) -m pytest -q -p no:cacheprovider -n $(TEST_WORKERS) --dist loadfile -m "not slow and not browser"
 
 bench: prepare
 	$(PY) benchmarks/technical.py

@@ -54,6 +54,28 @@ randomised model: 14-27 % of the resumed call, more the later the helper was), t
 rating (~5 %). At load 2 the same resume took 18 % of a whole run (the whole run is longer, and the helper had
 returned more), near idle 47-48 %: the goal is met only when the machine is busy.
 
+The check's work in a resumed run goes to the helper as the run starts (``5f41b9d``: a run with stored explanations
+judges the helper by the whole run, hands it the stored re-fit and queues the re-explanations no earlier run stored,
+searches first and one at a time; the recommendations' evidence is computed before the sanity checks). Heart only,
+the code before (``2cc052d``, a worktree) and after alternately, 29 Nov 2026 18:04-18:10 UTC, the machine's own load
+about 1 (each pair's reference is that code's own whole run):
+
+| code | second run, personas changed | resume after 80 % | load before / after (resume) |
+|---|---|---|---|
+| before | 0.68 s of 3.44 s, 20% | 1.84 s of 4.20 s, 44% | 1.16 / 1.20 |
+| after | 0.60 s of 4.14 s, 15% | 1.28 s of 3.86 s, **33%** | 1.14 / 1.18 |
+| before | 0.65 s of 3.40 s, 19% | 1.78 s of 4.00 s, 45% | 1.26 / 1.51 |
+| after | 0.75 s of 4.25 s, 18% | 1.42 s of 3.97 s, **36%** | 1.41 / 1.22 |
+| before | 0.73 s of 4.63 s, 16% | 1.65 s of 4.25 s, 39% | 1.22 / 1.19 |
+| after | 0.62 s of 4.44 s, 14% | 1.70 s of 4.03 s, **42%** | 1.12 / 1.12 |
+
+The resumed call: median 1.78 s before, 1.42 s after (-20 %); 36 % of a whole run against 44 %: the 30 % goal is
+still not met near idle. The second run (unchanged code path) moves between 14 % and 20 % from run to run on both.
+What the resumed call does now (stage clock, 2 resumes of one killed run in one warm process): technical 0.25-0.32 s
+(the metrics the killed run had not kept, and the summaries), recommendations 0.35-0.40 s (evidence ~0.2 s, cards),
+sanity checks 0.05-0.15 s (was 0.54-0.65 s), personas 0.10-0.13 s, narratives 0.07-0.09 s, loading 0.06-0.08 s,
+then saving; the main process is busy all along (wall / CPU 1.05).
+
 Figures at ``reuse34``, 29 Nov 2026 (the model skops rebuilt remembered with its audit, the simulated rater measuring
 each explanation once per batch, offline narratives and the recommendations' technical evidence kept with the stage,
 YAML read by libyaml). The machine was never idle (load 4-7 from other sessions), so each table below was taken right

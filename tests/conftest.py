@@ -25,14 +25,22 @@ atexit.register(shutil.rmtree, _KEY_FOLDER, ignore_errors=True)
 os.environ["HEXEVAL_SIGNING_KEY"] = str(_KEY_FOLDER / "run-signing.key")
 
 
-def pytest_collection_modifyitems(config, items):
-    """With pytest-xdist (``make test`` runs two workers, ``--dist loadgroup``): every browser test goes to one
-    worker, so the session's Chromium, real runs and dashboard server are made once, not once per worker; the other
-    tests go to a worker a module at a time, so a module's fixtures (worlds trained and run, some a minute of work)
-    are made once too."""
-    for item in items:
-        browser = item.get_closest_marker("browser") is not None
-        item.add_marker(pytest.mark.xdist_group("browser" if browser else item.nodeid.split("::", 1)[0]))
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """With pytest-xdist (``make test`` runs two workers): the tests go to a worker a module at a time, so a module's
+    fixtures (worlds trained and run, some a minute of work) are made once, and every browser test
+    (``tests/test_browser_*.py``) to the same worker, so the session's Chromium, real runs and dashboard server are
+    made once and two browser tests never share the cores. (``--dist loadgroup`` would say the same with marks, but
+    its groups never reach the scheduler with this pytest: its worker rewrites ``item._nodeid``, which pytest 9 no
+    longer reads.)"""
+    from xdist.scheduler import LoadFileScheduling  # only with pytest-xdist, which calls this hook
+
+    class ModulesAndBrowser(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "browser tests" if Path(module).name.startswith("test_browser_") else module
+
+    return ModulesAndBrowser(config, log)
 
 
 @pytest.fixture(autouse=True)
