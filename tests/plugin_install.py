@@ -38,11 +38,19 @@ def activate(site: Path):
     from hexeval_engine.explainers import plugins
 
     sys.path.insert(0, str(site))
-    plugins._load.cache_clear()
+    _forget(plugins)
     try:
         yield site
     finally:
         sys.path.remove(str(site))
         for name in [m for m in sys.modules if m.split(".")[0] == "hexeval_example_plugins"]:
             del sys.modules[name]
-        plugins._load.cache_clear()
+        _forget(plugins)
+
+
+def _forget(plugins) -> None:
+    """Forget every plugin this process loaded (the loader's cache and the specs it has seen), so a module's tests see
+    what this block makes visible, whichever test modules ran before in the same process (pytest-xdist workers run
+    the modules in another order than one process does)."""
+    plugins._load.cache_clear()
+    plugins._SEEN.clear()
