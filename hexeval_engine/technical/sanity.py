@@ -301,13 +301,14 @@ def queue_reruns(runner, config, explanation, ids: list, kept=None) -> dict:
         if plan is None:
             continue
         for rows, caps in rerun_parts(plan, runner.data):
-            if kept is not None and kept.reruns((method, tuple(ids), tuple(rows), caps), counted=False) is not None:
+            key = (method, tuple(ids), tuple(rows), caps)
+            if kept is not None and kept.reruns(key, counted=False) is not None:
                 continue
-            future = runner.helper_call(functools.partial(reexplained_in_helper, method=method, ids=tuple(ids),
-                                                          rows=tuple(rows), caps=caps), one_at_a_time=True)
+            future = runner.helper_call(functools.partial(reexplained_in_helper, method=method, ids=key[1],
+                                                          rows=key[2], caps=caps), one_at_a_time=True)
             if future is None:
                 return queued
-            queued[(method, tuple(ids), tuple(rows), caps)] = future
+            queued[key] = future
     return queued
 
 
