@@ -6,6 +6,7 @@ import csv
 
 import numpy as np
 import pandas as pd
+import pytest
 
 from hexeval_engine.runs.store import load_run, new_run_id, save_run
 from hexeval_engine.runs.tables import neutralise_cells, restore_cells
@@ -15,8 +16,10 @@ from test_runs import manifest, tables
 HOSTILE = "=cmd|' /C calc'!A0"
 
 
-def test_text_cells_that_start_a_formula_get_a_quote_numbers_do_not():
-    frame = pd.DataFrame({"text": [HOSTILE, "+1", "-x", "@SUM(A1)", "\tTab", "\rCR", "plain", "'=already", None],
+@pytest.mark.parametrize("dtype", ["str", object, "category"])  # pandas' text type, plain objects, categories
+def test_text_cells_that_start_a_formula_get_a_quote_numbers_do_not(dtype):
+    frame = pd.DataFrame({"text": pd.Series([HOSTILE, "+1", "-x", "@SUM(A1)", "\tTab", "\rCR", "plain", "'=already",
+                                             None], dtype=dtype),
                           "number": [-1.5, 2, 3, 4, 5, 6, 7, 8, 9]})
     out = neutralise_cells(frame)
     assert out["text"].tolist()[:8] == ["'" + HOSTILE, "'+1", "'-x", "'@SUM(A1)", "'\tTab", "'\rCR", "plain",

@@ -184,13 +184,17 @@ def _method_order(present: list, methods) -> list:
 
 def _wide(long: pd.DataFrame, order: list) -> pd.DataFrame:
     names = list(METRICS) + [m for m in long["metric"].unique() if m not in METRICS]
+    # (method, metric) -> (value, ci_low, ci_high): each pair is one row of ``long``, read once (a scalar look-up per
+    # cell cost a tenth of a second on a bundled run)
+    cells = dict(zip(zip(long["method"].tolist(), long["metric"].tolist()),
+                     zip(*(long[c].to_numpy(dtype=float).tolist() for c in ("value", "ci_low", "ci_high")))))
+    nan = (float("nan"),) * 3
     rows = []
     for method in order:
-        part = long[long["method"] == method].set_index("metric")
         row = {"method": method}
         for name in names:
-            for suffix, col in (("", "value"), ("_ci_low", "ci_low"), ("_ci_high", "ci_high")):
-                row[name + suffix] = float(part.at[name, col]) if name in part.index else float("nan")
+            value, low, high = cells.get((method, name), nan)
+            row[name], row[name + "_ci_low"], row[name + "_ci_high"] = value, low, high
         for alias, base in ALIASES.items():
             for suffix in ("", "_ci_low", "_ci_high"):
                 row[alias + suffix] = row[base + suffix]

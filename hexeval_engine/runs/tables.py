@@ -56,7 +56,9 @@ def neutralise_cells(df: pd.DataFrame) -> pd.DataFrame:
         values = out[column]
         if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
             continue
-        if values.dtype != object or pd.api.types.infer_dtype(values, skipna=True) != "string":
+        text_only = isinstance(values.dtype, pd.StringDtype) or (
+            values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) == "string")
+        if not text_only:
             # not text only (numbers, dates, mixed cells): mapped as always, which also settles their type
             out[column] = values.map(_neutralise, na_action="ignore")
             continue
