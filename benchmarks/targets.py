@@ -92,7 +92,8 @@ WIDE_PEAK_MB = 1536
 
 
 def _import_stack(*, warm_helper: bool = True) -> None:
-    """Load the explainer libraries, skops and the engine before any timing starts; start the helper process.
+    """Load the explainer libraries, skops and the engine (``warm_engine``: its first-use modules and the library
+    versions) before any timing starts; start the helper process.
 
     A process pays these imports once (the dashboard at start-up), not per evaluation. ``skops.io``
     is the largest: on import it lists every scikit-learn estimator (importing all of scikit-learn and,
@@ -106,7 +107,9 @@ def _import_stack(*, warm_helper: bool = True) -> None:
     import skops.io  # noqa: F401
 
     import hexeval_engine  # noqa: F401
+    from hexeval_engine.runtime.warm_up import warm_engine
 
+    warm_engine()  # the dashboard does it at start-up too (hexeval_ui.engine.warm_helper)
     if warm_helper:  # the dashboard starts it at start-up: paid once per server process, like the imports
         from hexeval_engine.runtime import helper_pool
 

@@ -181,6 +181,7 @@ class Pieces:
         self.enabled = fingerprint is not None and (own is not None or shared is not None)
         self.base = {"model": fingerprint, "data": data_digest(data) if self.enabled else "",
                      "versions": library_versions(), "code": code_digest()} if self.enabled else {}
+        self._prefix: bytes | None = None  # self.base as canonical JSON (key)
         self.reused = self.computed = 0
         self.metrics_reused = 0  # metric frames answered from the store
         self.checks_reused = 0  # the randomisation check's re-fit and re-explanations answered from the store
@@ -190,7 +191,16 @@ class Pieces:
         self.source = ""  # the run whose technical stage was reused
 
     def key(self, kind: str, **parts) -> str:
-        return digest({"kind": kind, **self.base, **parts})
+        """SHA-256 of what determines a piece: this evaluation's model, data, library versions and code (written out
+        once per evaluation: a model's codes make them most of a key's text, and a run works out hundreds of keys),
+        then ``kind`` and ``parts`` as canonical JSON."""
+        if self._prefix is None:
+            self._prefix = (json.dumps(self.base, sort_keys=True, default=str) + "\n").encode("utf-8")
+        overlap = set(parts) & set(self.base)
+        if overlap:
+            raise ValueError(f"a piece's parts cannot be named {sorted(overlap)}: those name the evaluation's inputs")
+        text = json.dumps({"kind": kind, **parts}, sort_keys=True, default=str)
+        return hashlib.sha256(self._prefix + text.encode("utf-8")).hexdigest()
 
     def get(self, key: str):
         """The piece under ``key`` from the run's checkpoints, else the shared store (None when neither has it)."""
