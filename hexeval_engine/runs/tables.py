@@ -52,10 +52,10 @@ def neutralise_cells(df: pd.DataFrame) -> pd.DataFrame:
         cells are unchanged. :func:`restore_cells` undoes it exactly.
     """
     out = df.copy()
-    for column in out.columns:
-        values = out[column]
-        if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+    for column, dtype in out.dtypes.items():  # types read at once: a column is taken only when it may hold text
+        if pd.api.types.is_numeric_dtype(dtype) or pd.api.types.is_bool_dtype(dtype):
             continue
+        values = out[column]
         text_only = isinstance(values.dtype, pd.StringDtype) or (
             values.dtype == object and pd.api.types.infer_dtype(values, skipna=True) == "string")
         if not text_only:
