@@ -32,3 +32,33 @@ def test_case_table_means_repeated_values_and_leaves_gaps():
     table = case_table(rows)
     assert list(table.columns) == ["LIME", "SHAP"] and list(table.index) == [1, 2]  # case 3 has no value
     assert table.loc[1, "SHAP"] == pytest.approx(0.3) and np.isnan(table.loc[1, "LIME"]) and table.loc[2, "LIME"] == 1.0
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("repeated", [False, True])
+def test_the_question_tables_are_the_mean_pivot_of_each_metric(seed, repeated):
+    """``question_evidence`` reads each metric's table from arrays when every case has one value per method (and
+    through ``case_table`` otherwise): either way pandas' mean pivot, reindexed to the methods asked for."""
+    from hexeval_engine.recommend.question_evidence import support_tables
+
+    rng = np.random.default_rng(seed)
+    parts = []
+    for metric in ("skill_why_common", "skill_what_if_common", "how_to_change_success_common"):
+        cases = rng.permutation(40)[:rng.integers(5, 20)]  # unsorted ids, a different set per metric
+        for method in ("SHAP", "LIME", "DiCE", "Random"):
+            keep = cases[rng.random(cases.size) < 0.8]  # some cases without this method
+            parts.append(pd.DataFrame({"method": method, "instance_id": keep, "metric": metric,
+                                       "value": rng.normal(size=keep.size), "derived": False}))
+    rows = pd.concat(parts, ignore_index=True)
+    rows.loc[rng.random(len(rows)) < 0.2, "value"] = np.nan
+    if repeated:  # a case measured twice for one method: the mean of both
+        rows = pd.concat([rows, rows.iloc[:3].assign(value=rows["value"].iloc[:3] + 1.0)], ignore_index=True)
+    methods = ["SHAP", "LIME", "Anchor", "DiCE", "Random"]  # Anchor has no rows: a column of gaps
+    metrics = ["skill_why_common", "skill_what_if_common", "how_to_change_success_common", "never_measured"]
+    tables = support_tables(rows, metrics, methods)
+    for metric in metrics[:3]:
+        mine = rows[rows["metric"] == metric]
+        expected = mine.pivot_table(index="instance_id", columns="method", values="value",
+                                    aggfunc="mean").reindex(columns=methods)
+        pd.testing.assert_frame_equal(tables[metric], expected, check_exact=True, check_column_type=False)
+    assert tables["never_measured"].empty and list(tables["never_measured"].columns) == methods

@@ -109,4 +109,39 @@ def _metric_tables(per_instance: pd.DataFrame, metrics, methods) -> dict[str, pd
     rows made canonical (not every row of the per-case table)."""
     rows = per_instance[per_instance["metric"].isin(list(metrics))]
     rows = rows.assign(method=canonical_methods(rows["method"]))
-    return {metric: _pivot(rows, metric, methods) for metric in metrics}
+    columns = _plain_columns(rows)
+    return {metric: _pivot(rows, metric, methods) if columns is None else _pivot_arrays(rows, columns, metric, methods)
+            for metric in metrics}
+
+
+def _plain_columns(rows: pd.DataFrame):
+    """``(metric, instance_id, method, value)`` as arrays when the ids are integers and the names text (every run's
+    per-case table), else ``None`` (then each table is made by :func:`case_table`)."""
+    ids = rows["instance_id"]
+    if not pd.api.types.is_integer_dtype(ids.dtype):
+        return None
+    names = rows["method"].to_numpy(dtype=object)
+    metrics = rows["metric"].to_numpy(dtype=object)
+    if not all(isinstance(n, str) for n in set(names)):
+        return None
+    return metrics, ids.to_numpy(), names, rows["value"].to_numpy(dtype=float)
+
+
+def _pivot_arrays(rows: pd.DataFrame, columns: tuple, metric: str, methods) -> pd.DataFrame:
+    """:func:`_pivot` from arrays: one value per case and method (a per-case table has one; a table with several
+    for a pair, whose mean pandas takes, goes through :func:`_pivot`)."""
+    metrics, ids, names, values = columns
+    keep = (metrics == metric) & ~np.isnan(values)
+    if not keep.any():
+        return _pivot(rows, metric, methods)  # no row, or none with a value: the general path's empty table
+    id_levels, i = np.unique(ids[keep], return_inverse=True)
+    name_levels, j = np.unique(names[keep], return_inverse=True)
+    counts = np.zeros((len(id_levels), len(name_levels)), dtype=np.int64)
+    np.add.at(counts, (i, j), 1)
+    if counts.max() > 1:
+        return _pivot(rows, metric, methods)
+    table = np.full(counts.shape, np.nan)
+    table[i, j] = values[keep]
+    frame = pd.DataFrame(table, index=pd.Index(id_levels, name="instance_id"),
+                         columns=pd.Index(name_levels, name="method", dtype=rows["method"].dtype))
+    return frame.reindex(columns=list(methods))
