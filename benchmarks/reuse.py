@@ -78,7 +78,7 @@ then saving; the main process is busy all along (wall / CPU 1.05).
 
 The tail every run pays made cheaper and the engine's first-use modules loaded at the dashboard's start-up
 (``2e855e6``, ``eab4d17``, ``2ec4289``: the summary's wide table, the wide-to-long table, CSV neutralising, the
-question-weighted skill, piece keys, the narratives' name patterns, ``runtime.warm_up``; same fingerprints).
+question-weighted skill, piece keys, the narratives' name patterns, ``runs.warm_up``; same fingerprints).
 Heart, the code before (``ab59114``, a worktree) and after alternately, 29 Nov 2026 21:01-21:08 UTC, load ~1.1:
 
 | code | second run, personas changed | resume after 80 % | pieces kept by the killed run | load before / after (resume) |

@@ -107,7 +107,7 @@ def _import_stack(*, warm_helper: bool = True) -> None:
     import skops.io  # noqa: F401
 
     import hexeval_engine  # noqa: F401
-    from hexeval_engine.runtime.warm_up import warm_engine
+    from hexeval_engine.runs.warm_up import warm_engine
 
     warm_engine()  # the dashboard does it at start-up too (hexeval_ui.engine.warm_helper)
     if warm_helper:  # the dashboard starts it at start-up: paid once per server process, like the imports

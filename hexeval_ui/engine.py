@@ -11,7 +11,7 @@ from hexeval_engine.personas.loader import load_personas
 from hexeval_engine.paths import default_outputs_root
 from hexeval_engine.data.usecase_data import load_data_for_config
 from hexeval_engine.runtime.helper_pool import helper_cores, start_helper
-from hexeval_engine.runtime.warm_up import warm_engine
+from hexeval_engine.runs.warm_up import warm_engine
 
 
 @st.cache_resource(show_spinner=False)
@@ -21,7 +21,7 @@ def warm_helper() -> bool:
     Its start (a forkserver importing the explainer libraries, ~2 s on the second core) overlaps the first
     page views, so the first click on *Run evaluation* finds it warm. It is stopped when the server exits. The
     engine's own first-use imports start here too, in another background thread
-    (:func:`~hexeval_engine.runtime.warm_up.warm_engine`).
+    (:func:`~hexeval_engine.runs.warm_up.warm_engine`).
     Returns whether this machine lets it help (2 usable cores); runs with little work never use it.
     """
     warm_engine(background=True)  # the modules and versions the first run would load (0.6 s here, once per server)

@@ -1,4 +1,4 @@
-"""The dashboard's start-up warm-up (runtime.warm_up): after it, a run loads none of the engine's explainer modules."""
+"""The dashboard's start-up warm-up (runs.warm_up): after it, a run loads none of the engine's explainer modules."""
 
 from __future__ import annotations
 
@@ -12,12 +12,11 @@ ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = """
 import json, sys
-from hexeval_engine.runtime.warm_up import warm_engine
-warm = sys.argv[1] == "warm"
-if warm:
+from hexeval_engine.runs.warm_up import warm_engine
+from hexeval_engine.evaluate import evaluate  # imported before the run, as the Configure & Run page and the CLI do
+if sys.argv[1] == "warm":
     warm_engine()
 before = {m for m in sys.modules if m.startswith("hexeval_engine.")}
-from hexeval_engine.evaluate import evaluate
 evaluate(usecase="heart", save=False, config_overrides={
     "evaluation": {"sample_size": 3, "parallel": {"backend": "sequential"}},
     "personas": {"enabled": False}, "narratives": {"enabled": False}})

@@ -22,7 +22,7 @@ import time
 log = logging.getLogger(__name__)
 
 #: Engine modules a run imports on first use that :func:`warm_engine` imports (the explainers come with their specs).
-MODULES = ("hexeval_engine.evaluate", "hexeval_engine.runtime.lockstep", "hexeval_engine.technical.sanity")
+MODULES = ("hexeval_engine.runtime.lockstep", "hexeval_engine.technical.sanity")
 
 
 def warm_engine(*, background: bool = False) -> float | None:
@@ -35,8 +35,8 @@ def warm_engine(*, background: bool = False) -> float | None:
     start = time.perf_counter()
     for name in MODULES:
         importlib.import_module(name)
-    from ..explainers.registry import builtin_specs
-    from ..runs.manifest import library_versions
+    from ..explainers.registry import builtin_specs  # here, not at the top: importing this module stays cheap
+    from .manifest import library_versions  # here, not at the top: importing this module stays cheap
 
     builtin_specs()  # imports each built-in explainer's module
     library_versions()
