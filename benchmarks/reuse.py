@@ -90,8 +90,19 @@ Heart, the code before (``ab59114``, a worktree) and after alternately, 29 Nov 2
 | before | 0.88 s of 4.46 s, 20% | 1.15 s of 4.32 s, 27% | 228 | 1.13 / 1.13 |
 | after | 0.57 s of 3.31 s, 17% | 1.32 s of 4.15 s, **32%** | 228 | 1.16 / 1.16 |
 
-The resumed call: median 1.52 s before, 1.32 s after (-13 %); median ratio 41 % before, 31 % after; the goal
-(<= 30 %) is met in one of three. Why it cannot go much lower near idle, from a traced whole heart run (same day):
+Two more pairs at ``00062e1`` (the same code plus the question tables' array pivot), 22:26-22:30 UTC, load 0.2-1.3:
+
+| code | second run, personas changed | resume after 80 % | pieces kept by the killed run | load before / after (resume) |
+|---|---|---|---|---|
+| before | 0.73 s of 4.21 s, 17% | 1.35 s of 4.25 s, 32% | 228 | 0.59 / 0.77 |
+| after | 0.46 s of 3.98 s, 11% | 1.50 s of 3.74 s, 40% | 227 | 0.84 / 0.98 |
+| before | 0.75 s of 3.71 s, 20% | 1.70 s of 4.22 s, 40% | 227 | 1.12 / 1.12 |
+| after | 0.56 s of 4.18 s, 14% | 1.40 s of 3.48 s, 40% | 227 | 1.29 / 1.29 |
+
+Over the five pairs: the resumed call's median 1.52 s before, 1.40 s after (-8 %); against the median whole run
+(4.25 s before, 4.15 s after) 36 % before, 34 % after; each pair's own ratio: median 40 % before, 32 % after (the
+whole run moves between 3.5 and 4.8 s from one child to the next, as much as the resume). The goal (<= 30 %) is met
+in one resume of five after (and one of five before). The second run: median 17 % before, 15 % after. Why it cannot go much lower near idle, from a traced whole heart run (same day):
 the kill at 80 % of the technical stage's progress lands at ~3.4 s of a ~3.8 s stage, the moment the helper returns
 the real Anchor and DiCE explanations (progress goes 44 -> 60 in 15 ms there), which is also when the helper has just
 finished the randomisation check's Anchor re-run: whether the killed run stored it (228 pieces) or not (227) moves
