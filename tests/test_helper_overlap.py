@@ -47,7 +47,9 @@ def test_the_checks_reexplanations_run_in_the_helper_with_the_sequential_results
                                                                                    sequential_checks, monkeypatch):
     model, data, config, technical = _technical_on_helper(usecase_bundle)
     queued = dict(technical.randomised_reruns)
-    assert sorted(k[0] for k in queued) == sorted(HELPER_RERUNS)
+    assert sorted(set(k[0] for k in queued)) == sorted(HELPER_RERUNS)
+    # a search (Anchor, DiCE) goes as one job per case, so each is kept as it returns and the last can be taken back
+    assert sorted(len(k[2]) for k in queued if k[0] in ("Anchor", "DiCE")) == [1] * 2 * sanity.SEARCH_CASES
     here = []
     redone = sanity._redone
     monkeypatch.setattr(sanity, "_redone", lambda group, data, method, *a: here.append(method) or
@@ -55,7 +57,7 @@ def test_the_checks_reexplanations_run_in_the_helper_with_the_sequential_results
     checks, warnings = run_sanity_checks(model, data, config, technical)
     answered = [k[0] for k, f in queued.items() if f.done() and not f.cancelled()]
     assert answered, "the helper did none of the check's re-explanations"
-    assert sorted(here + answered) == sorted(["Random", *HELPER_RERUNS])  # each done once, somewhere
+    assert sorted(here + answered) == sorted(["Random", *(k[0] for k in queued)])  # each done once, somewhere
     assert all(f.done() for f in queued.values())  # nothing is left queued behind the check
     assert checks == sequential_checks[0] and warnings == sequential_checks[1]
     assert checks["randomisation"]["status"] == "done"
@@ -309,7 +311,7 @@ def test_a_resumed_run_whose_explanations_are_stored_hands_the_checks_reexplanat
     monkeypatch.setattr(overlap, "queue_reruns", lambda *a, **k: queued.append(real(*a, **k)) or queued[-1])
     second = evaluate(usecase="heart", output_dir=tmp_path, config_overrides=settings)
     assert second.manifest["reuse"]["explanations_computed"] == 0
-    assert len(queued) == 1 and sorted(k[0] for k in queued[0]) == sorted(HELPER_RERUNS)
+    assert len(queued) == 1 and sorted(set(k[0] for k in queued[0])) == sorted(HELPER_RERUNS)
     answered = [k[0] for k, f in queued[0].items() if f.done() and not f.cancelled() and f.exception() is None]
     assert answered, "the helper did none of the check's re-explanations"
     assert second.sanity == first.sanity
@@ -337,8 +339,11 @@ def test_the_check_queues_its_searches_first_and_no_reexplanation_an_interrupted
             return ["stored"] if plan[0] == "Anchor" else None
 
     everything = sanity.queue_reruns(Runner(), config, technical.explanation, technical.shared_instance_ids)
-    assert [k[0] for k in everything] == ["Anchor", "DiCE", "SHAP", "LIME"]
+    searches = ["Anchor"] * sanity.SEARCH_CASES + ["DiCE"] * sanity.SEARCH_CASES  # one job per searched case
+    assert [k[0] for k in everything] == [*searches, "SHAP", "LIME"]
+    assert [k[2] for k in everything][:len(searches)] == [(k,) for k in range(sanity.SEARCH_CASES)] * 2
     asked.clear()
     queued = sanity.queue_reruns(Runner(), config, technical.explanation, technical.shared_instance_ids, Kept())
-    assert [k[0] for k in queued] == ["DiCE", "SHAP", "LIME"]
-    assert asked == [("DiCE", True), ("SHAP", True), ("LIME", True)]  # each can be taken back until it starts
+    assert [k[0] for k in queued] == ["DiCE"] * sanity.SEARCH_CASES + ["SHAP", "LIME"]
+    # each can be taken back until it starts
+    assert asked == [("DiCE", True)] * sanity.SEARCH_CASES + [("SHAP", True), ("LIME", True)]

@@ -300,7 +300,7 @@ def queue_reruns(runner, config, explanation, ids: list, kept=None) -> dict:
         plan = _rerun_plan(explanation, method, ids, searched, config, factor)
         if plan is None:
             continue
-        for rows, caps in rerun_parts(plan, runner.data):
+        for rows, caps in rerun_parts(plan, _searches(method, config)):
             key = (method, tuple(ids), tuple(rows), caps)
             if kept is not None and kept.reruns(key, counted=False) is not None:
                 continue
@@ -312,17 +312,17 @@ def queue_reruns(runner, config, explanation, ids: list, kept=None) -> dict:
     return queued
 
 
-def rerun_parts(plan: tuple, data) -> list:
-    """The jobs a method's re-explanations (``plan``: ``(rows, caps)``) go to the helper as: one, or on wide data
-    (``runtime.parallel.WIDE_COLUMNS`` feature columns) one per case for a bounded search (Anchor), so the main
-    process can take the last cases back and both processes search (on 300 columns Anchor's re-runs of 3 cases
-    took ~45 s in one process). Each case's search has its own seed: the explanations are the same either way."""
-    from ..runtime.parallel import WIDE_COLUMNS  # the explainer stack loads only when the check runs
-
+def rerun_parts(plan: tuple, searches: bool) -> list:
+    """The jobs a method's re-explanations (``plan``: ``(rows, caps)``) go to the helper as: one per case for a
+    search (Anchor, DiCE: ``searches``), else one. Per case, each search is kept as soon as the helper returns it
+    (an interrupted run loses only the cases in flight), and the main process can take the last cases back, so both
+    processes search (on 300 columns Anchor's re-runs of 3 cases took ~45 s in one process; on heart, a resumed
+    run waited ~0.3 s for the helper's three Anchor searches). Each case's search has its own seed: the
+    explanations are the same either way."""
     rows, caps = plan
-    if caps is None or len(rows) < 2 or len(data.feature_names) < WIDE_COLUMNS:
+    if not searches or len(rows) < 2:
         return [(rows, caps)]
-    return [([r], (c,)) for r, c in zip(rows, caps)]
+    return [([r], None if caps is None else (c,)) for r, c in zip(rows, caps or [None] * len(rows))]
 
 
 def _rerun_plan(explanation, method: str, group_ids: list, searched: set, config, factor: int):
@@ -556,7 +556,7 @@ def _randomisation_check(model, data, config, technical, fitted, queued: dict, k
         plans = {m: _rerun_plan(technical.explanation, m, group.ids, searched, config, factor) for m in methods}
         plans = {m: p for m, p in plans.items() if p is not None}
         keys = [(m, (m, tuple(group.ids), tuple(rows), caps)) for m, p in plans.items()
-                for rows, caps in rerun_parts(p, data)]
+                for rows, caps in rerun_parts(p, _searches(m, config))]
         answers = _take_back(queued, keys, lambda key: _redone(group, data, key[0], list(key[2]), key[3], config),
                              kept)
         for method in plans:
