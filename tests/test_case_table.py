@@ -20,8 +20,12 @@ def _long(seed: int) -> pd.DataFrame:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_case_table_is_the_mean_pivot(seed):
+@pytest.mark.parametrize("one_value_each", [False, True])
+def test_case_table_is_the_mean_pivot(seed, one_value_each):
+    """Either way (from arrays when each case has one value per method, else a grouped mean): the mean pivot."""
     rows = _long(seed)
+    if one_value_each:
+        rows = rows.drop_duplicates(["instance_id", "method"])
     expected = rows.pivot_table(index="instance_id", columns="method", values="value", aggfunc="mean")
     pd.testing.assert_frame_equal(case_table(rows), expected, check_exact=True)
 
@@ -62,3 +66,18 @@ def test_the_question_tables_are_the_mean_pivot_of_each_metric(seed, repeated):
                                     aggfunc="mean").reindex(columns=methods)
         pd.testing.assert_frame_equal(tables[metric], expected, check_exact=True, check_column_type=False)
     assert tables["never_measured"].empty and list(tables["never_measured"].columns) == methods
+
+
+def test_the_weighted_skill_of_tables_on_different_cases_counts_each_question_where_it_was_measured():
+    """Per case, the weighted mean of the questions measured on it (a case a table lacks, or a row of gaps, is not
+    measured for that question), against sums written out by hand."""
+    from hexeval_engine.recommend.question_evidence import weighted_skill
+
+    why = pd.DataFrame({"SHAP": [0.5, 0.1, np.nan], "DiCE": [0.2, np.nan, np.nan]}, index=[1, 2, 3])
+    change = pd.DataFrame({"SHAP": [0.0, 0.4], "DiCE": [1.0, 0.6]}, index=[2, 4])
+    out = weighted_skill({"why": why, "how_to_change": change}, {"why": 0.25, "how_to_change": 0.75}, ["SHAP", "DiCE"])
+    assert list(out.index) == [1, 2, 3, 4]
+    assert out.loc[1].tolist() == pytest.approx([0.5, 0.2])  # why alone
+    assert out.loc[2].tolist() == pytest.approx([(0.25 * 0.1 + 0.75 * 0.0) / 1.0, (0.25 * 0.0 + 0.75 * 1.0) / 1.0])
+    assert out.loc[3].isna().all()  # measured by no question
+    assert out.loc[4].tolist() == pytest.approx([0.4, 0.6])  # how to change alone
