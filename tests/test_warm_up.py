@@ -16,16 +16,17 @@ from hexeval_engine.runs.warm_up import warm_engine
 from hexeval_engine.evaluate import evaluate  # imported before the run, as the Configure & Run page and the CLI do
 if sys.argv[1] == "warm":
     warm_engine()
-before = {m for m in sys.modules if m.startswith("hexeval_engine.")}
+from hexeval_engine.runs.checkpoints import code_digest
+digested = code_digest.cache_info().currsize
+before = set(sys.modules)
 evaluate(usecase="heart", save=False, config_overrides={
     "evaluation": {"sample_size": 3, "parallel": {"backend": "sequential"}},
     "personas": {"enabled": False}, "narratives": {"enabled": False}})
-after = {m for m in sys.modules if m.startswith("hexeval_engine.")}
-print(json.dumps(sorted(after - before)))
+print(json.dumps({"modules": sorted(set(sys.modules) - before), "digested": digested}))
 """
 
 
-def _loaded_by_a_run(mode: str) -> list[str]:
+def _loaded_by_a_run(mode: str) -> dict:
     out = subprocess.run([sys.executable, "-c", CHILD, mode], cwd=ROOT, capture_output=True, text=True, timeout=300,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr[-2000:]
@@ -33,7 +34,10 @@ def _loaded_by_a_run(mode: str) -> list[str]:
 
 
 def test_after_the_warm_up_a_run_imports_no_explainer_module_and_without_it_one_does():
-    cold = [m for m in _loaded_by_a_run("cold") if m.startswith("hexeval_engine.explainers.")]
-    warm = [m for m in _loaded_by_a_run("warm") if m.startswith("hexeval_engine.explainers.")]
-    assert "hexeval_engine.explainers.shap_explainer" in cold  # what the warm-up exists for
-    assert warm == []
+    cold, warm = _loaded_by_a_run("cold"), _loaded_by_a_run("warm")
+    assert "hexeval_engine.explainers.shap_explainer" in cold["modules"]  # what the warm-up exists for
+    assert [m for m in warm["modules"] if m.startswith("hexeval_engine.explainers.")] == []
+    # scikit-learn's DataFrame-interchange modules, loaded on its first look at a DataFrame
+    assert any(m.startswith("narwhals.") for m in cold["modules"])
+    assert not any(m.startswith("narwhals.") for m in warm["modules"])
+    assert (cold["digested"], warm["digested"]) == (0, 1)  # the source hash every stored piece is keyed with
