@@ -47,5 +47,5 @@ except HexevalError as err:
     c.show_error(err)
     usecases = []
 render_sidebar(usecases)
-c.page_style()
+c.page_style(pages.url_path)
 pages.run()

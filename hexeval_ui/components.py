@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import streamlit as st
 
 # Page files, registered in app.py; st.page_link and st.switch_page take these paths.
@@ -51,12 +53,36 @@ _CLOSE_SIDEBAR_AFTER_NAVIGATION = """<script>
 </script>""" % OVERLAY_SIDEBAR_MAX_WIDTH
 
 
-def page_style() -> None:
-    """The few CSS rules every page needs (see ``_STYLE``), and the sidebar closing after navigation on a
-    narrow screen (see ``_CLOSE_SIDEBAR_AFTER_NAVIGATION``)."""
+#: Open every page at its top. Streamlit keeps the scroll position across a page switch whenever the old page's
+#: elements are still drawn while the new one starts (a race): after "Load" at the foot of Configure & Run on a phone,
+#: Results and then Recommendations opened ~1,900 px down, their answer out of view. The script's text names the
+#: page, so Streamlit runs it again only when another page runs (a rerun of the same page keeps the reader's place).
+_TOP_OF_A_NEW_PAGE = """<script>
+(function () {
+  var page = %s;
+  if (window.hexevalPage === page) { return; }
+  var first = window.hexevalPage === undefined;
+  window.hexevalPage = page;
+  if (first) { return; }
+  var top = function () {
+    var node = document.querySelector('[data-testid="stMainBlockContainer"]');
+    for (; node; node = node.parentElement) { if (node.scrollTop) { node.scrollTop = 0; } }
+    window.scrollTo(0, 0);
+  };
+  top();
+  setTimeout(top, 100);
+})();
+</script>"""
+
+
+def page_style(page: str = "") -> None:
+    """The few CSS rules every page needs (see ``_STYLE``), the sidebar closing after navigation on a
+    narrow screen (see ``_CLOSE_SIDEBAR_AFTER_NAVIGATION``) and ``page`` (the page that runs: its URL path) opened
+    at its top (see ``_TOP_OF_A_NEW_PAGE``)."""
     st.html(_STYLE)
     # at the end of the sidebar: a script is drawn as an (empty) element, which would push the page down by a gap
-    st.sidebar.html(_CLOSE_SIDEBAR_AFTER_NAVIGATION, unsafe_allow_javascript=True)
+    st.sidebar.html(_CLOSE_SIDEBAR_AFTER_NAVIGATION + _TOP_OF_A_NEW_PAGE % json.dumps(page or "home"),
+                    unsafe_allow_javascript=True)
 
 
 def page_header(title: str, caption: str) -> None:

@@ -140,6 +140,32 @@ def test_start_recommendations_and_case_explorer(browser, server, width, height,
         context.close()
 
 
+#: How far the page is scrolled: Streamlit's main block scrolls, or the document when the main block is not taller
+#: than the window.
+_SCROLLED = ("() => Math.max(document.querySelector('[data-testid=\"stMain\"]').scrollTop,"
+             " document.scrollingElement.scrollTop)")
+_TO_THE_FOOT = ("() => { for (const el of [document.querySelector('[data-testid=\"stMain\"]'),"
+                " document.scrollingElement]) { el.scrollTop = el.scrollHeight; } return " + _SCROLLED[6:] + "; }")
+
+
+@pytest.mark.parametrize("width, height", [(1440, 900), (390, 844)], ids=["1440x900", "390x844"])
+def test_a_page_chosen_in_the_sidebar_opens_at_its_top(browser, server, width, height):
+    """Wherever the reader left the last page, the next one opens at its top, its answer in view (Streamlit kept the
+    scroll position when the old page's elements were still drawn: after "Load", Recommendations opened ~1,900 px
+    down on a phone)."""
+    context, page = _page(browser, width, height)
+    try:
+        _load_saved_run(page, server)
+        _settle(page)
+        for title in ("Recommendations", "Results", "Recommendations"):
+            assert page.evaluate(_TO_THE_FOOT) > 300  # the reader at the foot of the page
+            _goto(page, title)
+            assert page.evaluate(_SCROLLED) == 0, f"{title} opened scrolled down"
+        _in_view(page, _verdict(page))
+    finally:
+        context.close()
+
+
 def test_narrative_column_shows_the_selected_personas_text(browser, server, outputs):
     ratings = pd.read_csv(min((outputs / "heart").rglob("persona_ratings.csv")), keep_default_na=False)
     stories = ratings[(ratings["explanation_type"] == "Narrative") & (ratings["explanation_text"] != "")]
