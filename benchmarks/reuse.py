@@ -112,6 +112,29 @@ from the start; LIME 0.1-0.15 s, SHAP 0.02-0.04 s and DiCE ~0.27 s in whichever 
 recommendations and saving (~0.4 s): the whole run's own tail after its technical stage (loading, recommendations,
 narratives, checks, personas, saving) is 0.65-0.9 s, 20-23 % of it, before any of the check's re-explanations.
 
+The check's searches re-run one case per job (``f5d3531``: an interrupted run keeps each case as the helper returns
+it, and the main process can take the last cases back), the shared per-case tables filled from arrays (``5a64145``),
+and the start-up warm-up reading the engine's source hash, the plugin entry points and scikit-learn's DataFrame
+modules (``ff84b87``); same fingerprints. Heart, ``b785985`` (a worktree) and ``ff84b87`` alternately, 30 Nov 2026
+00:01-00:07 UTC, load ~1-1.3:
+
+| code | second run, personas changed | resume after 80 % | pieces kept by the killed run | load before / after (resume) |
+|---|---|---|---|---|
+| before | 0.70 s of 4.29 s, 16% | 1.76 s of 4.20 s, 42% | 227 | 0.97 / 1.04 |
+| after | 0.83 s of 5.25 s, 16% | 1.54 s of 4.56 s, **34%** | 229 | 1.02 / 1.06 |
+| before | 0.69 s of 4.36 s, 16% | 1.76 s of 4.16 s, 42% | 227 | 1.04 / 1.32 |
+| after | 0.61 s of 3.93 s, 15% | 1.47 s of 4.13 s, **36%** | 229 | 1.28 / 1.22 |
+| before | 0.48 s of 4.23 s, 11% | 1.75 s of 3.93 s, 45% | 227 | 1.28 / 1.16 |
+| after | 0.51 s of 4.38 s, 12% | 1.43 s of 4.63 s, **31%** | 228 | 1.29 / 1.31 |
+
+The resumed call: median 1.76 s before, 1.47 s after (-16 %, lower in every pair); each pair's own ratio: median 42 %
+before, 34 % after; against the median whole run (4.16 s before, 4.56 s after): 42 % and 32 %. The goal (<= 30 %) is
+still not met. An earlier alternation of the re-run split alone
+(23:38-23:44 UTC) was inconclusive (before 1.21, 1.59, 1.44 s; after 1.87, 1.25, 1.40 s). What a resume does now
+(traced, 29 Nov 23:40): the killed run kept 2 of Anchor's 3 re-runs; the sanity check starts 0.6-0.8 s into the
+resume, the main process takes back LIME's (0.15-0.2 s), SHAP's and one DiCE case while the helper finishes the
+other searches, and the tail after it (personas, the recommendation cards, saving) is ~0.45 s.
+
 Figures at ``reuse34``, 29 Nov 2026 (the model skops rebuilt remembered with its audit, the simulated rater measuring
 each explanation once per batch, offline narratives and the recommendations' technical evidence kept with the stage,
 YAML read by libyaml). The machine was never idle (load 4-7 from other sessions), so each table below was taken right
