@@ -65,6 +65,11 @@ In one process (``sequential``, py-spy at 50 Hz, same load band 4-6): busy sampl
 the imputer fast path (-34 %). What is left, per busy sample: Anchor's searches (technical and the randomisation
 re-runs) ~65 %: XGBoost's own prediction of ~6.9 M sampled rows ~15 %, building/preprocessing those rows ~12 %,
 the row cache's 2,400-byte keys ~8 %, the searches' Python ~12 %; DiCE's per-value ``round`` in dice_ml ~7 %.
+
+30 Nov 2026, 00:34 UTC, main at ``ea4f16a`` (the randomisation check's DiCE re-runs now also one job per case), load
+1.4 before / 2.4 after: wall 132.8 s, CPU 227.4 s (wall / CPU 0.58), technical 98.6 s, sanity 26.7 s, Anchor 36.9 s,
+DiCE 26.7 s, peak 1,372 MiB, 0 failures, digest ``686e3923e050`` (the same results): no change from 29 Nov (129.0 s
+wall, 221.9 CPU s). At wall / CPU 0.58 both cores are busy: the run is at its CPU floor, Anchor's searches most of it.
 """
 
 from __future__ import annotations
