@@ -24,7 +24,7 @@ def warm_helper() -> bool:
     (:func:`~hexeval_engine.runs.warm_up.warm_engine`).
     Returns whether this machine lets it help (2 usable cores); runs with little work never use it.
     """
-    warm_engine(background=True)  # the modules and versions the first run would load (0.09 s here, once per server)
+    warm_engine(background=True)  # what the first run would load and read (0.16-0.17 s here, once per server)
     if helper_cores() < 2:
         return False
     start_helper(background=True)
