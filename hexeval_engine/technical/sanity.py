@@ -322,7 +322,9 @@ def rerun_parts(plan: tuple, searches: bool) -> list:
     rows, caps = plan
     if not searches or len(rows) < 2:
         return [(rows, caps)]
-    return [([r], None if caps is None else (c,)) for r, c in zip(rows, caps or [None] * len(rows))]
+    if caps is None:  # an unbounded search (DiCE)
+        return [([r], None) for r in rows]
+    return [([r], (c,)) for r, c in zip(rows, caps)]
 
 
 def _rerun_plan(explanation, method: str, group_ids: list, searched: set, config, factor: int):
