@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from ..explainers.registry import builtin_specs, enabled_methods
-from ..runtime.parallel import ExplainJob
+from ..runtime.parallel import ExplainJob, hash_rows_together
 from .explanation_store import PieceStore, store_folder, store_secret
 from .manifest import library_versions
 
@@ -342,7 +342,7 @@ class StoredRunner:
         return known[1]
 
     def _work_out_keys(self, job: ExplainJob) -> list[str]:
-        rows = pd.util.hash_pandas_object(job.X_raw, index=False).to_numpy()
+        rows = job.row_hashes()
         if job.method not in self._settings:
             self._settings[job.method] = digest(case_settings(self._runner.config, job.method))
         call = digest({"view": self._view, "settings": self._settings[job.method], "method": job.method,
@@ -413,6 +413,7 @@ class StoredRunner:
     def prefetch(self, jobs: list, *, first: tuple = ()) -> list:
         """Announce only the cases not stored (the stored ones are answered from the store when asked for); when
         some are stored, the runner judges whether to use its helper by the whole run (``whole_run``)."""
+        hash_rows_together(jobs)
         planned = [self._plan(job) for job in jobs]
         self._announced = [item for _, todo in planned for item in todo]
         stored = any(len(keys) > sum(len(k) for k, _ in todo) for keys, todo in planned)
@@ -460,9 +461,7 @@ class StoredRunner:
                          list(seeds), render)
         keys, todo = self._plan(job)
         for chunk_keys, chunk in todo:
-            self._keep(chunk_keys, self._runner.explain(method, chunk.X_raw, chunk.ids, chunk.classes,
-                                                        chunk.probabilities, chunk.seeds, on_instance=on_instance,
-                                                        render=render), render)
+            self._keep(chunk_keys, self._runner.explain_job(chunk, on_instance=on_instance), render)
         if on_instance is not None:
             for _ in range(len(keys) - sum(len(k) for k, _ in todo)):
                 on_instance()
@@ -486,9 +485,7 @@ def chunks(job: ExplainJob) -> list[ExplainJob]:
 
 def _subset(job: ExplainJob, positions: list[int]) -> ExplainJob:
     """The call of ``job`` for the cases at ``positions`` (in that order)."""
-    return ExplainJob(job.method, job.X_raw.iloc[positions].reset_index(drop=True), [job.ids[k] for k in positions],
-                      np.asarray(job.classes)[positions], np.asarray(job.probabilities)[positions],
-                      [job.seeds[k] for k in positions], job.render, job.purpose)
+    return job.cut(positions)
 
 
 def plain_data(value):

@@ -88,6 +88,7 @@ class ExplainJob:
     render: bool = True
     purpose: str = ""  # what the caller does with the answer ("noise", "rerun"); not part of the key
     _digest: tuple | None = field(default=None, init=False, repr=False, compare=False)
+    _rows: np.ndarray | None = field(default=None, init=False, repr=False, compare=False)
 
     def key(self) -> tuple:
         """What identifies the call: method, cases, seeds, rendering and a digest of the rows' values.
@@ -95,8 +96,53 @@ class ExplainJob:
         Computed once (hashing the rows cost ~0.1 s per credit run when :meth:`ExplainRunner.ready` asked again
         and again); a job's rows are not changed after it is made."""
         if self._digest is None:
-            self._digest = _key(self.method, self.X_raw, self.ids, self.seeds, self.render)
+            self._digest = _key_of(self.method, self.row_hashes(), self.ids, self.seeds, self.render)
         return self._digest
+
+    def row_hashes(self) -> np.ndarray:
+        """pandas' hash of each row (of its values and dtypes, ``hash_pandas_object``), worked out once: the run's
+        store keys its cases with them too. :func:`hash_rows_together` and the jobs cut from this one (a chunk, the
+        cases not stored) hand them in instead."""
+        if self._rows is None:
+            self._rows = pd.util.hash_pandas_object(self.X_raw, index=False).to_numpy()
+        return self._rows
+
+    def cut(self, positions) -> "ExplainJob":
+        """The call for the cases at ``positions`` (in that order), its rows' hashes taken from this job's when
+        known."""
+        positions = list(positions)
+        part = ExplainJob(self.method, self.X_raw.iloc[positions].reset_index(drop=True),
+                          [self.ids[k] for k in positions], np.asarray(self.classes)[positions],
+                          np.asarray(self.probabilities)[positions], [self.seeds[k] for k in positions], self.render,
+                          self.purpose)
+        if self._rows is not None:
+            part._rows = self._rows[positions]
+        return part
+
+
+def hash_rows_together(jobs: list) -> None:
+    """Work out the rows' hashes of the jobs not hashed yet, in one pass for the jobs alike in columns and dtypes
+    (a row's hash depends on its values and dtypes alone, so each job gets what it would alone; pandas' fixed cost
+    per column and call was most of the hashing of a bundled run's ~40 small calls)."""
+    alike: dict[tuple, list] = {}
+    for job in jobs:
+        if job._rows is None and len(job.X_raw):
+            alike.setdefault(_layout(job.X_raw), []).append(job)
+    for layout, same in alike.items():
+        if len(same) < 2:
+            continue
+        stacked = pd.concat([job.X_raw for job in same], ignore_index=True)
+        if _layout(stacked) != layout:  # stacking changed a dtype: each job hashes its own rows when asked
+            continue
+        rows = pd.util.hash_pandas_object(stacked, index=False).to_numpy()
+        start = 0
+        for job in same:
+            job._rows, start = rows[start:start + len(job.X_raw)], start + len(job.X_raw)
+
+
+def _layout(frame: pd.DataFrame) -> tuple:
+    """A frame's column names and dtypes."""
+    return tuple(str(c) for c in frame.columns), tuple(frame.dtypes)
 
 
 @dataclass
@@ -174,8 +220,9 @@ def _whole_jobs_first(parts: list) -> list:
     return sorted(parts, key=lambda p: (p.chunked, p.chunked and not p.job.purpose))
 
 
-def _key(method, X_raw, ids, seeds, render) -> tuple:
-    values = hashlib.sha1(pd.util.hash_pandas_object(X_raw, index=False).to_numpy().tobytes()).hexdigest()
+def _key_of(method, rows: np.ndarray, ids, seeds, render) -> tuple:
+    """:meth:`ExplainJob.key` from the rows' hashes."""
+    values = hashlib.sha1(np.ascontiguousarray(rows).tobytes()).hexdigest()
     return method, tuple(int(i) for i in ids), tuple(int(s) for s in seeds), bool(render), values
 
 
@@ -321,6 +368,7 @@ class ExplainRunner:
         """Record the announced jobs as parts (LIME in chunks); queue the helper's parts when it is connected (whole
         jobs first, see :func:`_whole_jobs_first`)."""
         new = []
+        hash_rows_together(jobs)
         for job in jobs:
             ahead = self._ahead.setdefault(job.key(), _Ahead(job))
             if ahead.parts:
@@ -542,18 +590,23 @@ class ExplainRunner:
         ``on_instance()`` is called once per explained row (per finished chunk on loky/dask).
         ``render=False`` skips the texts, for explanations only metrics read (noisy copies, re-runs).
         """
-        n = len(instance_ids)
+        return self.explain_job(ExplainJob(method, X_raw, instance_ids, classes, probabilities, seeds, render),
+                                on_instance=on_instance)
+
+    def explain_job(self, job: ExplainJob, *, on_instance=None) -> list:
+        """:meth:`explain` of the call ``job`` (an announced call is found by the rows' hashes the job knows)."""
+        n = len(job.ids)
         if n == 0:
             return []
         if self._ahead:
-            ahead = self._ahead.pop(_key(method, X_raw, instance_ids, seeds, render), None)
+            ahead = self._ahead.pop(job.key(), None)
             if ahead is not None:
                 return self._collect(ahead, on_instance)
-        if self.parallel.backend in ("sequential", "auto") or spec_of(method, self.config).in_process_only or n == 1:
-            return self._in_process(ExplainJob(method, X_raw, instance_ids, classes, probabilities, seeds, render),
-                                    on_instance)
-        out = self._distributed(method, X_raw, list(instance_ids), np.asarray(classes), np.asarray(probabilities),
-                                list(seeds), render)
+        if self.parallel.backend in ("sequential", "auto") or spec_of(job.method, self.config).in_process_only \
+                or n == 1:
+            return self._in_process(job, on_instance)
+        out = self._distributed(job.method, job.X_raw, list(job.ids), np.asarray(job.classes),
+                                np.asarray(job.probabilities), list(job.seeds), job.render)
         if on_instance is not None:
             for _ in out:
                 on_instance()
@@ -639,6 +692,4 @@ def _reports_progress(explainer) -> bool:
 def _slice(job: ExplainJob, start: int, stop: int) -> ExplainJob:
     if start == 0 and stop >= len(job.ids):
         return job
-    return ExplainJob(job.method, job.X_raw.iloc[start:stop].reset_index(drop=True), list(job.ids[start:stop]),
-                      np.asarray(job.classes)[start:stop], np.asarray(job.probabilities)[start:stop],
-                      list(job.seeds[start:stop]), job.render, job.purpose)
+    return job.cut(range(start, min(stop, len(job.ids))))
