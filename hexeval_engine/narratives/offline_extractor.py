@@ -191,8 +191,13 @@ def _sign_for(clauses, clause_signs, ci, clause, spans, k, names) -> int | None:
 def _stated_value(segment: str, feature: str, categories: dict[str, list[str]]) -> str | None:
     labels = sorted(categories.get(feature, []), key=len, reverse=True)
     hits = []
+    lowered = _ascii_lower(segment)
     for label in labels:
-        flags = 0 if len(label) <= 2 else re.I
+        short = len(label) <= 2
+        if (label not in segment) if short else (lowered is not None and label.isascii()
+                                                  and label.lower() not in lowered):
+            continue  # the label is not in the segment (in any case when ASCII): its pattern cannot match
+        flags = 0 if short else re.I
         m = re.search(_BOUND_L + re.escape(label) + _BOUND_R, segment, flags=flags)
         if m:
             hits.append((m.start(), -len(label), label))

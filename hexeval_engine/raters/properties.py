@@ -237,6 +237,8 @@ def _named(lowered_text: str, descriptions: dict) -> set:
     names = sorted(((n, f) for f, d in descriptions.items() for n in _names(f, d)), key=lambda nf: -len(nf[0]))
     found, text = set(), lowered_text
     for name, feature in names:
+        if name not in text:  # the pattern matches the name itself: absent, it cannot match (no pattern compiled)
+            continue
         pattern = re.compile(rf"(?<![a-z0-9_]){re.escape(name)}(?![a-z0-9_])")
         if pattern.search(text):
             found.add(feature)
@@ -258,4 +260,5 @@ def _lt(a, b) -> bool:
 
 def _jargon(text: str) -> tuple[str, ...]:
     lowered = text.lower()
-    return tuple(t for t in JARGON if re.search(rf"(?<![a-z]){re.escape(t)}s?(?![a-z])", lowered))
+    return tuple(t for t in JARGON
+                 if t in lowered and re.search(rf"(?<![a-z]){re.escape(t)}s?(?![a-z])", lowered))
