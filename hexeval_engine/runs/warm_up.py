@@ -53,11 +53,14 @@ def warm_engine(*, background: bool = False) -> float | None:
 
 def _first_check_array() -> None:
     """scikit-learn's first look at a DataFrame (``check_array``) imports its DataFrame-interchange modules
-    (narwhals, ~25 ms): every run's model calls and data split make one."""
+    (narwhals, ~25 ms), and its first look at an array lists the installed narwhals plugins (~10 ms, read from the
+    packages' metadata once per process): every run's model calls and data split make both."""
+    import numpy as np  # here, not at the top: importing this module stays cheap
     import pandas as pd  # here, not at the top: importing this module stays cheap
     from sklearn.utils.validation import check_array  # here, not at the top: importing this module stays cheap
 
     check_array(pd.DataFrame({"x": [0.0, 1.0]}))
+    check_array(np.zeros((2, 1)))
 
 
 def _warm_logged() -> None:
