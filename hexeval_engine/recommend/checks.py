@@ -67,11 +67,22 @@ def baseline_comparison(fidelity: pd.DataFrame, methods, *, confidence: float, s
     return out
 
 
-def _mean(long: pd.DataFrame, method: str, metric: str) -> float | None:
-    rows = long[(long["method"] == method) & (long["metric"] == metric)]
-    if rows.empty or pd.isna(rows["value"].iloc[0]):
-        return None
-    return float(rows["value"].iloc[0])
+def _means(long: pd.DataFrame, method: str) -> dict[str, float | None]:
+    """``{metric: value}`` of one method's rows of the long metrics table (its first row per metric; ``None`` for a
+    missing value)."""
+    rows = long[long["method"] == method]
+    out: dict[str, float | None] = {}
+    for metric, value in zip(rows["metric"].tolist(), rows["value"].tolist()):
+        if metric not in out:
+            out[metric] = None if pd.isna(value) else float(value)
+    return out
+
+
+def _own_rows(per_instance, method: str):
+    """The per-case rows of ``method`` (names made canonical), read once for every metric below."""
+    if per_instance is None or len(per_instance) == 0:
+        return per_instance
+    return per_instance[canonical_methods(per_instance["method"]) == method]
 
 
 def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -> tuple[list[str], str | None]:
@@ -79,7 +90,9 @@ def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -
     concerns: list[str] = []
     excluded = None
     threshold = config.evaluation.explainers.anchor.precision_threshold
-    precision_test = _mean(long, method, "rule_precision_test")
+    means = _means(long, method)
+    per_instance = _own_rows(per_instance, method)
+    precision_test = means.get("rule_precision_test")
     if precision_test is not None:
         support = method_metric(per_instance, method, "rule_support_test")
         # the mean over the rules, each covering some of the same held-out cases (their covered rows overlap: a sum
@@ -89,11 +102,11 @@ def constraint_findings(long: pd.DataFrame, per_instance, method: str, config) -
         if precision_test < threshold:
             concerns.append(f"its rules hold for {precision_test:.0%} of the held-out cases they cover{covered}, "
                             f"below the {threshold:.0%} they were searched for")
-    lift = _mean(long, method, "rule_precision_lift")
+    lift = means.get("rule_precision_lift")
     if lift is not None and lift <= 0:
         concerns.append(f"its rules predict no better than the base rate of the predicted outcome "
                         f"(lift {signed(lift)})")
-    validity = _mean(long, method, "counterfactual_validity")
+    validity = means.get("counterfactual_validity")
     cases = _counterfactual_cases(per_instance, method) if validity is not None else None
     if validity is not None:
         # a case without a counterfactual scores 0 in the validity mean: said as such, not as counterfactuals
