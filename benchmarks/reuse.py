@@ -16,6 +16,9 @@ Each line prints the reference (the first or the whole run), the measured call, 
 
     PYTHONPATH=. .venv/bin/python benchmarks/reuse.py [--usecases heart credit_risk]
 
+To compare two code trees on the resume line, ``benchmarks/resume_ab.py`` resumes one killed run with both,
+alternately (where each new kill lands moves this line's resume by as much as a change being measured).
+
 Figures of 29 Nov 2026, 14:03-15:35 UTC, on another 2-core machine about 2.5-3x slower than the one of the tables
 below (a whole heart run 4-7 s here, 1.9 s there): compare the ratios, not the seconds. Before this session's changes
 (``7e3bafd``), near idle:
