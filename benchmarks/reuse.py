@@ -138,6 +138,21 @@ still not met. An earlier alternation of the re-run split alone
 resume, the main process takes back LIME's (0.15-0.2 s), SHAP's and one DiCE case while the helper finishes the
 other searches, and the tail after it (personas, the recommendation cards, saving) is ~0.45 s.
 
+The rows of each explanation call hashed once (``280b1fd``), name patterns compiled only for names a text holds
+(``503504b``), narwhals' plugin list read by the warm-up (``3444436``); same fingerprints. Paired on one killed run
+(``benchmarks/resume_ab.py``, 8 pairs, 03:01-03:05 UTC, load 1.1-1.4): the resumed call's median 1.43 s before,
+1.37 s after (lower in 5 of 8 pairs), 34.6 % and 32.6 % of the median whole run. This script at ``49c6e12``,
+30 Nov 2026 03:11 UTC (the credit_risk resume killed before the helper returned LIME's and DiCE's cases, as in the
+15:17 table above; three more credit_risk lines right after: 29 %, 25 % and 28 %, 231 pieces kept each, and 31 % and
+26 % at ``8dd46ea``):
+
+| line | reference | measured | ratio | goal | met | load before / after | reuse |
+|---|---|---|---|---|---|---|---|
+| heart: second run, personas changed | 3.93 s | 0.53 s | 14% | <= 15% | yes | 0.86 / 0.98 | reused 100, computed 0 |
+| credit_risk: second run, personas changed | 7.98 s | 0.82 s | 10% | <= 15% | yes | 0.98 / 1.05 | reused 100, computed 0 |
+| heart: resume after 80 % of the technical stage | 4.63 s | 1.68 s | 36% | <= 30% | no | 1.05 / 1.09 | reused 100, computed 0 (228 pieces kept) |
+| credit_risk: resume after 80 % of the technical stage | 8.79 s | 7.99 s | 91% | <= 30% | no | 1.09 / 1.26 | reused 60, computed 40 (158 pieces kept) |
+
 Figures at ``reuse34``, 29 Nov 2026 (the model skops rebuilt remembered with its audit, the simulated rater measuring
 each explanation once per batch, offline narratives and the recommendations' technical evidence kept with the stage,
 YAML read by libyaml). The machine was never idle (load 4-7 from other sessions), so each table below was taken right
