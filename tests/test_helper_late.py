@@ -40,6 +40,8 @@ def test_jobs_announced_while_the_helper_starts_go_to_it_once_it_is_up(usecase_b
         launch(helper)
 
     monkeypatch.setattr(helper_pool, "_launch", gated)
+    # the line is logged once per process: another test in this worker may have had a run find the helper starting
+    monkeypatch.setattr(helper_pool, "_LOGGED", set())
     helper_pool.start_helper(background=True)
     assert helper_pool.starting()
 
