@@ -46,8 +46,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from reuse import TECHNICAL_FROM, TECHNICAL_SPAN  # evaluate()'s progress of the technical stage
+
 STAND_IN = "resume-ab-stand-in-for-the-source-hash"
-KILL_AT = 5 + 0.8 * 55  # evaluate()'s progress: the technical stage reports 5 ... 60 of 100
+KILL_AT = TECHNICAL_FROM + 0.8 * TECHNICAL_SPAN  # as reuse.py's resume line kills
 
 
 def _child(tree: str, mode: str, root: str, usecase: str) -> None:

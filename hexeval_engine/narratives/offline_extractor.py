@@ -193,10 +193,13 @@ def _stated_value(segment: str, feature: str, categories: dict[str, list[str]]) 
     hits = []
     lowered = _ascii_lower(segment)
     for label in labels:
-        short = len(label) <= 2
-        if (label not in segment) if short else (lowered is not None and label.isascii()
-                                                  and label.lower() not in lowered):
-            continue  # the label is not in the segment (in any case when ASCII): its pattern cannot match
+        short = len(label) <= 2  # matched as written; a longer label in any case
+        # a label the segment does not hold cannot match: skipped before its pattern is built (in any case only
+        # when both are ASCII, where a case-insensitive match is a match of the lower-case texts)
+        if short and label not in segment:
+            continue
+        if not short and lowered is not None and label.isascii() and label.lower() not in lowered:
+            continue
         flags = 0 if short else re.I
         m = re.search(_BOUND_L + re.escape(label) + _BOUND_R, segment, flags=flags)
         if m:

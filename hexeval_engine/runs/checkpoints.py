@@ -388,7 +388,7 @@ class StoredRunner:
         missing = self._lookup(keys, job.render)
         if not missing:
             return keys, []
-        todo = job if len(missing) == len(keys) else _subset(job, missing)
+        todo = job if len(missing) == len(keys) else job.cut(missing)
         todo_keys = [keys[k] for k in missing]
         out, start = [], 0
         for chunk in chunks(todo):
@@ -480,12 +480,7 @@ def chunks(job: ExplainJob) -> list[ExplainJob]:
     size = CHUNK.get(job.method)
     if size is None or len(job.ids) <= size:
         return [job]
-    return [_subset(job, list(range(a, min(a + size, len(job.ids))))) for a in range(0, len(job.ids), size)]
-
-
-def _subset(job: ExplainJob, positions: list[int]) -> ExplainJob:
-    """The call of ``job`` for the cases at ``positions`` (in that order)."""
-    return job.cut(positions)
+    return [job.cut(range(a, min(a + size, len(job.ids)))) for a in range(0, len(job.ids), size)]
 
 
 def plain_data(value):

@@ -222,7 +222,7 @@ def _whole_jobs_first(parts: list) -> list:
 
 def _key_of(method, rows: np.ndarray, ids, seeds, render) -> tuple:
     """:meth:`ExplainJob.key` from the rows' hashes."""
-    values = hashlib.sha1(np.ascontiguousarray(rows).tobytes()).hexdigest()
+    values = hashlib.sha1(rows.tobytes()).hexdigest()  # tobytes: C order whatever the array's layout
     return method, tuple(int(i) for i in ids), tuple(int(s) for s in seeds), bool(render), values
 
 
