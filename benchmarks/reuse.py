@@ -153,6 +153,37 @@ The rows of each explanation call hashed once (``280b1fd``), name patterns compi
 | heart: resume after 80 % of the technical stage | 4.63 s | 1.68 s | 36% | <= 30% | no | 1.05 / 1.09 | reused 100, computed 0 (228 pieces kept) |
 | credit_risk: resume after 80 % of the technical stage | 8.79 s | 7.99 s | 91% | <= 30% | no | 1.09 / 1.26 | reused 60, computed 40 (158 pieces kept) |
 
+The main process re-explains for the randomisation check while it waits for the helper's searches
+(``technical/spare_reruns.py``: SHAP's, LIME's and Random's re-explanations once the re-fit is back, Anchor's once its
+real searches are, DiCE's on the expected cases; each kept as it is done). Same fingerprints (the four use cases at
+sample sizes 12 and 20, backend ``auto``). This script, ``ba302aa`` (a worktree) and the change alternately,
+30 Nov 2026 05:46-05:59 UTC, load 1.0-1.4 (the machine showed ~30 % steal time):
+
+| code | line | reference | measured | ratio | goal | met | load before / after | reuse |
+|---|---|---|---|---|---|---|---|---|
+| before | heart: second run, personas changed | 4.22 s | 0.51 s | 12% | <= 15% | yes | 1.06 / 1.04 | reused 100, computed 0 |
+| before | credit_risk: second run, personas changed | 8.70 s | 0.82 s | 9% | <= 15% | yes | 1.04 / 1.16 | reused 100, computed 0 |
+| before | heart: resume after 80 % of the technical stage | 3.88 s | 1.35 s | 35% | <= 30% | no | 1.16 / 1.40 | reused 100, computed 0 (229 pieces kept) |
+| before | credit_risk: resume after 80 % of the technical stage | 8.09 s | 2.33 s | 29% | <= 30% | yes | 1.40 / 1.25 | reused 100, computed 0 (231 pieces kept) |
+| after | heart: second run, personas changed | 4.36 s | 0.54 s | 12% | <= 15% | yes | 1.25 / 1.42 | reused 100, computed 0 |
+| after | credit_risk: second run, personas changed | 8.33 s | 0.80 s | 10% | <= 15% | yes | 1.42 / 1.31 | reused 100, computed 0 |
+| after | heart: resume after 80 % of the technical stage | 4.12 s | 0.90 s | **22%** | <= 30% | yes | 1.31 / 1.32 | reused 100, computed 0 (236 pieces kept) |
+| after | credit_risk: resume after 80 % of the technical stage | 7.93 s | 1.47 s | **19%** | <= 30% | yes | 1.32 / 1.37 | reused 100, computed 0 (236 pieces kept) |
+| before | heart: second run, personas changed | 4.65 s | 0.56 s | 12% | <= 15% | yes | 1.37 / 1.24 | reused 100, computed 0 |
+| before | credit_risk: second run, personas changed | 7.83 s | 0.77 s | 10% | <= 15% | yes | 1.24 / 1.34 | reused 100, computed 0 |
+| before | heart: resume after 80 % of the technical stage | 4.44 s | 1.48 s | 33% | <= 30% | no | 1.34 / 1.36 | reused 100, computed 0 (228 pieces kept) |
+| before | credit_risk: resume after 80 % of the technical stage | 8.60 s | 2.10 s | 24% | <= 30% | yes | 1.36 / 1.39 | reused 100, computed 0 (231 pieces kept) |
+| after | heart: second run, personas changed | 4.72 s | 0.44 s | 9% | <= 15% | yes | 1.39 / 1.33 | reused 100, computed 0 |
+| after | credit_risk: second run, personas changed | 8.85 s | 0.71 s | 8% | <= 15% | yes | 1.33 / 1.20 | reused 100, computed 0 |
+| after | heart: resume after 80 % of the technical stage | 3.90 s | 0.88 s | **23%** | <= 30% | yes | 1.20 / 1.16 | reused 100, computed 0 (236 pieces kept) |
+| after | credit_risk: resume after 80 % of the technical stage | 7.19 s | 1.67 s | **23%** | <= 30% | yes | 1.16 / 1.21 | reused 100, computed 0 (236 pieces kept) |
+
+The killed run now keeps the check's re-explanations (236 pieces, 228-231 before), so the resumed run redoes none.
+Whole runs (``resume_ab.py``'s whole children, alternately): credit_risk 9.70 / 9.10 / 9.49 / 8.19 s before and
+7.55 / 8.82 / 8.82 / 8.29 s after (median 9.3 s and 8.6 s; the main process's CPU goes from ~4.4 s to ~5.4 s: the
+re-explanations moved from the helper's tail into the main process's wait); heart medians 4.14 s before and 4.05 s
+after over 8 pairs (3.47-4.66 s and 3.53-4.52 s).
+
 Figures at ``reuse34``, 29 Nov 2026 (the model skops rebuilt remembered with its audit, the simulated rater measuring
 each explanation once per batch, offline narratives and the recommendations' technical evidence kept with the stage,
 YAML read by libyaml). The machine was never idle (load 4-7 from other sessions), so each table below was taken right

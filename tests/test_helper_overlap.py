@@ -38,8 +38,12 @@ def sequential_checks(usecase_bundle):
 
 
 def _technical_on_helper(usecase_bundle):
+    """The technical stage with the helper, every re-explanation of the check queued to it: the main process does
+    none while it waits for the helper's searches (that path: ``tests/test_spare_reruns.py``)."""
     _, config, data, model = usecase_bundle("credit_risk")
-    technical = run_technical_evaluation(model, data, _auto(config))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(overlap, "SpareReruns", lambda *args: None)
+        technical = run_technical_evaluation(model, data, _auto(config))
     return model, data, _auto(config), technical
 
 

@@ -419,9 +419,9 @@ class StoredRunner:
         stored = any(len(keys) > sum(len(k) for k, _ in todo) for keys, todo in planned)
         return self._runner.prefetch([chunk for _, chunk in self._announced], first=first, whole_run=stored)
 
-    def work_ahead(self, *, on_instance=None, charge=None, meanwhile=None) -> None:
+    def work_ahead(self, *, on_instance=None, charge=None, meanwhile=None, idle=None) -> None:
         """The runner's ``work_ahead``; each time it reports a case or calls back in between, the chunks complete
-        by then are kept."""
+        by then are kept. ``idle``: as the runner's."""
         def step(job):
             self._harvest()
             if on_instance is not None:
@@ -432,7 +432,7 @@ class StoredRunner:
             if meanwhile is not None:
                 meanwhile()
 
-        self._runner.work_ahead(on_instance=step, charge=charge, meanwhile=between)
+        self._runner.work_ahead(on_instance=step, charge=charge, meanwhile=between, idle=idle)
 
     def ready(self, job: ExplainJob) -> list | None:
         """The job's explanations if every case is stored or complete (as the runner's ``ready``), else None."""

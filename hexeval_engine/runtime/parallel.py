@@ -7,8 +7,9 @@ probabilities, seeds) -> list[Explanation]``; ``runner.worker_rows`` / ``worker_
 model work done in other processes.
 ``ExplainJob(method, X_raw, ids, classes, probabilities, seeds, render)``  one call ``explain`` will get;
 ``runner.prefetch(jobs)`` announces them in the order they will be asked for and
-``runner.work_ahead(..., meanwhile=...)`` does the main process's share before the first is asked for (and calls
-``meanwhile()`` once its own jobs are done and again before each job it takes back); ``runner.ready(job)`` gives a
+``runner.work_ahead(..., meanwhile=..., idle=...)`` does the main process's share before the first is asked for (and
+calls ``meanwhile()`` once its own jobs are done and again before each job it takes back, and ``idle()`` for a piece of
+spare work while it would only wait for the helper's last jobs); ``runner.ready(job)`` gives a
 job that is complete, wherever it ran, without waiting; ``runner.helper_lost`` says why the helper could not load
 the run (then it is done here).
 
@@ -193,14 +194,24 @@ def take_back(futures: list, redo) -> None:
         redo(k)
 
 
-def _until_answered(futures: list, meanwhile) -> None:
+def _until_answered(futures: list, meanwhile, idle=None) -> None:
     """After the take-back walk, the helper still runs the job it had started (on wide data its jobs are handed to its
     worker one at a time, so every other one was taken back; on narrow data also the one the executor queued behind
     it, ~0.2 s of LIME on credit risk). Call ``meanwhile()`` each time one of ``futures`` is answered, so the
     main process measures what that made possible (e.g. the claim-scoped metrics, once the last of the cases is in)
-    instead of waiting for all of them first."""
+    instead of waiting for all of them first.
+
+    ``idle()``, when given, does one piece of spare work and says whether it did any; it is called while none of
+    ``futures`` is answered, so the main process works instead of waiting (one piece at a time: an answer that comes
+    meanwhile waits for that piece only)."""
     pending = [f for f in futures if not f.done()]
     while pending:
+        if idle is not None and idle():
+            left = [f for f in pending if not f.done()]
+            if len(left) < len(pending):
+                meanwhile()
+            pending = left
+            continue
         _, waiting = wait(pending, return_when=FIRST_COMPLETED)
         pending = list(waiting)
         meanwhile()
@@ -434,7 +445,7 @@ class ExplainRunner:
             log.warning("The helper process stopped (%s); that work is done in-process.", err)
             return None
 
-    def work_ahead(self, *, on_instance=None, charge=None, meanwhile=None) -> None:
+    def work_ahead(self, *, on_instance=None, charge=None, meanwhile=None, idle=None) -> None:
         """Do the main process's share of the announced jobs before the first is asked for.
 
         First the jobs kept in-process (SHAP, Random), in order; then, from the end of the helper's queue,
@@ -445,7 +456,8 @@ class ExplainRunner:
         back and once after the last: the caller does the work that became possible (measuring what is
         complete, see :meth:`ready`). Work done there is work the main process does not leave for the end of
         the run, and the helper keeps the jobs the main process had no time to take back: the two processes
-        finish closer together.
+        finish closer together. ``idle()`` does one piece of spare work (see :func:`_until_answered`) while the main
+        process would only wait for the helper's last jobs.
         """
         if self._helper is None and not self._late:
             return
@@ -475,7 +487,7 @@ class ExplainRunner:
 
         take_back([p.future for p in queued], here)  # a job ready() took in meanwhile is done: the walk stops there
         if meanwhile is not None:
-            _until_answered([p.future for p in queued if not p.done and p.future is not None], meanwhile)
+            _until_answered([p.future for p in queued if not p.done and p.future is not None], meanwhile, idle)
 
     def ready(self, job: ExplainJob) -> list | None:
         """The explanations of an announced ``job`` if every part of it is complete without error, here or in the

@@ -32,6 +32,7 @@ class CheckPieces:
         self.config = config
         self._fit = None  # the stored re-fit, once read
         self._reruns: dict = {}  # plan -> stored re-explanations (or None), once read
+        self._made: dict = {}  # plan -> re-explanations this run made (kept even when nothing is stored)
 
     def _key(self, kind: str, **parts) -> str:
         return self.pieces.settings_key(kind, self.config, **parts)
@@ -61,8 +62,11 @@ class CheckPieces:
 
     def reruns(self, plan: tuple, *, counted: bool = True):
         """The stored re-explanations of ``plan`` (``(method, ids, rows, caps)``), or None (each plan read from the
-        store once). ``counted``: the check uses them (counted as reused); else the caller only asks whether they
-        are stored (:func:`~.sanity.queue_reruns` queues no stored plan to the helper)."""
+        store once), or those this run made already (:meth:`keep_reruns`; not counted). ``counted``: the check uses
+        them (counted as reused); else the caller only asks whether they are there (:func:`~.sanity.queue_reruns`
+        queues no such plan to the helper)."""
+        if plan in self._made:
+            return self._made[plan]
         if self.pieces is None:
             return None
         if plan not in self._reruns:
@@ -73,7 +77,12 @@ class CheckPieces:
         return done
 
     def keep_reruns(self, plan: tuple, explanations) -> None:
-        if self.pieces is not None and explanations is not None:
+        """Keep re-explanations this run made: for its own check (:meth:`reruns`) and, when pieces are stored, for
+        a resumed or later run."""
+        if explanations is None:
+            return
+        self._made[plan] = explanations
+        if self.pieces is not None:
             self._put(self._key("randomised-reruns", plan=list(plan)), explanations)
 
     def keep_when_done(self, future, keep) -> None:

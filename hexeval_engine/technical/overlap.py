@@ -18,6 +18,7 @@ from .class_groups import CaseGroup
 from .measuring import claim_frame, method_metrics
 from .sample_plan import Sample, shared_cases
 from .sanity import fit_given_in_helper, fitted_in_helper, queue_reruns
+from .spare_reruns import SpareReruns
 from .stability import stability_jobs
 from .work import Work
 
@@ -68,9 +69,10 @@ def announce(runner, group: CaseGroup, sample: Sample, config, work: Work, refer
             _take_late_fit(runner, work)
             measure_early(runner, group, sample, work, jobs, plan)
 
+        spare = SpareReruns(runner, sample, jobs, work) if group.task is None else None
         runner.work_ahead(on_instance=lambda job: work.progress.step(
             "Stability: copy explained" if job.purpose else f"{job.method}: instance explained"),
-            charge=work.clock.charge, meanwhile=meanwhile)
+            charge=work.clock.charge, meanwhile=meanwhile, idle=spare)
         _take_late_fit(runner, work)  # a hand-over after the last meanwhile()
     return plan
 
@@ -123,7 +125,8 @@ CLAIMS = ("claims",)
 
 def claims_early(runner, group: CaseGroup, sample: Sample, work: Work, jobs: list) -> None:
     """Once every method's cases are explained (each with at least one explanation that did not fail): the
-    sanity check's re-explanations are queued to the helper (:func:`~.sanity.queue_reruns`), and the claim-scoped
+    sanity check's re-explanations not done here meanwhile (:mod:`.spare_reruns`) are queued to the helper
+    (:func:`~.sanity.queue_reruns`), and the claim-scoped
     metrics are measured, kept as ``work.early[CLAIMS] = (rows or error, claimed explanations' ids, methods)``."""
     if [j.method for j in jobs] != list(sample.methods) or any(m in work.failed for m in sample.methods):
         return  # a method explained elsewhere (or already left out): measured after the explanations

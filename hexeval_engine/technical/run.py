@@ -119,8 +119,8 @@ class TechnicalResult:
         were known (same conditions; :func:`~hexeval_engine.technical.sanity.queue_reruns`), so they run while
         the metrics are computed here; the check takes them (or takes them back). Never pickled or saved.
     check_pieces : CheckPieces or None
-        Where the check finds and keeps its re-fit and re-explanations (:mod:`.check_pieces`; None when nothing
-        is stored). Never pickled or saved.
+        Where the check finds and keeps its re-fit and re-explanations (:mod:`.check_pieces`: stored pieces, and
+        those this stage made while it waited for the helper, :mod:`.spare_reruns`). Never pickled or saved.
     """
 
     metrics: pd.DataFrame
@@ -207,7 +207,7 @@ def run_technical_evaluation(model, data, config, *, on_progress=None, pieces=No
     return TechnicalResult(metrics, long, per_instance, work.explanations, sample.ids, work.failures, timings,
                            int(model.rows - rows_before + rows_in_workers), shared, unshared,
                            dict(sorted(explained.items())), work.randomised_fit, work.randomised_reruns,
-                           work.checks if work.checks.pieces is not None else None)
+                           work.checks)
 
 
 def _explain_reference(reference: CaseGroup, sample: Sample, config, work: Work) -> tuple[int, dict]:

@@ -36,7 +36,10 @@ explanations: the main process could not take it back, so done last it would end
 method's cases are explained, SHAP's, LIME's, Anchor's and DiCE's re-explanations (:func:`queue_reruns`) to the
 helper, which explains with the randomised model it fitted while the main process computes the metrics; the check
 redoes Random here (with a copy of that model, which any job taken back needs too), takes back any job the helper
-has not started and redoes any it failed on or planned for other cases. The same explanations either way: same model, seeds and explainers.
+has not started and redoes any it failed on or planned for other cases. Before that, while the main process would only
+wait for the helper's last searches, it does those re-explanations whose inputs are back itself (:mod:`.spare_reruns`:
+kept as they are done, so an interrupted run keeps them, and never queued to the helper). The same explanations either
+way: same model, seeds and explainers.
 """
 
 from __future__ import annotations
