@@ -9,7 +9,9 @@ empty root, is timed beside it as the reference.
 Every stored piece is keyed with a hash of the engine's source, so the two trees could not read each other's
 pieces. Both children key them with one stand-in instead (``STAND_IN``, patched into ``runs.checkpoints`` and
 ``runs.model_audits`` before any run). That is valid only when the two trees give identical results: check that
-first with ``benchmarks/fingerprint.py`` on both. Like ``reuse.py``, each child imports the explainer libraries and
+first with ``benchmarks/fingerprint.py`` on both. Both trees resume the NEW tree's kill, so a change of what a killed run
+keeps (e.g. the check's re-explanations done while waiting, ``technical/spare_reruns.py``) helps both alike here: measure
+such a change with ``reuse.py``, each tree killing its own run. Like ``reuse.py``, each child imports the explainer libraries and
 the engine and starts the helper process (``targets._import_stack``) before timing.
 
     .venv/bin/python benchmarks/resume_ab.py OLD_TREE NEW_TREE [--pairs 8] [--usecase heart]
