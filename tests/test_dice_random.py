@@ -213,3 +213,22 @@ def test_random_draws_are_rounded_as_the_library_rounds_them(precision, low, hig
         assert all(type(v) is float for v in ours)
         assert ours == [float(v) for v in theirs]
         assert np.array_equal(np.signbit(ours), np.signbit(np.asarray(theirs, dtype=float)))
+
+
+def test_the_data_interfaces_precisions_are_worked_out_once_and_each_caller_gets_its_own_copy(usecase_bundle):
+    import dice_ml
+
+    _, config, data, model = usecase_bundle("credit_risk")
+    explainer = DiceExplainer(model, data, config)
+    fresh = dice_ml.Data(dataframe=explainer._data.data_df.copy(), continuous_features=list(data.numeric_features),
+                         outcome_name=data.target)  # the library's own answer, from a data interface of its own
+    with mock.patch.object(type(fresh), "get_decimal_precisions", autospec=True,
+                           side_effect=type(fresh).get_decimal_precisions) as worked_out:
+        remembered = dice_explainer.KnownPrecisions(fresh.get_decimal_precisions)
+        for output_type in ("list", "dict", "list", "dict"):
+            assert remembered(output_type=output_type) == fresh.get_decimal_precisions(output_type=output_type)
+        assert worked_out.call_count == 2 + 4  # once per output type by the memory, four times directly
+    mine = remembered("dict")
+    mine["not a column"] += 1  # a caller's look-up changes its own copy only
+    assert "not a column" not in remembered("dict")
+    assert explainer._data.get_decimal_precisions("dict") == fresh.get_decimal_precisions(output_type="dict")

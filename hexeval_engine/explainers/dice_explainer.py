@@ -33,6 +33,7 @@ all instances run together (:func:`~.lockstep.run_lockstep`) so each model call 
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -101,6 +102,7 @@ class DiceExplainer:
         numeric = [f for f in data.numeric_features if f in train.columns]
         self._bounds = {f: (float(pd.to_numeric(train[f]).min()), float(pd.to_numeric(train[f]).max()))
                         for f in numeric}
+        self._data.get_decimal_precisions = KnownPrecisions(self._data.get_decimal_precisions)
         self._precision = self._data.get_decimal_precisions(output_type="dict")
 
     def _with_unseen_categories(self, train: pd.DataFrame) -> pd.DataFrame:
@@ -454,3 +456,22 @@ SPEC = MethodSpec(
     factory=DiceExplainer, settings_key="dice", settings_model=DiceSettings,
     color="#CC79A7", dash="longdash", symbol="triangle-up",  # reddish purple
     runs_in_helper=True, pools_model_calls=True, aims_at_target=True, instance_cap="max_instances")
+
+
+class KnownPrecisions:
+    """A DiCE data interface's ``get_decimal_precisions``, worked out once per output type.
+
+    The library works every continuous column's precision out again on every search, from the ``str()`` of each of its
+    modes: on columns of distinct values every value is a mode, so 300 such columns of 1,000 training rows cost 300,000
+    ``str()`` calls a search. The training frame behind them does not change after the data interface is built, so
+    the answer does not either. Each call returns a copy, as each of the library's calls returns a new list or dict
+    (a ``defaultdict(int)``, which a caller's look-up of another column would change).
+    """
+
+    def __init__(self, compute):
+        self.compute, self.known = compute, {}
+
+    def __call__(self, output_type="list"):
+        if output_type not in self.known:
+            self.known[output_type] = self.compute(output_type=output_type)
+        return copy.copy(self.known[output_type])
