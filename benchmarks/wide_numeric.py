@@ -70,6 +70,20 @@ the row cache's 2,400-byte keys ~8 %, the searches' Python ~12 %; DiCE's per-val
 1.4 before / 2.4 after: wall 132.8 s, CPU 227.4 s (wall / CPU 0.58), technical 98.6 s, sanity 26.7 s, Anchor 36.9 s,
 DiCE 26.7 s, peak 1,372 MiB, 0 failures, digest ``686e3923e050`` (the same results): no change from 29 Nov (129.0 s
 wall, 221.9 CPU s). At wall / CPU 0.58 both cores are busy: the run is at its CPU floor, Anchor's searches most of it.
+
+30 Nov 2026, 07:05-07:22 UTC, load 1.9-2.5 before each run, one after the other (``--digest``; every run 0 failures, digest
+``686e3923e050``: the same results). DiCE's random draws rounded as one array (``0c8225c``; the library rounds each
+numpy scalar with ``round()``, 1.7 s a search here) and its columns' precisions worked out once (``7040a00``):
+
+| code | wall | CPU | technical | sanity | Anchor | DiCE | peak |
+|---|---|---|---|---|---|---|---|
+| ``ba302aa`` (``--checkout``) | 132.3 s | 229.5 s | 101.3 s | 23.9 s | 39.0 s | 30.8 s | 1,374 MiB |
+| ``0c8225c`` (draws rounded as one array) | 135.3 s | 214.0 s | 107.6 s | 20.5 s | 83.9 s | 12.4 s | 1,390 MiB |
+| ``7040a00`` (and the precisions once) | 133.5 s | 213.6 s | 106.8 s | 20.4 s | 83.8 s | 11.6 s | 1,386 MiB |
+
+CPU -16 s (-7 %), wall unchanged: with DiCE's jobs short, the main process takes back more of Anchor's parts (its
+Anchor clock 39 -> 84 s) and the wall is Anchor's searches, in parts of 2 cases, on two cores. A DiCE-only run of the
+same data (``sequential``, SHAP, LIME and Anchor off): 49.2 s before, 24.2 s and 19.3 s after the two changes.
 """
 
 from __future__ import annotations
