@@ -180,7 +180,7 @@ sample sizes 12 and 20, backend ``auto``). This script, ``ba302aa`` (a worktree)
 
 The killed run now keeps the check's re-explanations (236 pieces, 228-231 before), so the resumed run redoes none.
 Whole runs (``resume_ab.py``'s whole children, alternately): credit_risk 9.70 / 9.10 / 9.49 / 8.19 s before and
-7.55 / 8.82 / 8.82 / 8.29 s after (median 9.3 s and 8.6 s; the main process's CPU goes from ~4.4 s to ~5.4 s: the
+7.55 / 8.82 / 8.82 / 8.29 s after (median 9.3 s and 8.6 s; the main process's CPU goes from ~4.4 s to ~5.5 s (medians): the
 re-explanations moved from the helper's tail into the main process's wait); heart medians 4.14 s before and 4.05 s
 after over 8 pairs (3.47-4.66 s and 3.53-4.52 s).
 
