@@ -8,14 +8,15 @@ import copy
 import dataclasses
 import math
 import threading
-from concurrent.futures import Future
+import time
+from concurrent.futures import CancelledError, Future
 from types import SimpleNamespace
 
 import pytest
 from helper_fixtures import needs_two_cores, settled, warm_helper  # noqa: F401 (warm_helper: a fixture)
 from test_helper_process import _auto, _sequential
 
-from hexeval_engine.runtime import parallel
+from hexeval_engine.runtime import helper_pool, parallel
 from hexeval_engine.technical import sanity, spare_reruns
 from hexeval_engine.technical.check_pieces import CheckPieces
 from hexeval_engine.technical.run import run_technical_evaluation
@@ -199,6 +200,32 @@ def test_a_refit_that_failed_leaves_the_check_to_say_why(heart_stage, monkeypatc
 # --- a whole stage with the helper ---------------------------------------------------------------------------------
 
 
+def _searches_answer_late(monkeypatch, seconds: float = 1.0) -> None:
+    """The helper's Anchor and DiCE answers reach the main process ``seconds`` late, and each counts as started at
+    once (not taken back): the main process then surely waits for them, whatever the machine's load (this small run's
+    searches can otherwise end before the main process's own share does)."""
+    submit = helper_pool.HelperRun.submit
+
+    def late(self, method, *args):
+        answer = submit(self, method, *args)
+        if method not in ("Anchor", "DiCE"):
+            return answer
+        relayed = Future()
+        relayed.set_running_or_notify_cancel()
+
+        def relay(done):
+            time.sleep(seconds)
+            if done.cancelled() or done.exception() is not None:
+                relayed.set_exception(done.exception() if not done.cancelled() else CancelledError())
+            else:
+                relayed.set_result(done.result())
+
+        answer.add_done_callback(lambda done: threading.Thread(target=relay, args=(done,), daemon=True).start())
+        return relayed
+
+    monkeypatch.setattr(helper_pool.HelperRun, "submit", late)
+
+
 @needs_two_cores
 def test_with_the_helper_the_main_process_reexplains_while_it_waits_with_the_sequential_results(
         usecase_bundle, warm_helper, monkeypatch):
@@ -211,6 +238,7 @@ def test_with_the_helper_the_main_process_reexplains_while_it_waits_with_the_seq
     redo = spare_reruns.SpareReruns._redo
     monkeypatch.setattr(spare_reruns.SpareReruns, "_redo",
                         lambda self, group, key: waited.append(key) or redo(self, group, key))
+    _searches_answer_late(monkeypatch)
     technical = run_technical_evaluation(model, data, _auto(config))
     assert waited, "the main process re-explained nothing while it waited for the helper"
     assert not set(waited) & set(technical.randomised_reruns)  # none of them queued to the helper as well

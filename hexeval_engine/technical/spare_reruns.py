@@ -96,7 +96,11 @@ class SpareReruns:
             return None
         ids = self._ids()
         if self._group is None or list(self._group.ids) != ids:
-            (self._group,) = case_groups(self._randomised, self.runner.data, self.runner.config, ids)
+            groups = case_groups(self._randomised, self.runner.data, self.runner.config, ids)
+            if len(groups) != 1:  # one group only for a binary model, the one case this applies to
+                self._randomised = False
+                return None
+            self._group = groups[0]
         return self._group
 
     def _ids(self) -> list[int]:
