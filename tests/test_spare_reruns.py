@@ -110,14 +110,14 @@ class _Runner:
         return [e for e in self.technical.explanations if e.method == job.method]
 
 
-def _spare(heart_stage, back: set, *, fit=None, data=None):
-    model, heart_data, config, technical, fitted = heart_stage
-    data = data or heart_data
+def _spare(heart_stage, back: set, *, fit=None):
+    model, data, config, technical, fitted = heart_stage
     work = Work(progress=None, checks=CheckPieces(None, config))
     work.randomised_fit = settled(result=fitted) if fit is None else fit
-    jobs = [SimpleNamespace(method=m) for m in plan_sample(data, config).methods]
+    sample = plan_sample(data, config)
+    jobs = [SimpleNamespace(method=m) for m in sample.methods]
     runner = _Runner(model, data, config, technical, back)
-    return spare_reruns.SpareReruns(runner, plan_sample(data, config), jobs, work), work, runner
+    return spare_reruns.SpareReruns(runner, sample, jobs, work), work, runner
 
 
 def _until_idle(spare) -> int:
@@ -182,7 +182,6 @@ def test_nothing_is_done_before_the_refit_is_back_nor_once_the_rest_is_queued_no
     assert not spare() and done == []
     work.randomised_reruns = {}
     assert spare() and len(done) == 1
-    model, data, config, technical, fitted = heart_stage
     wide = SimpleNamespace(feature_names=[f"x{k}" for k in range(sanity.WIDE_RERUN_COLUMNS)])
     spare_wide, _, runner = _spare(heart_stage, back={"SHAP", "LIME", "Random"})
     runner.data = wide  # one search re-run there can outlast the helper's last job

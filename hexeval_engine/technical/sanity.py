@@ -303,16 +303,23 @@ def queue_reruns(runner, config, explanation, ids: list, kept=None) -> dict:
         plan = _rerun_plan(explanation, method, ids, searched, config, factor)
         if plan is None:
             continue
-        for rows, caps in rerun_parts(plan, _searches(method, config)):
-            key = (method, tuple(ids), tuple(rows), caps)
+        for key in rerun_keys(method, ids, plan, config):
             if kept is not None and kept.reruns(key, counted=False) is not None:
                 continue
             future = runner.helper_call(functools.partial(reexplained_in_helper, method=method, ids=key[1],
-                                                          rows=key[2], caps=caps), one_at_a_time=True)
+                                                          rows=key[2], caps=key[3]), one_at_a_time=True)
             if future is None:
                 return queued
             queued[key] = future
     return queued
+
+
+def rerun_keys(method: str, ids, plan: tuple, config) -> list[tuple]:
+    """The keys ``(method, ids, rows, caps)`` of ``method``'s re-explanation jobs of the check cases ``ids`` (its
+    ``plan``, :func:`_rerun_plan`, in parts, :func:`rerun_parts`): one key for the queue, the stored pieces, the jobs
+    done while waiting (:mod:`.spare_reruns`) and the check that takes them."""
+    return [(method, tuple(ids), tuple(rows), caps)
+            for rows, caps in rerun_parts(plan, _searches(method, config))]
 
 
 def rerun_parts(plan: tuple, searches: bool) -> list:
@@ -560,8 +567,7 @@ def _randomisation_check(model, data, config, technical, fitted, queued: dict, k
     for group in case_groups(randomised, data, config, ids):
         plans = {m: _rerun_plan(technical.explanation, m, group.ids, searched, config, factor) for m in methods}
         plans = {m: p for m, p in plans.items() if p is not None}
-        keys = [(m, (m, tuple(group.ids), tuple(rows), caps)) for m, p in plans.items()
-                for rows, caps in rerun_parts(p, _searches(m, config))]
+        keys = [(m, key) for m, p in plans.items() for key in rerun_keys(m, group.ids, p, config)]
         answers = _take_back(queued, keys, lambda key: _redone(group, data, key[0], list(key[2]), key[3], config),
                              kept)
         for method in plans:

@@ -27,6 +27,7 @@ import logging
 from ..explainers.registry import spec_of
 from ..plain_values import describe_error
 from .class_groups import case_groups
+from . import sanity  # the check's own planning and re-explaining, through its module (one place to look)
 
 log = logging.getLogger(__name__)
 
@@ -53,26 +54,25 @@ class SpareReruns:
         self.tried: set = set()  # keys done (or failed) here: never tried twice
         self._randomised = None  # the randomised model, built once the re-fit is here (False: it could not be)
         self._group = None  # its case group of the cases expected now
-        self.done_here = 0
 
     def wanted(self) -> bool:
         """Whether this run's check may use re-explanations done here (a binary model whose re-fit goes to the
         helper; narrow data, where one job is a fraction of a second: on wide data a search re-run can take
         longer than the helper has left, and the helper's answers would wait for it)."""
-        from .sanity import WIDE_RERUN_COLUMNS  # noqa: PLC0415 (sanity imports this module's users)
-
         config = self.runner.config
         return (config.evaluation.sanity.randomisation_check and self.work.randomised_fit is not None
-                and len(self.runner.data.feature_names) < WIDE_RERUN_COLUMNS)
+                and len(self.runner.data.feature_names) < sanity.WIDE_RERUN_COLUMNS)
 
     def __call__(self) -> bool:
         """Do one re-explanation whose inputs are here; False when there is none (yet)."""
-        if self.work.randomised_reruns or not self.wanted():
-            return False  # queued to the helper already: the check shares them out
-        group = self._randomised_group()
+        if self.work.randomised_reruns or not self.wanted() or not self._randomised_here():
+            return False  # queued to the helper already (the check shares them out), or nothing to re-explain with
+        # each method's real explanations as they are now, read once per call (the cases and the plans need them)
+        answers = {method: self.runner.ready(job) for method, job in self.jobs.items()}
+        group = self._group_of(answers)
         if group is None:
             return False
-        for key in self._keys():
+        for key in self._keys(group, answers):
             if key in self.tried or self.work.checks.reruns(key, counted=False) is not None:
                 continue
             self.tried.add(key)
@@ -80,21 +80,21 @@ class SpareReruns:
             return True
         return False
 
-    def _randomised_group(self):
-        """The randomised model's case group of the cases the check is expected to compare (rebuilt when a
-        failure seen meanwhile changes them), or None while the re-fit is not here (or when it failed)."""
+    def _randomised_here(self) -> bool:
+        """Whether the randomised model is built (once the helper's re-fit is back; never when it failed)."""
         if self._randomised is None:
             fit = self.work.randomised_fit
             if not fit.done() or fit.cancelled() or fit.exception() is not None:
-                return None
-            from .sanity import _randomised_model  # noqa: PLC0415
-
-            self._randomised, _ = _randomised_model(self.runner.model, self.runner.data, self.runner.config,
-                                                    fitted=fit.result())
+                return False
+            self._randomised, _ = sanity._randomised_model(self.runner.model, self.runner.data, self.runner.config,
+                                                           fitted=fit.result())
             self._randomised = self._randomised or False  # None: nothing to re-explain here (the check says why)
-        if self._randomised is False:
-            return None
-        ids = self._ids()
+        return self._randomised is not False
+
+    def _group_of(self, answers: dict):
+        """The randomised model's case group of the cases the check is expected to compare (rebuilt when a failure
+        seen meanwhile changes them), or None when the model makes other than one group."""
+        ids = self._ids(answers)
         if self._group is None or list(self._group.ids) != ids:
             groups = case_groups(self._randomised, self.runner.data, self.runner.config, ids)
             if len(groups) != 1:  # one group only for a binary model, the one case this applies to
@@ -103,66 +103,60 @@ class SpareReruns:
             self._group = groups[0]
         return self._group
 
-    def _ids(self) -> list[int]:
+    def _ids(self, answers: dict) -> list[int]:
         """The check's cases if every method explains every case it is given, minus the cases a method is known
         to have failed on so far."""
         sample, config = self.sample, self.runner.config
         methods = [m for m in sample.methods if m not in self.work.failed]
         if not methods:
             return []
-        failed = {int(e.instance_id) for job in self.jobs.values() for e in (self.runner.ready(job) or [])
-                  if not e.ok}
+        failed = {int(e.instance_id) for answer in answers.values() for e in (answer or []) if not e.ok}
         n = min(sample.counts[m] for m in methods)
         ids = [int(i) for i in sample.ids[:n] if int(i) not in failed]
         return ids[:config.evaluation.sanity.randomisation_cases]
 
-    def _keys(self) -> list[tuple]:
-        """The check's job keys whose inputs are here, in the order it would queue them (searches last here: the
-        others are ready first)."""
-        from .sanity import SEARCH_CASES, _rerun_plan, rerun_factor, rerun_parts  # noqa: PLC0415
-
-        config, group = self.runner.config, self._group
+    def _keys(self, group, answers: dict) -> list[tuple]:
+        """The check's job keys whose inputs are here (``answers``: each method's real explanations, or None while
+        they are not back), in the order it would queue them (searches last here: the others are ready first)."""
+        config = self.runner.config
         ids = list(group.ids)
         if not ids:
             return []
-        searched = set(ids[:SEARCH_CASES])
-        factor = rerun_factor(self.runner.data)
+        searched = set(ids[:sanity.SEARCH_CASES])
+        factor = sanity.rerun_factor(self.runner.data)
         keys = []
         methods = [m for m in self.sample.methods if m not in self.work.failed and spec_of(m, config).randomisable]
         for method in sorted(methods, key=lambda m: spec_of(m, config).pools_model_calls):
             spec = spec_of(method, config)
-            real = self._real(method)
+            real = _by_case(answers.get(method))
             if real is None:
                 if spec.bounded_reruns or not spec.pools_model_calls:
                     continue  # caps (Anchor) need the real searches; the others are explained before the wait
                 # DiCE: its cases are re-searched as if each real search succeeds (a failed one is not compared)
                 real = _expected
-            plan = _rerun_plan(real, method, ids, searched, config, factor)
+            plan = sanity._rerun_plan(real, method, ids, searched, config, factor)
             if plan is None:
                 continue
-            keys += [(method, tuple(ids), tuple(rows), caps) for rows, caps in rerun_parts(plan, spec.pools_model_calls)]
+            keys += sanity.rerun_keys(method, ids, plan, config)
         return keys
 
-    def _real(self, method: str):
-        job = self.jobs.get(method)
-        answer = self.runner.ready(job) if job is not None else None
-        if answer is None:
-            return None
-        by_case = {int(e.instance_id): e for e in answer}
-        return lambda _m, i: by_case.get(int(i))
-
     def _redo(self, group, key: tuple) -> None:
-        from .sanity import _redone  # noqa: PLC0415
-
         method, _, rows, caps = key
         try:
-            answer = _redone(group, self.runner.data, method, list(rows), caps, self.runner.config)
+            answer = sanity._redone(group, self.runner.data, method, list(rows), caps, self.runner.config)
         except Exception as err:  # the check re-explains it and records the error as it always does
             log.info("The randomisation check's %s re-explanation is left to the check (%s)", method,
                      describe_error(err))
             return
         self.work.checks.keep_reruns(key, answer)
-        self.done_here += 1
+
+
+def _by_case(answer):
+    """A method's real explanations (or None while they are not back) as ``explanation(method, instance id)``."""
+    if answer is None:
+        return None
+    by_case = {int(e.instance_id): e for e in answer}
+    return lambda _m, i: by_case.get(int(i))
 
 
 class _Expected:
